@@ -1,0 +1,156 @@
+"""Command-line interface: argument parsing, object assembly and exit codes; no domain logic."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import sys
+from collections.abc import Sequence
+
+from irtools import __version__
+from irtools.atomic import write_text_atomic
+from irtools.report import REPORTERS
+from irtools.rules import RULES
+from irtools.rules.context import CheckOptions
+from irtools.rules.registry import UsageError, parse_severity_overrides
+
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def _codes(text: str) -> list[str]:
+    return [c.strip() for c in text.split(",") if c.strip()]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The `irtools` argument parser with all subcommands."""
+    parser = argparse.ArgumentParser(
+        prog="irtools",
+        description="Validate, analyze and visualize Gemini Scheduler IR files.",
+    )
+    parser.add_argument("--version", action="version", version=f"irtools {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    val = sub.add_parser(
+        "validate",
+        help="check IR files against the schema and the semantic rules",
+        description="Check IR files. Exit 0: no error-severity finding; 1: at least one; 2: usage error.",
+    )
+    val.add_argument("paths", nargs="+", metavar="PATH", help="IR files, or directories (every *.json below)")
+    val.add_argument("--format", choices=sorted(REPORTERS), default="text", help="output format (default: text)")
+    val.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE (atomically) instead of stdout")
+    val.add_argument(
+        "--select", type=_codes, action="extend", metavar="CODES", help="comma-separated codes or prefixes (GIR3) to enable"
+    )
+    val.add_argument("--ignore", type=_codes, action="extend", metavar="CODES", help="codes or prefixes to disable")
+    val.add_argument(
+        "--severity",
+        action="append",
+        default=[],
+        metavar="CODE=LEVEL",
+        help="override a rule's severity (error, warning or info); repeatable",
+    )
+    val.add_argument("--wl0-size", type=_positive_int, metavar="BYTES", help="WL0 capacity; enables GIR402")
+    val.add_argument("--addr-align", type=_positive_int, metavar="BYTES", help="L2 address alignment; enables GIR308")
+    val.add_argument("--jobs", "-j", type=_positive_int, default=1, metavar="N", help="check N files in parallel")
+
+    sch = sub.add_parser("schema", help="print the JSON Schema (Draft 2020-12) of the Scheduler IR")
+    sch.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
+
+    rul = sub.add_parser("rules", help="list the rules, or show one rule's documentation")
+    rul.add_argument("code", nargs="?", help="a rule code, e.g. GIR302")
+    return parser
+
+
+def _emit(text: str, output: str | None) -> None:
+    if output:
+        write_text_atomic(output, text)
+    else:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+
+
+def _progress(done: int, total: int) -> None:
+    sys.stderr.write(f"\rchecked {done}/{total} files")
+    if done == total:
+        sys.stderr.write("\n")
+    sys.stderr.flush()
+
+
+def _show_progress() -> bool:
+    return sys.stderr.isatty() and not os.environ.get("CI")
+
+
+def run_validate(args: argparse.Namespace) -> int:
+    """`irtools validate`."""
+    from irtools.validate import validate_paths
+
+    options = CheckOptions(
+        wl0_size=args.wl0_size,
+        addr_align=args.addr_align,
+        severities=parse_severity_overrides(args.severity),
+    )
+    report = validate_paths(
+        args.paths,
+        options,
+        select=args.select,
+        ignore=args.ignore,
+        jobs=args.jobs,
+        progress=_progress if _show_progress() else None,
+    )
+    buffer = io.StringIO()
+    REPORTERS[args.format]().render(report, buffer)
+    _emit(buffer.getvalue(), args.output)
+    return EXIT_FINDINGS if report.errors else EXIT_OK
+
+
+def run_schema(args: argparse.Namespace) -> int:
+    """`irtools schema`."""
+    from irtools.model.schema import schema_text
+
+    _emit(schema_text(), args.output)
+    return EXIT_OK
+
+
+def run_rules(args: argparse.Namespace) -> int:
+    """`irtools rules [CODE]`."""
+    if args.code:
+        code = args.code.upper()
+        if code not in RULES:
+            raise UsageError(f"unknown rule code {args.code!r} (see `irtools rules`)")
+        entry = RULES[code]
+        print(f"{entry.code} {entry.name} ({entry.severity.value}, {entry.family})\n\n{entry.doc}")
+        return EXIT_OK
+    width = max(len(r.name) for r in RULES.values())
+    for entry in sorted(RULES.values(), key=lambda r: r.code):
+        print(f"{entry.code}  {entry.name:<{width}}  {entry.severity.value:<7}  {entry.summary}")
+    return EXIT_OK
+
+
+COMMANDS = {"validate": run_validate, "schema": run_schema, "rules": run_rules}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the `irtools` console script; returns the exit code."""
+    args = build_parser().parse_args(argv)
+    try:
+        return COMMANDS[args.command](args)
+    except UsageError as exc:
+        print(f"irtools {args.command}: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except OSError as exc:
+        print(f"irtools {args.command}: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("irtools: interrupted", file=sys.stderr)
+        return 130

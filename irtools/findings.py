@@ -1,0 +1,82 @@
+"""Findings and reports: the only types reporters see."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+from irtools.pointer import sort_key
+
+
+class Severity(str, enum.Enum):
+    """How bad a finding is; ordered error > warning > info."""
+
+    INFO = "info"
+    WARNING = "warning"
+    ERROR = "error"
+
+    @property
+    def rank(self) -> int:
+        return _RANK[self]
+
+
+_RANK = {Severity.INFO: 0, Severity.WARNING: 1, Severity.ERROR: 2}
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One problem found in one file, located by an RFC 6901 pointer into the file as written."""
+
+    code: str
+    severity: Severity
+    message: str
+    pointer: str = ""
+    core_id: int | None = None
+    workload_id: int | None = None
+    transfer_id: int | None = None
+    line: int | None = None
+    column: int | None = None
+    related: tuple[str, ...] = ()
+
+    def sort_key(self) -> tuple[object, ...]:
+        return (sort_key(self.pointer), self.code, self.message)
+
+
+@dataclass(slots=True)
+class FileReport:
+    """All findings of one file, sorted."""
+
+    path: str
+    findings: list[Finding] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.findings.sort(key=Finding.sort_key)
+
+    def count(self, severity: Severity) -> int:
+        return sum(1 for f in self.findings if f.severity is severity)
+
+    @property
+    def errors(self) -> int:
+        return self.count(Severity.ERROR)
+
+    @property
+    def warnings(self) -> int:
+        return self.count(Severity.WARNING)
+
+
+@dataclass(slots=True)
+class Report:
+    """The outcome of validating several files, sorted by path."""
+
+    files: list[FileReport]
+
+    def __post_init__(self) -> None:
+        self.files.sort(key=lambda f: f.path)
+
+    @property
+    def errors(self) -> int:
+        return sum(f.errors for f in self.files)
+
+    @property
+    def warnings(self) -> int:
+        return sum(f.warnings for f in self.files)

@@ -1,0 +1,112 @@
+"""IRIndex: lookups over one loaded IR that every rule and analysis shares, each entry with its pointer."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+from irtools import pointer as jp
+from irtools.model import SchedulerIR, Workload
+
+if TYPE_CHECKING:
+    from irtools.loading.load import LoadedIR
+
+
+@dataclass(frozen=True, slots=True)
+class WorkloadRef:
+    """A workload and where it sits: its core, its position in the core's list, its pointer."""
+
+    core_id: int
+    position: int
+    pointer: str
+    workload: Workload
+
+    @property
+    def workload_id(self) -> int:
+        return self.workload.workload_id
+
+
+@dataclass(frozen=True, slots=True)
+class Range:
+    """A lower/upper coordinate pair somewhere in the file."""
+
+    pointer: str
+    """Pointer of the object holding the pair."""
+    lower_key: str
+    lower: list[int]
+    upper: list[int]
+    core_id: int | None = None
+    workload_id: int | None = None
+    transfer_id: int | None = None
+
+
+class IRIndex:
+    """Indexes over one IR; built lazily so a rule pays only for the lookups it uses."""
+
+    def __init__(self, loaded: LoadedIR) -> None:
+        if loaded.ir is None:
+            raise ValueError("cannot index a file that did not load")
+        self.loaded = loaded
+        self.ir: SchedulerIR = loaded.ir
+        self.cores: dict[int, list[WorkloadRef]] = {
+            int(key): [WorkloadRef(int(key), i, jp.join(key, i), wl) for i, wl in enumerate(workloads)]
+            for key, workloads in sorted(self.ir.cores.items(), key=lambda kv: int(kv[0]))
+        }
+
+    @property
+    def buffersize(self) -> int | None:
+        return self.ir.buffersize
+
+    def workloads(self) -> Iterator[WorkloadRef]:
+        """Every workload, core by core in program order."""
+        for refs in self.cores.values():
+            yield from refs
+
+    @cached_property
+    def by_id(self) -> dict[tuple[int, int], WorkloadRef]:
+        """(core_id, workload_id) -> the first workload with that id."""
+        index: dict[tuple[int, int], WorkloadRef] = {}
+        for ref in self.workloads():
+            index.setdefault((ref.core_id, ref.workload_id), ref)
+        return index
+
+    def ranges(self) -> Iterator[Range]:
+        """Every lower/upper pair in the file."""
+        for side, entries in (("in", self.ir.dram.in_), ("out", self.ir.dram.out)):
+            for i, entry in enumerate(entries):
+                yield Range(jp.join("-1", side, i), "lower", entry.lower, entry.upper, transfer_id=entry.transfer_id)
+        for ref in self.workloads():
+            yield from _workload_ranges(ref)
+
+
+def _workload_ranges(ref: WorkloadRef) -> Iterator[Range]:
+    wl, base = ref.workload, ref.pointer
+    loc = {"core_id": ref.core_id, "workload_id": wl.workload_id}
+    yield Range(jp.extend(base, "workload"), "0", wl.workload[0], wl.workload[1], **loc)
+    for i, t in enumerate(wl.ifmap):
+        yield Range(jp.extend(base, "ifmap", i), "lower", t.lower, t.upper, **loc, transfer_id=_first(t.transfer_id))
+    for i, o in enumerate(wl.ofmap):
+        yield Range(jp.extend(base, "ofmap", i), "lower", o.lower, o.upper, **loc, transfer_id=o.transfer_id)
+    if wl.weight is not None:
+        w = wl.weight
+        yield Range(jp.extend(base, "weight"), "lower", w.lower, w.upper, **loc, transfer_id=_first(w.transfer_id))
+    for i, b in enumerate(wl.buffer):
+        bptr = jp.extend(base, "buffer", i)
+        yield Range(bptr, "lower", b.lower, b.upper, **loc, transfer_id=_first(b.transfer_id or []))
+        for j, s in enumerate(b.source or ()):
+            yield Range(jp.extend(bptr, "source", j), "lower", s.lower, s.upper, **loc, transfer_id=s.transfer_id)
+    for i, e in enumerate(wl.wl0_entries):
+        if e.lower is not None and e.upper is not None:
+            yield Range(jp.extend(base, wl.wl0_key, i), "lower", e.lower, e.upper, **loc, transfer_id=_first(e.transfer_id))
+    for name, tile in (wl.tile_info or {}).items():
+        tptr = jp.extend(base, "tile_info", name)
+        yield Range(tptr, "ifmap_lower", tile.ifmap_lower, tile.ifmap_upper, **loc)
+        yield Range(tptr, "ofmap_lower", tile.ofmap_lower, tile.ofmap_upper, **loc)
+        if tile.ifmap_lower2 is not None and tile.ifmap_upper2 is not None:
+            yield Range(tptr, "ifmap_lower2", tile.ifmap_lower2, tile.ifmap_upper2, **loc)
+
+
+def _first(ids: list[int]) -> int | None:
+    return ids[0] if len(ids) == 1 else None

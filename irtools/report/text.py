@@ -1,0 +1,50 @@
+"""Plain text: one `path:location: CODE severity message` line per finding, then a summary."""
+
+from __future__ import annotations
+
+from typing import TextIO
+
+from irtools.findings import Finding, Report, Severity
+
+
+def plural(count: int, noun: str) -> str:
+    """`1 error`, `0 errors`, `2 errors`."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+def summary_line(report: Report) -> str:
+    """`N file(s) checked: E error(s), W warning(s), I info`, pluralised."""
+    infos = sum(f.count(Severity.INFO) for f in report.files)
+    return (
+        f"{plural(len(report.files), 'file')} checked: "
+        f"{plural(report.errors, 'error')}, {plural(report.warnings, 'warning')}, {infos} info"
+    )
+
+
+def location(path: str, finding: Finding) -> str:
+    """`path:line:column` for findings with a source position, else `path:pointer` (`/` for the whole file)."""
+    if finding.line is not None:
+        column = finding.column if finding.column is not None else 1
+        return f"{path}:{finding.line}:{column}"
+    return f"{path}:{finding.pointer or '/'}"
+
+
+def finding_line(path: str, finding: Finding) -> str:
+    """One finding as a single text line, with related pointers appended."""
+    # CI scripts read one finding per line, so line breaks inside a message are escaped.
+    message = finding.message.replace("\r", "\\r").replace("\n", "\\n")
+    line = f"{location(path, finding)}: {finding.code} {finding.severity.value} {message}"
+    if finding.related:
+        line += f" (see {', '.join(finding.related)})"
+    return line
+
+
+class TextReporter:
+    """Human-readable lines, grep-friendly, ending with a summary line."""
+
+    def render(self, report: Report, out: TextIO) -> None:
+        """Write one line per finding and the summary line."""
+        for file_report in report.files:
+            for finding in file_report.findings:
+                out.write(finding_line(file_report.path, finding) + "\n")
+        out.write(summary_line(report) + "\n")

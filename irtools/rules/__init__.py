@@ -1,0 +1,18 @@
+"""The rules; importing this package registers every rule in RULES."""
+
+from irtools.findings import Severity
+from irtools.rules import ordering, schema_errors
+from irtools.rules.registry import RULES, register
+
+register(
+    "GIR001",
+    "internal-error",
+    Severity.ERROR,
+    """A rule crashed on this file: a bug in irtools, not necessarily in the IR.
+
+    Why: one broken rule must not hide the findings of the others.
+    Fix: report it with the file; meanwhile `--ignore` the crashing rule's code.
+    """,
+)
+
+__all__ = ["RULES", "ordering", "schema_errors"]

@@ -1,0 +1,259 @@
+"""GIR100-GIR103: the file is not JSON, does not fit the schema, repeats keys, or uses unknown keys.
+
+GIR100 and GIR102 come from the reader; this module turns Pydantic errors into GIR101 findings
+and finds the keys the format document does not describe (GIR103).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterator
+from typing import Any
+
+from pydantic import BaseModel
+from pydantic_core import ErrorDetails
+
+from irtools import pointer as jp
+from irtools.findings import Finding, Severity
+from irtools.model.base import DIALECT
+from irtools.model.ir import CORES_FIELD, SchedulerIR
+from irtools.rules.registry import register
+
+register(
+    "GIR100",
+    "invalid-json",
+    Severity.ERROR,
+    """The file is not a UTF-8 JSON document.
+
+    Why: RFC 8259 requires UTF-8 and finite numbers; an empty, truncated, binary, UTF-16 or
+    NaN-bearing file cannot be read by the assembler. A UTF-8 byte order mark is only a warning.
+    Example: `file.json:3:17: GIR100 error invalid JSON: Expecting ',' delimiter`
+    Fix: regenerate the file; check that the writer finished (truncation) and writes UTF-8.
+    """,
+)
+register(
+    "GIR101",
+    "schema",
+    Severity.ERROR,
+    """A value does not fit the Scheduler IR schema.
+
+    Why: a boolean, string or fraction where an integer belongs, a coordinate that is not 4
+    integers, a negative size or a missing key make the file unreadable for the assembler;
+    Pydantic models and the JSON Schema agree on what is allowed, and nothing is coerced.
+    Example: `/0/0/buffer/1/address: GIR101 error expected an integer, got boolean true`
+    Fix: correct the writer; `irtools schema` prints the schema with each key's meaning.
+    """,
+)
+register(
+    "GIR102",
+    "duplicate-key",
+    Severity.ERROR,
+    """One JSON object holds the same key twice.
+
+    Why: JSON readers disagree on which value wins (Python keeps the last, others the first),
+    so two tools can read two different schedules from one file.
+    Example: `/0/3/buffer/0/address: GIR102 error key 'address' appears 2 times in one object`
+    Fix: make the writer emit each key once.
+    """,
+)
+register(
+    "GIR103",
+    "unknown-or-dialect-key",
+    Severity.WARNING,
+    """A key the format document does not describe.
+
+    Why: keys real Gemini files use but the document omits (`wl1_buffer`, `start_send`,
+    `ifmap_lower2`/`ifmap_upper2`) are read and reported as info; any other unknown key is a
+    warning, since it is often a typo of a documented key whose value is then missing. The
+    data of unknown keys is kept, never dropped.
+    Example: `/0/0/ofmap/0/destination/0/id: GIR103 warning unknown key 'id' in CoreDestination`
+    Fix: rename typos; ignore with `--ignore GIR103` for files from other writers.
+    """,
+)
+
+MAX_SCHEMA_FINDINGS = 1000
+"""Beyond this many GIR101 findings in one file, the rest are summarized in one finding."""
+
+_JSON_TYPES = {
+    type(None): "null",
+    bool: "boolean",
+    int: "integer",
+    float: "number",
+    str: "string",
+    list: "array",
+    dict: "object",
+}
+_EXPECTED = {
+    "int_type": "an integer",
+    "int_from_float": "an integer",
+    "float_type": "a number",
+    "string_type": "a string",
+    "bool_type": "a boolean",
+    "list_type": "an array",
+    "dict_type": "an object",
+    "model_type": "an object",
+    "model_attributes_type": "an object",
+    "none_required": "null",
+    "finite_number": "a finite number",
+}
+
+
+def describe_value(value: Any) -> str:
+    """A JSON type name plus a short rendering of the value."""
+    kind = next((name for t, name in _JSON_TYPES.items() if type(value) is t), type(value).__name__)
+    if isinstance(value, dict | list):
+        return f"{kind} of {len(value)} item{'s' if len(value) != 1 else ''}"
+    text = "null" if value is None else "true" if value is True else "false" if value is False else repr(value)
+    if len(text) > 40:
+        text = text[:37] + "..."
+    return f"{kind} {text}"
+
+
+def error_pointer(raw: Any, loc: tuple[int | str, ...]) -> tuple[str, str | None]:
+    """Map a Pydantic location onto the file: (pointer, missing key or None).
+
+    Union tags and the models' internal core field are not in the file, so a token is kept
+    only when it names something that exists at that point of the raw document.
+    """
+    tokens: list[str | int] = []
+    node = raw
+    loc = tuple(t for t in loc if t != CORES_FIELD)
+    for position, token in enumerate(loc):
+        if isinstance(node, dict) and isinstance(token, str):
+            if token in node:
+                tokens.append(token)
+                node = node[token]
+            elif position == len(loc) - 1:
+                return jp.join(*tokens), token
+        elif isinstance(node, list) and isinstance(token, int) and 0 <= token < len(node):
+            tokens.append(token)
+            node = node[token]
+    return jp.join(*tokens), None
+
+
+def schema_message(error: ErrorDetails, missing_key: str | None) -> str:
+    """A message naming what was expected and what the file holds."""
+    kind = error["type"]
+    ctx = error.get("ctx") or {}
+    got = describe_value(error["input"])
+    if kind == "missing":
+        return f"missing required key {missing_key or error['loc'][-1]!r}"
+    if kind in _EXPECTED:
+        return f"expected {_EXPECTED[kind]}, got {got}"
+    if kind == "literal_error":
+        return f"expected {ctx.get('expected')}, got {got}"
+    if kind in ("too_short", "too_long"):
+        bound = ctx.get("min_length") if kind == "too_short" else ctx.get("max_length")
+        return f"expected an array of {bound} items, got {ctx.get('actual_length')}"
+    if kind == "greater_than_equal":
+        return f"expected a value >= {ctx.get('ge')}, got {got}"
+    if kind == "less_than_equal":
+        return f"expected a value <= {ctx.get('le')}, got {got}"
+    if kind == "union_tag_invalid":
+        return f"expected {ctx.get('discriminator')} to be one of {ctx.get('expected_tags')}, got {ctx.get('tag')!r}"
+    if kind == "union_tag_not_found":
+        return f"missing required key {ctx.get('discriminator')}"
+    return f"{error['msg']}, got {got}"
+
+
+def schema_findings(raw: Any, errors: list[ErrorDetails]) -> Iterator[Finding]:
+    """GIR101 findings for Pydantic validation errors, capped at MAX_SCHEMA_FINDINGS."""
+    for count, error in enumerate(errors):
+        if count == MAX_SCHEMA_FINDINGS:
+            yield Finding(
+                "GIR101",
+                Severity.ERROR,
+                f"{len(errors) - MAX_SCHEMA_FINDINGS} more schema errors not shown",
+                "",
+            )
+            return
+        pointer, missing = error_pointer(raw, tuple(error["loc"]))
+        yield Finding("GIR101", Severity.ERROR, schema_message(error, missing), pointer, **_location(pointer))
+
+
+def _location(pointer: str) -> dict[str, int | None]:
+    tokens = jp.split(pointer)
+    if len(tokens) >= 2 and tokens[0].isdigit() and tokens[1].isdigit():
+        return {"core_id": int(tokens[0])}
+    return {}
+
+
+@functools.cache
+def _dialect_fields(model: type[BaseModel]) -> frozenset[str]:
+    return frozenset(
+        name
+        for name, info in model.model_fields.items()
+        if isinstance(info.json_schema_extra, dict) and DIALECT in info.json_schema_extra
+    )
+
+
+def key_findings(ir: SchedulerIR) -> Iterator[Finding]:
+    """GIR103: one finding per (object kind, key) with its count and first pointer."""
+    seen: dict[tuple[str, str], list[Any]] = {}
+    for model, ptr in _walk(ir):
+        extra = model.__pydantic_extra__
+        dialect = _dialect_fields(type(model))
+        for key in extra or ():
+            _note(seen, type(model).__name__, key, ptr, False)
+        for key in dialect:
+            if getattr(model, key) is not None:
+                _note(seen, type(model).__name__, key, ptr, True)
+    for (kind, key), (count, ptr, is_dialect) in seen.items():
+        times = f" ({count} occurrences)" if count > 1 else ""
+        if is_dialect:
+            note = type_field_note(kind, key)
+            yield Finding("GIR103", Severity.INFO, f"dialect key {key!r} in {kind}{times}: {note}", ptr())
+        else:
+            yield Finding("GIR103", Severity.WARNING, f"unknown key {key!r} in {kind}{times}; kept but not checked", ptr())
+
+
+def type_field_note(kind: str, key: str) -> str:
+    """The note a dialect field carries in the models."""
+    from irtools import model as models
+
+    info = getattr(models, kind).model_fields[key]
+    return str(info.json_schema_extra[DIALECT])
+
+
+def _note(seen: dict[tuple[str, str], list[Any]], kind: str, key: str, ptr: Any, is_dialect: bool) -> None:
+    entry = seen.get((kind, key))
+    if entry is None:
+        seen[(kind, key)] = [1, lambda p=ptr, k=key: jp.extend(p(), k), is_dialect]
+    else:
+        entry[0] += 1
+
+
+def _walk(ir: SchedulerIR) -> Iterator[tuple[BaseModel, Any]]:
+    # Pointers are built lazily (only for the first occurrence of each key) to keep this walk cheap.
+    yield ir, lambda: ""
+    yield ir.dram, lambda: "/-1"
+    for side, entries in (("in", ir.dram.in_), ("out", ir.dram.out)):
+        for i, entry in enumerate(entries):
+            yield entry, lambda s=side, i=i: jp.join("-1", s, i)
+            for j, dest in enumerate(getattr(entry, "destination", ())):
+                yield dest, lambda s=side, i=i, j=j: jp.join("-1", s, i, "destination", j)
+    for key, workloads in ir.cores.items():
+        for w, wl in enumerate(workloads):
+            base = jp.join(key, w)
+            yield wl, lambda b=base: b
+            yield from _walk_workload(wl, base)
+
+
+def _walk_workload(wl: Any, base: str) -> Iterator[tuple[BaseModel, Any]]:
+    for i, t in enumerate(wl.ifmap):
+        yield t, lambda i=i: jp.extend(base, "ifmap", i)
+    for i, t in enumerate(wl.ofmap):
+        yield t, lambda i=i: jp.extend(base, "ofmap", i)
+        for j, d in enumerate(t.destination):
+            yield d, lambda i=i, j=j: jp.extend(base, "ofmap", i, "destination", j)
+    if wl.weight is not None:
+        yield wl.weight, lambda: jp.extend(base, "weight")
+    for i, b in enumerate(wl.buffer):
+        yield b, lambda i=i: jp.extend(base, "buffer", i)
+        for j, s in enumerate(b.source or ()):
+            yield s, lambda i=i, j=j: jp.extend(base, "buffer", i, "source", j)
+    key = wl.wl0_key
+    for i, e in enumerate(wl.wl0_entries):
+        yield e, lambda i=i: jp.extend(base, key, i)
+    for name, tile in (wl.tile_info or {}).items():
+        yield tile, lambda n=name: jp.extend(base, "tile_info", n)

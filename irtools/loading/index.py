@@ -54,6 +54,7 @@ class IRIndex:
             int(key): [WorkloadRef(int(key), i, jp.join(key, i), wl) for i, wl in enumerate(workloads)]
             for key, workloads in sorted(self.ir.cores.items(), key=lambda kv: int(kv[0]))
         }
+        self._uses: dict[str, set[int]] = {}
 
     @property
     def buffersize(self) -> int | None:
@@ -71,6 +72,34 @@ class IRIndex:
         for ref in self.workloads():
             index.setdefault((ref.core_id, ref.workload_id), ref)
         return index
+
+    @cached_property
+    def producers(self) -> dict[int, list[Producer]]:
+        """transfer_id -> every place that produces it (DRAM `out` entries, then ofmaps)."""
+        index: dict[int, list[Producer]] = {}
+        for i, entry in enumerate(self.ir.dram.out):
+            index.setdefault(entry.transfer_id, []).append(Producer(jp.join("-1", "out", i), None, None))
+        for ref in self.workloads():
+            for i, o in enumerate(ref.workload.ofmap):
+                ptr = jp.extend(ref.pointer, "ofmap", i)
+                index.setdefault(o.transfer_id, []).append(Producer(ptr, ref.core_id, ref.workload_id))
+        return index
+
+    @cached_property
+    def ofmap_producer(self) -> dict[int, WorkloadRef]:
+        """transfer_id -> the first workload whose ofmap produces it."""
+        index: dict[int, WorkloadRef] = {}
+        for ref in self.workloads():
+            for o in ref.workload.ofmap:
+                index.setdefault(o.transfer_id, ref)
+        return index
+
+    def uses(self, ref: WorkloadRef) -> set[int]:
+        """Transfer ids `ref` names anywhere (cached per workload)."""
+        cached = self._uses.get(ref.pointer)
+        if cached is None:
+            cached = self._uses[ref.pointer] = workload_uses(ref.workload)
+        return cached
 
     def ranges(self) -> Iterator[Range]:
         """Every lower/upper pair in the file."""
@@ -110,3 +139,36 @@ def _workload_ranges(ref: WorkloadRef) -> Iterator[Range]:
 
 def _first(ids: list[int]) -> int | None:
     return ids[0] if len(ids) == 1 else None
+
+
+@dataclass(frozen=True, slots=True)
+class Producer:
+    """Where a transfer id is produced: a DRAM `out` entry or a workload's ofmap."""
+
+    pointer: str
+    core_id: int | None
+    """None for DRAM."""
+    workload_id: int | None
+
+
+def workload_uses(wl: Workload) -> set[int]:
+    """Transfer ids a workload names anywhere: ifmap, weight, L2 snapshot (entries and sources), WL0."""
+    ids: set[int] = set()
+    for t in wl.ifmap:
+        ids.update(t.transfer_id)
+    if wl.weight is not None:
+        ids.update(wl.weight.transfer_id)
+    for b in wl.buffer:
+        ids.update(b.transfer_id or ())
+        ids.update(s.transfer_id for s in b.source or ())
+    for e in wl.wl0_entries:
+        ids.update(e.transfer_id)
+    return ids
+
+
+def workload_inputs(wl: Workload) -> set[int]:
+    """Transfer ids a workload reads to compute: its ifmap and weight."""
+    ids = {t for i in wl.ifmap for t in i.transfer_id}
+    if wl.weight is not None:
+        ids.update(wl.weight.transfer_id)
+    return ids

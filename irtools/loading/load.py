@@ -36,6 +36,10 @@ class LoadedIR:
     findings: list[Finding] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     """Pointers of entries left out of `ir` because they break the schema."""
+    unchecked_transfer_ids: set[int] = field(default_factory=set)
+    """Transfer ids produced by entries left out of `ir`: not dangling, merely unchecked."""
+    unchecked_workloads: set[tuple[int, int]] = field(default_factory=set)
+    """(core_id, workload_id) of workloads left out of `ir`."""
     size_bytes: int = 0
 
 
@@ -57,6 +61,7 @@ def load_ir(source: str | os.PathLike[str] | bytes, path: str | None = None) -> 
     except ValidationError as exc:
         loaded.findings.extend(schema_findings(doc, exc.errors(include_url=False)))
         loaded.ir = _partial(doc, loaded.skipped)
+        _note_unchecked(doc, loaded)
     if loaded.ir is not None:
         loaded.findings.extend(key_findings(loaded.ir))
     if loaded.skipped:
@@ -69,6 +74,27 @@ def load_ir(source: str | os.PathLike[str] | bytes, path: str | None = None) -> 
             )
         )
     return loaded
+
+
+def _note_unchecked(doc: Any, loaded: LoadedIR) -> None:
+    """Remember what skipped entries name, so cross-reference rules do not call it missing."""
+    for ptr in loaded.skipped:
+        tokens = jp.split(ptr)
+        try:
+            value = jp.resolve(doc, ptr)
+        except (KeyError, IndexError, TypeError, ValueError):
+            continue
+        if not isinstance(value, dict):
+            continue
+        if tokens[:2] == ["-1", "out"] and type(value.get("transfer_id")) is int:
+            loaded.unchecked_transfer_ids.add(value["transfer_id"])
+        elif len(tokens) == 2 and type(value.get("workload_id")) is int:
+            loaded.unchecked_workloads.add((int(tokens[0]), value["workload_id"]))
+            for o in value.get("ofmap") or []:
+                if isinstance(o, dict) and type(o.get("transfer_id")) is int:
+                    loaded.unchecked_transfer_ids.add(o["transfer_id"])
+        elif len(tokens) == 4 and tokens[2] == "ofmap" and type(value.get("transfer_id")) is int:
+            loaded.unchecked_transfer_ids.add(value["transfer_id"])
 
 
 def _valid(model: type[BaseModel], value: Any, ptr: str, skipped: list[str]) -> Any:

@@ -43,6 +43,5 @@ class GithubReporter:
     def render(self, report: Report, out: TextIO) -> None:
         """Write the workflow commands and the summary line."""
         for file_report in report.files:
-            for finding in file_report.findings:
-                out.write(command_line(file_report.path, finding) + "\n")
+            out.writelines(command_line(file_report.path, finding) + "\n" for finding in file_report.findings)
         out.write(summary_line(report) + "\n")

@@ -26,7 +26,9 @@ def report_to_junit(report: Report) -> ET.Element:
         root, "testsuite", name="irtools validate", tests=tests, failures=failures, errors="0"
     )
     for file_report in report.files:
-        case = ET.SubElement(suite, "testcase", classname="irtools.validate", name=_xml_text(file_report.path))
+        case = ET.SubElement(
+            suite, "testcase", classname="irtools.validate", name=_xml_text(file_report.path)
+        )
         if not file_report.findings:
             continue
         text = "\n".join(finding_line(file_report.path, f) for f in file_report.findings) + "\n"

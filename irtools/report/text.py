@@ -45,6 +45,5 @@ class TextReporter:
     def render(self, report: Report, out: TextIO) -> None:
         """Write one line per finding and the summary line."""
         for file_report in report.files:
-            for finding in file_report.findings:
-                out.write(finding_line(file_report.path, finding) + "\n")
+            out.writelines(finding_line(file_report.path, finding) + "\n" for finding in file_report.findings)
         out.write(summary_line(report) + "\n")

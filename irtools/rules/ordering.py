@@ -35,3 +35,154 @@ def bad_range(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
             workload_id=r.workload_id,
             transfer_id=r.transfer_id,
         )
+
+
+@rule("GIR501", "workload-order", Severity.ERROR)
+def workload_order(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
+    """Workload ids within a core are duplicated or not ascending.
+
+    Why: a core runs its workloads in ascending workload_id and destinations name workloads by
+    id; a duplicate id makes a destination ambiguous, a descending one breaks program order.
+    Example: `/0/5/workload_id: GIR501 error workload_id 4 follows workload_id 7 (ids must ascend)`
+    Fix: renumber the core's workloads in program order.
+    """
+    for refs in ir.cores.values():
+        first_at: dict[int, str] = {}
+        previous: int | None = None
+        for ref in refs:
+            wid = ref.workload_id
+            ptr = jp.extend(ref.pointer, "workload_id")
+            if wid in first_at:
+                yield ctx.finding(
+                    "GIR501",
+                    f"workload_id {wid} is used twice on this core",
+                    ptr,
+                    core_id=ref.core_id,
+                    workload_id=wid,
+                    related=(first_at[wid],),
+                )
+            elif previous is not None and wid < previous:
+                yield ctx.finding(
+                    "GIR501",
+                    f"workload_id {wid} follows workload_id {previous} (ids must ascend)",
+                    ptr,
+                    core_id=ref.core_id,
+                    workload_id=wid,
+                )
+            first_at.setdefault(wid, ptr)
+            previous = wid if previous is None else max(previous, wid)
+
+
+@rule("GIR502", "deadlock", Severity.ERROR)
+def deadlock(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
+    """Cores wait on each other in a cycle.
+
+    The wait graph has program order on each core (each workload waits for its predecessor)
+    plus one edge per cross-core transfer, from the producing workload to each consumer (a
+    workload whose ifmap or weight reads the producer's ofmap, or that the ofmap names as a
+    destination). A cycle in it is a deadlock; the message lists the cycle as core/workload
+    steps. Same-core order violations are GIR204.
+    Why: every core in the cycle waits for data that another core in the cycle can only send
+    after it is unblocked; the hardware hangs.
+    Example: `/0/1: GIR502 error deadlock: core 0/wl 1 -> core 1/wl 0 -> core 1/wl 1 -> core 0/wl 0 -> core 0/wl 1`
+    Fix: reorder the workloads so cross-core consumers run after their producers.
+    """
+    from irtools.loading.graph import find_cycles, wait_graph
+
+    nodes, edges = wait_graph(ir)
+    for cycle in find_cycles(len(nodes), edges):
+        refs = [nodes[n] for n in cycle]
+        chain = " -> ".join(f"core {r.core_id}/wl {r.workload_id}" for r in [*refs, refs[0]])
+        yield ctx.finding(
+            "GIR502",
+            f"deadlock: {chain}",
+            refs[0].pointer,
+            core_id=refs[0].core_id,
+            workload_id=refs[0].workload_id,
+            related=tuple(r.pointer for r in refs[1:]),
+        )
+
+
+@rule("GIR503", "core-outside-mesh", Severity.WARNING)
+def core_outside_mesh(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
+    """A core key is not in 0..xlen*ylen-1.
+
+    Why: cores are placed on an xlen x ylen mesh; a core outside it has no hardware to run on
+    and no NoC route.
+    Example: `/4: GIR503 warning core 4 is outside the 2x2 mesh (cores 0..3)`
+    Fix: check xlen/ylen or the core numbering.
+    """
+    if ir.ir.xlen is None or ir.ir.ylen is None:
+        return
+    count = ir.ir.xlen * ir.ir.ylen
+    for core_id in ir.cores:
+        if core_id >= count:
+            yield ctx.finding(
+                "GIR503",
+                f"core {core_id} is outside the {ir.ir.xlen}x{ir.ir.ylen} mesh (cores 0..{count - 1})",
+                jp.join(str(core_id)),
+                core_id=core_id,
+            )
+
+
+def _inside(lower: list[int], upper: list[int], box_lo: list[int], box_hi: list[int]) -> bool:
+    # Ofmap ranges are absolute in some files and relative to the workload (or its batch group)
+    # in others: accept each dimension that fits in either frame.
+    for d in range(4):
+        extent = box_hi[d] - box_lo[d]
+        absolute = box_lo[d] <= lower[d] and upper[d] <= box_hi[d]
+        relative = 0 <= lower[d] and upper[d] <= extent
+        if not (absolute or relative):
+            return False
+    return True
+
+
+def _volume(lower: list[int], upper: list[int]) -> int:
+    product = 1
+    for lo, hi in zip(lower, upper, strict=True):
+        product *= max(hi - lo + 1, 0)
+    return product
+
+
+@rule("GIR505", "workload-range", Severity.WARNING)
+def workload_range(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
+    """Ofmap ranges fall outside the workload's range, or tile_info does not cover the workload.
+
+    Ofmap ranges are compared per dimension in the absolute frame or relative to the
+    workload's lower corner (real files use both). The tiles' ofmap boxes must span exactly
+    the workload's box, and their volumes must add up to at least its volume (no gap).
+    Why: an ofmap outside its workload writes another workload's output; tiles that miss part
+    of the workload leave outputs uncomputed.
+    Example: `/0/8/tile_info: GIR505 warning tiles cover [0, 0, 0, 0]..[0, 63, 27, 27] but the workload is [0, 0, 0, 0]..[0, 63, 55, 55]`
+    Fix: recompute the workload range or the tiling.
+    """
+    for ref in ir.workloads():
+        wl = ref.workload
+        lo, hi = wl.workload
+        if any(a > b for a, b in zip(lo, hi, strict=True)):
+            continue  # GIR504
+        for i, o in enumerate(wl.ofmap):
+            if not _inside(o.lower, o.upper, lo, hi):
+                yield ctx.finding(
+                    "GIR505",
+                    f"ofmap range {o.lower}..{o.upper} lies outside the workload range {lo}..{hi}",
+                    jp.extend(ref.pointer, "ofmap", i),
+                    core_id=ref.core_id,
+                    workload_id=ref.workload_id,
+                    transfer_id=o.transfer_id,
+                )
+        tiles = list((wl.tile_info or {}).values())
+        if not tiles:
+            continue
+        t_lo = [min(t.ofmap_lower[d] for t in tiles) for d in range(4)]
+        t_hi = [max(t.ofmap_upper[d] for t in tiles) for d in range(4)]
+        covered = sum(_volume(t.ofmap_lower, t.ofmap_upper) for t in tiles)
+        if (t_lo, t_hi) != (lo, hi) or covered < _volume(lo, hi):
+            gap = "" if (t_lo, t_hi) != (lo, hi) else f" with gaps ({covered} of {_volume(lo, hi)} elements)"
+            yield ctx.finding(
+                "GIR505",
+                f"tiles cover {t_lo}..{t_hi}{gap} but the workload is {lo}..{hi}",
+                jp.extend(ref.pointer, "tile_info"),
+                core_id=ref.core_id,
+                workload_id=ref.workload_id,
+            )

@@ -1,0 +1,95 @@
+"""The multi-core wait graph (program order plus cross-core transfers) and cycle finding."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from irtools.loading.index import workload_inputs
+from irtools.model import CoreDestination
+
+if TYPE_CHECKING:
+    from irtools.loading.index import IRIndex, WorkloadRef
+
+
+def wait_graph(ir: IRIndex) -> tuple[list[WorkloadRef], list[list[int]]]:
+    """Nodes (workloads) and adjacency lists: predecessor on the core, and cross-core producer -> consumer."""
+    nodes = list(ir.workloads())
+    number = {id(ref): n for n, ref in enumerate(nodes)}
+    edges: list[list[int]] = [[] for _ in nodes]
+    for refs in ir.cores.values():
+        for a, b in zip(refs, refs[1:]):
+            edges[number[id(a)]].append(number[id(b)])
+    for ref in nodes:
+        for tid in workload_inputs(ref.workload):
+            producer = ir.ofmap_producer.get(tid)
+            if producer is not None and producer.core_id != ref.core_id:
+                edges[number[id(producer)]].append(number[id(ref)])
+        for o in ref.workload.ofmap:
+            for d in o.destination:
+                if isinstance(d, CoreDestination) and d.core_id != ref.core_id:
+                    target = ir.by_id.get((d.core_id, d.workload_id))
+                    if target is not None:
+                        edges[number[id(ref)]].append(number[id(target)])
+    return nodes, edges
+
+
+def find_cycles(count: int, edges: list[list[int]]) -> list[list[int]]:
+    """One cycle per strongly connected component with a cycle (iterative Tarjan, then BFS)."""
+    index = [-1] * count
+    low = [0] * count
+    on_stack = [False] * count
+    stack: list[int] = []
+    components: list[list[int]] = []
+    counter = 0
+    for root in range(count):
+        if index[root] != -1:
+            continue
+        work = [(root, 0)]
+        while work:
+            node, i = work.pop()
+            if i == 0:
+                index[node] = low[node] = counter
+                counter += 1
+                stack.append(node)
+                on_stack[node] = True
+            if i < len(edges[node]):
+                work.append((node, i + 1))
+                nxt = edges[node][i]
+                if index[nxt] == -1:
+                    work.append((nxt, 0))
+                elif on_stack[nxt]:
+                    low[node] = min(low[node], index[nxt])
+                continue
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack[member] = False
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1 or node in edges[node]:
+                    components.append(component)
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+    return [_cycle_in(component, edges) for component in components]
+
+
+def _cycle_in(component: list[int], edges: list[list[int]]) -> list[int]:
+    """A shortest cycle through the component's smallest node, by BFS inside the component."""
+    members = set(component)
+    start = min(component)
+    parent = {start: -1}
+    queue = [start]
+    for node in queue:
+        for nxt in edges[node]:
+            if nxt == start:
+                path = [node]
+                while parent[path[-1]] != -1:
+                    path.append(parent[path[-1]])
+                return path[::-1]
+            if nxt in members and nxt not in parent:
+                parent[nxt] = node
+                queue.append(nxt)
+    return [start]

@@ -1,0 +1,345 @@
+"""GIR3xx: L2 buffer snapshots: bounds, ring regions, lifetime overlaps, continuity and contents."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+
+from irtools import pointer as jp
+from irtools.findings import Finding, Severity
+from irtools.loading.index import IRIndex, WorkloadRef
+from irtools.loading.l2 import place, regions_of
+from irtools.model import BufferEntry
+from irtools.rules.context import CheckContext
+from irtools.rules.registry import rule
+
+
+def _loc(ref: WorkloadRef, entry: BufferEntry | None = None) -> dict[str, int | None]:
+    ids = (entry.transfer_id or []) if entry is not None else []
+    return {
+        "core_id": ref.core_id,
+        "workload_id": ref.workload_id,
+        "transfer_id": ids[0] if len(ids) == 1 else None,
+    }
+
+
+def _describe(entry: BufferEntry) -> str:
+    ids = ",".join(str(t) for t in entry.transfer_id or []) or "-"
+    layer = f" ({entry.layer_name})" if entry.layer_name else ""
+    return f"{entry.type} tensor {entry.tensor_id} [transfer {ids}]{layer}"
+
+
+def _span(segments: tuple[tuple[int, int], ...]) -> str:
+    return " + ".join(f"[{a:#x}, {b:#x})" for a, b in segments)
+
+
+@rule("GIR301", "buffer-out-of-bounds", Severity.ERROR)
+def buffer_out_of_bounds(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
+    """An L2 tensor lies outside [0, buffersize) or outside a single ring region.
+
+    A tensor must start inside one ring region; if it runs past the region's end it wraps to
+    the region's start (ring_buffer_info pairs read as [start, end)), so it may not be larger
+    than its region.
+    Why: an address past the buffer or across regions corrupts another region's data or
+    faults on hardware.
+    Example: `/0/4/buffer/2: GIR301 error ifmap tensor 7 [transfer 40]: starts at 0x800000, past buffersize 0x800000`
+    Fix: the allocator must keep tensors inside their ring region.
+    """
+    for ref in ir.workloads():
+        regions = regions_of(ref.workload.ring_buffer_info, ir.buffersize)
+        for i, entry in enumerate(ref.workload.buffer):
+            problem = place(entry.address, entry.size, regions, ir.buffersize).problem
+            if problem:
+                yield ctx.finding(
+                    "GIR301",
+                    f"{_describe(entry)}: {problem}",
+                    jp.extend(ref.pointer, "buffer", i),
+                    **_loc(ref, entry),
+                )
+
+
+@rule("GIR302", "buffer-overlap", Severity.ERROR)
+def buffer_overlap(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
+    """Two tensors of one L2 snapshot share addresses while both are live.
+
+    Address ranges are wrap-aware: a tensor that wraps around its ring region occupies two
+    pieces. Ranges that touch ([a, b) and [b, c)) do not overlap. A pair that overlaps in
+    several consecutive snapshots is reported once, at its first snapshot, with the count.
+    Why: the allocator must keep live tensors disjoint; an overlap means one tensor silently
+    corrupts the other on hardware (a lifetime conflict that compilers' own checks can miss).
+    Example: `/0/12/buffer/3: GIR302 error ifmap tensor 9 [transfer 56] [0x1000, 0x1400) overlaps weight tensor 4 [transfer 3] [0x1200, 0x1600)`
+    Fix: the address allocator reused space that was still live.
+    """
+    reported: dict[tuple[int, int, int], list[object]] = {}
+    for ref in ir.workloads():
+        regions = regions_of(ref.workload.ring_buffer_info, ir.buffersize)
+        pieces = []
+        placements = []
+        for i, entry in enumerate(ref.workload.buffer):
+            placement = place(entry.address, entry.size, regions, ir.buffersize)
+            placements.append(placement)
+            pieces.extend((a, b, i) for a, b in placement.segments if b > a)
+        pieces.sort()
+        reach_end, reach_idx = -1, -1
+        pairs: set[tuple[int, int]] = set()
+        for start, end, i in pieces:
+            if start < reach_end and reach_idx != i:
+                pairs.add((min(i, reach_idx), max(i, reach_idx)))
+            if end > reach_end:
+                reach_end, reach_idx = end, i
+        for i, j in sorted(pairs):
+            a, b = ref.workload.buffer[i], ref.workload.buffer[j]
+            key = (ref.core_id, a.tensor_id, b.tensor_id)
+            seen = reported.get(key)
+            if seen is not None and seen[1] == ref.position - 1:
+                seen[1] = ref.position
+                seen[2] += 1  # type: ignore[operator]
+                continue
+            message = (
+                f"{_describe(a)} {_span(placements[i].segments)} overlaps "
+                f"{_describe(b)} {_span(placements[j].segments)}"
+            )
+            reported[key] = [
+                (message, jp.extend(ref.pointer, "buffer", i), jp.extend(ref.pointer, "buffer", j), ref, a),
+                ref.position,
+                1,
+            ]
+            if seen is not None:
+                yield _overlap_finding(ctx, seen)
+    for entry in reported.values():
+        yield _overlap_finding(ctx, entry)
+
+
+def _overlap_finding(ctx: CheckContext, state: list[object]) -> Finding:
+    (message, ptr, other, ref, entry), _, count = state  # type: ignore[misc]
+    tail = f" (in {count} consecutive snapshots)" if count > 1 else ""  # type: ignore[operator]
+    return ctx.finding("GIR302", f"{message}{tail}", ptr, **_loc(ref, entry), related=(other,))  # type: ignore[arg-type]
+
+
+@rule("GIR303", "ring-config", Severity.ERROR)
+def ring_config(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
+    """Ring-buffer regions overlap, are empty, or leave [0, buffersize).
+
+    `ring_buffer_info` pairs are read as [start, end). When a file has a region that does not
+    start at 0 the [start, size] reading would differ; an info finding says which was used.
+    Each distinct misconfiguration is reported once, at the first workload that has it.
+    Why: regions partition L2 for the ring allocator; overlapping or out-of-range regions
+    let two rings write the same bytes.
+    Example: `/0/0/ring_buffer_info/1: GIR303 error region [0x400000, 0x300000) is empty`
+    Fix: correct ring_buffer_info in the scheduler configuration.
+    """
+    seen: set[tuple[tuple[int, int], ...]] = set()
+    ambiguous_at: str | None = None
+    for ref in ir.workloads():
+        info = ref.workload.ring_buffer_info
+        config = tuple((r[0], r[1]) for r in info)
+        if config in seen:
+            continue
+        seen.add(config)
+        base = jp.extend(ref.pointer, "ring_buffer_info")
+        order = sorted(range(len(config)), key=lambda k: config[k])
+        for k, (start, end) in enumerate(config):
+            if start != 0 and ambiguous_at is None:
+                ambiguous_at = jp.extend(base, k)
+            problem = None
+            if end <= start:
+                problem = f"region [{start:#x}, {end:#x}) is empty"
+            elif ir.buffersize is not None and end > ir.buffersize:
+                problem = f"region [{start:#x}, {end:#x}) ends past buffersize {ir.buffersize:#x}"
+            if problem:
+                yield ctx.finding("GIR303", problem, jp.extend(base, k), **_loc(ref))
+        for a, b in zip(order, order[1:]):
+            if config[b][0] < config[a][1] and config[a][1] > config[a][0] and config[b][1] > config[b][0]:
+                yield ctx.finding(
+                    "GIR303",
+                    f"region [{config[a][0]:#x}, {config[a][1]:#x}) overlaps region [{config[b][0]:#x}, {config[b][1]:#x})",
+                    jp.extend(base, b),
+                    **_loc(ref),
+                )
+    if ambiguous_at is not None:
+        yield ctx.finding(
+            "GIR303",
+            "ring_buffer_info read as [start, end); the [start, size] reading would give other regions",
+            ambiguous_at,
+            severity=Severity.INFO,
+        )
+
+
+@rule("GIR304", "snapshot-continuity", Severity.WARNING)
+def snapshot_continuity(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
+    """Consecutive L2 snapshots of a core disagree about a tensor (identified by tensor_id).
+
+    Flags `newly_added: false` for a tensor absent from the previous snapshot, an address that
+    changed without `newly_added: true`, and `newly_added: true` for a tensor that was already
+    present at the same address. Entries without `newly_added` (DRAM-only outputs with
+    `start_send`) are not compared.
+    Why: the assembler loads exactly the newly added tensors; a wrong flag loads data twice or
+    never.
+    Example: `/0/5/buffer/1/newly_added: GIR304 warning ifmap tensor 3 [transfer 39] is marked not newly added but was absent before`
+    Fix: recompute newly_added from the previous snapshot.
+    """
+    for refs in ir.cores.values():
+        previous: dict[int, BufferEntry] | None = None
+        for ref in refs:
+            current: dict[int, BufferEntry] = {}
+            for i, entry in enumerate(ref.workload.buffer):
+                current.setdefault(entry.tensor_id, entry)
+                if entry.newly_added is None or previous is None:
+                    continue
+                before = previous.get(entry.tensor_id)
+                problem = None
+                if entry.newly_added is False and before is None:
+                    problem = "is marked not newly added but was absent before"
+                elif entry.newly_added is False and before is not None and before.address != entry.address:
+                    problem = f"moved from {before.address:#x} to {entry.address:#x} without being re-added"
+                elif entry.newly_added is True and before is not None and before.address == entry.address:
+                    problem = f"is marked newly added but was already present at {entry.address:#x}"
+                if problem:
+                    yield ctx.finding(
+                        "GIR304",
+                        f"{_describe(entry)} {problem}",
+                        jp.extend(ref.pointer, "buffer", i, "newly_added"),
+                        **_loc(ref, entry),
+                    )
+            previous = current
+
+
+@rule("GIR305", "source-union", Severity.WARNING)
+def source_union(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
+    """A buffer entry's transfer ids or range differ from the union of its sources.
+
+    The format document defines an entry's `transfer_id` list as the union of its sources'
+    ids and its lower/upper as the bounding box of its sources' ranges.
+    Why: the assembler finds a tensor's producers through its sources; a mismatch means part
+    of the tensor is never fetched or is fetched from the wrong producer.
+    Example: `/0/9/buffer/2: GIR305 warning transfer_id [56, 57] differs from the sources' ids [56]`
+    Fix: rebuild the entry from its sources.
+    """
+    for ref in ir.workloads():
+        for i, entry in enumerate(ref.workload.buffer):
+            if not entry.source:
+                continue
+            ptr = jp.extend(ref.pointer, "buffer", i)
+            ids = sorted({s.transfer_id for s in entry.source})
+            if entry.transfer_id is not None and sorted(set(entry.transfer_id)) != ids:
+                yield ctx.finding(
+                    "GIR305",
+                    f"transfer_id {entry.transfer_id} differs from the sources' ids {ids}",
+                    ptr,
+                    **_loc(ref, entry),
+                )
+            lower = [min(s.lower[d] for s in entry.source) for d in range(4)]
+            upper = [max(s.upper[d] for s in entry.source) for d in range(4)]
+            if (lower, upper) != (entry.lower, entry.upper):
+                yield ctx.finding(
+                    "GIR305",
+                    f"range {entry.lower}..{entry.upper} differs from the sources' bounding box {lower}..{upper}",
+                    ptr,
+                    **_loc(ref, entry),
+                )
+
+
+@rule("GIR306", "cur-wl-ifmap", Severity.WARNING)
+def cur_wl_ifmap(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
+    """`cur_wl_ifmap` flags disagree with the workload's ifmap transfer ids.
+
+    An entry flagged `cur_wl_ifmap: true` must hold at least one of the workload's ifmap
+    transfer ids (it may hold more: one L2 tensor can cover several ifmap pieces); an ifmap
+    entry that holds one of them must be flagged; and every ifmap transfer id must sit in a
+    flagged entry.
+    Why: the assembler locates the current workload's inputs by this flag alone.
+    Example: `/0/7/buffer/1/cur_wl_ifmap: GIR306 warning ifmap tensor 5 [transfer 41] is flagged cur_wl_ifmap but holds none of the ifmap transfers [40]`
+    Fix: recompute the flags from the workload's ifmap list.
+    """
+    for ref in ir.workloads():
+        wl = ref.workload
+        wanted = {t for i in wl.ifmap for t in i.transfer_id}
+        flagged: set[int] = set()
+        for i, entry in enumerate(wl.buffer):
+            ids = set(entry.transfer_id or ())
+            ptr = jp.extend(ref.pointer, "buffer", i, "cur_wl_ifmap")
+            if entry.cur_wl_ifmap:
+                flagged |= ids
+                if not ids & wanted:
+                    yield ctx.finding(
+                        "GIR306",
+                        f"{_describe(entry)} is flagged cur_wl_ifmap but holds none of the ifmap transfers {sorted(wanted)}",
+                        ptr,
+                        **_loc(ref, entry),
+                    )
+            elif entry.type == "ifmap" and ids & wanted:
+                yield ctx.finding(
+                    "GIR306",
+                    f"{_describe(entry)} holds ifmap transfers {sorted(ids & wanted)} but is not flagged cur_wl_ifmap",
+                    ptr,
+                    **_loc(ref, entry),
+                )
+                flagged |= ids
+        missing = sorted(wanted - flagged)
+        if missing and wl.buffer:
+            yield ctx.finding(
+                "GIR306",
+                f"ifmap transfers {missing} are in no buffer entry flagged cur_wl_ifmap",
+                jp.extend(ref.pointer, "ifmap"),
+                **_loc(ref),
+            )
+
+
+def expected_fmap_size(lower: list[int], upper: list[int], align: int, bitwidth: int) -> int:
+    """N x roundup(C, align) x H x W x bitwidth / 8, the size of an fmap tensor in L2."""
+    n, c, h, w = (hi - lo + 1 for lo, hi in zip(lower, upper, strict=True))
+    return n * (math.ceil(c / align) * align) * h * w * bitwidth // 8
+
+
+@rule("GIR307", "size-mismatch", Severity.WARNING)
+def size_mismatch(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
+    """An fmap tensor's size differs from N x roundup(C, align) x H x W x bitwidth/8.
+
+    Applies to ifmap-type L2 buffer entries and workload ifmap entries (weights carry
+    BatchNorm parameters and ofmap entries carry no bitwidth). The formula holds for every
+    such entry in the real Gemini files (900 entries).
+    Why: a size that disagrees with the shape either truncates the tensor or wastes L2 and
+    shifts every later address.
+    Example: `/0/2/ifmap/0: GIR307 warning size 802816 differs from 1 x roundup(64, 8) x 112 x 112 x 8/8 = 802816`
+    Fix: recompute the size with channel alignment.
+    """
+    for ref in ir.workloads():
+        items = [("ifmap", i, t) for i, t in enumerate(ref.workload.ifmap)]
+        items += [("buffer", i, b) for i, b in enumerate(ref.workload.buffer) if b.type == "ifmap"]
+        for key, i, t in items:
+            if any(lo > hi for lo, hi in zip(t.lower, t.upper, strict=True)):
+                continue  # GIR504 reports inverted ranges
+            expected = expected_fmap_size(t.lower, t.upper, t.align, t.bitwidth)
+            if expected != t.size:
+                n, c, h, w = (hi - lo + 1 for lo, hi in zip(t.lower, t.upper, strict=True))
+                yield ctx.finding(
+                    "GIR307",
+                    f"size {t.size} differs from {n} x roundup({c}, {t.align}) x {h} x {w} x {t.bitwidth}/8 = {expected}",
+                    jp.extend(ref.pointer, key, i, "size"),
+                    core_id=ref.core_id,
+                    workload_id=ref.workload_id,
+                    transfer_id=t.transfer_id[0] if t.transfer_id and len(t.transfer_id) == 1 else None,
+                )
+
+
+@rule("GIR308", "misaligned-address", Severity.WARNING)
+def misaligned_address(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
+    """An L2 tensor address is not a multiple of `--addr-align` bytes (off unless that option is given).
+
+    Why: DMA engines and banked memories (e.g. 64-byte aligned layouts on BM1684x, NVDLA
+    CONV_BUF banks) require aligned start addresses; a misaligned tensor is read wrongly.
+    Example: `/0/3/buffer/0/address: GIR308 warning address 0x1010 is not a multiple of 64`
+    Fix: round addresses up in the allocator.
+    """
+    align = ctx.options.addr_align
+    if not align:
+        return
+    for ref in ir.workloads():
+        for i, entry in enumerate(ref.workload.buffer):
+            if entry.address % align:
+                yield ctx.finding(
+                    "GIR308",
+                    f"address {entry.address:#x} is not a multiple of {align}",
+                    jp.extend(ref.pointer, "buffer", i, "address"),
+                    **_loc(ref, entry),
+                )

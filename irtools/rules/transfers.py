@@ -1,0 +1,274 @@
+"""GIR2xx: the transfer graph linking producers (DRAM `out`, ofmaps) to consumers."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from irtools import pointer as jp
+from irtools.findings import Finding, Severity
+from irtools.loading.index import IRIndex, WorkloadRef
+from irtools.model import CoreDestination
+from irtools.rules.context import CheckContext
+from irtools.rules.registry import rule
+
+
+def _consumer_sites(ref: WorkloadRef) -> Iterator[tuple[str, int]]:
+    """(pointer, transfer_id) for every transfer id a workload consumes."""
+    wl, base = ref.workload, ref.pointer
+    for i, t in enumerate(wl.ifmap):
+        for tid in t.transfer_id:
+            yield jp.extend(base, "ifmap", i), tid
+    if wl.weight is not None:
+        for tid in wl.weight.transfer_id:
+            yield jp.extend(base, "weight"), tid
+    for i, b in enumerate(wl.buffer):
+        for tid in b.transfer_id or ():
+            yield jp.extend(base, "buffer", i), tid
+        for j, s in enumerate(b.source or ()):
+            yield jp.extend(base, "buffer", i, "source", j), s.transfer_id
+    for i, e in enumerate(wl.wl0_entries):
+        for tid in e.transfer_id:
+            yield jp.extend(base, wl.wl0_key, i), tid
+
+
+@rule("GIR201", "dangling-transfer", Severity.ERROR)
+def dangling_transfer(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
+    """A transfer id is consumed but nothing produces it.
+
+    Consumers are ifmap, weight, L2 buffer entries and their sources, and WL0 entries;
+    producers are DRAM `out` entries and workload ofmaps. One finding per transfer id, at its
+    first use, with the number of other uses.
+    Why: the assembler cannot schedule a load or a core-to-core send for data nobody writes;
+    the workload would read garbage.
+    Example: `/0/3/ifmap/0: GIR201 error transfer 77 is consumed but no DRAM out entry or ofmap produces it`
+    Fix: the producer's ofmap or DRAM `out` entry is missing or carries another id.
+    """
+    first: dict[int, tuple[WorkloadRef, str]] = {}
+    count: dict[int, int] = {}
+    produced = ir.producers
+    unchecked = ir.loaded.unchecked_transfer_ids
+    for ref in ir.workloads():
+        for ptr, tid in _consumer_sites(ref):
+            if tid in produced or tid in unchecked:
+                continue
+            count[tid] = count.get(tid, 0) + 1
+            first.setdefault(tid, (ref, ptr))
+    for tid, (ref, ptr) in first.items():
+        more = count[tid] - 1
+        tail = f" ({more} more use{'s' if more != 1 else ''})" if more else ""
+        yield ctx.finding(
+            "GIR201",
+            f"transfer {tid} is consumed but no DRAM out entry or ofmap produces it{tail}",
+            ptr,
+            core_id=ref.core_id,
+            workload_id=ref.workload_id,
+            transfer_id=tid,
+        )
+
+
+@rule("GIR202", "duplicate-producer", Severity.ERROR)
+def duplicate_producer(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
+    """One transfer id is produced more than once.
+
+    Why: a transfer id must name exactly one piece of data; with two producers a consumer
+    cannot tell which one it waits for.
+    Example: `/1/4/ofmap/0: GIR202 error transfer 56 is also produced at /0/2/ofmap/0`
+    Fix: give each DRAM `out` entry and each ofmap its own transfer id.
+    """
+    for tid, places in ir.producers.items():
+        for dup in places[1:]:
+            yield ctx.finding(
+                "GIR202",
+                f"transfer {tid} is also produced at {places[0].pointer}",
+                dup.pointer,
+                core_id=dup.core_id,
+                workload_id=dup.workload_id,
+                transfer_id=tid,
+                related=(places[0].pointer,),
+            )
+
+
+@rule("GIR203", "destination-mismatch", Severity.ERROR)
+def destination_mismatch(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
+    """A destination names a workload that does not exist or does not use the transfer, or the converse.
+
+    Checks every core destination of ofmaps and DRAM `out` entries: the (core_id, workload_id)
+    must exist and name the transfer in its ifmap, weight, L2 snapshot or WL0 snapshot. And
+    the converse: a workload whose ifmap reads an ofmap of another workload must be listed
+    among that ofmap's destinations. A DRAM weight naming only its first user is normal: later
+    users reuse it from WL0 or L2 and are not required to be listed.
+    Why: the producer pushes data to its destinations; a wrong destination sends data nowhere
+    and leaves the real consumer waiting forever.
+    Example: `/0/2/ofmap/0/destination/0: GIR203 error destination core 1 workload 9 does not exist`
+    Fix: correct the destination list of the producer.
+    """
+    sources = [
+        (jp.join("-1", "out", i), None, entry.transfer_id, entry.destination)
+        for i, entry in enumerate(ir.ir.dram.out)
+    ]
+    for ref in ir.workloads():
+        for i, o in enumerate(ref.workload.ofmap):
+            sources.append((jp.extend(ref.pointer, "ofmap", i), ref, o.transfer_id, o.destination))
+    for ptr, producer, tid, destinations in sources:
+        loc = {"core_id": producer.core_id, "workload_id": producer.workload_id} if producer else {}
+        for j, dest in enumerate(destinations):
+            if not isinstance(dest, CoreDestination):
+                continue
+            target = ir.by_id.get((dest.core_id, dest.workload_id))
+            if target is None and (dest.core_id, dest.workload_id) in ir.loaded.unchecked_workloads:
+                continue
+            where = f"core {dest.core_id} workload {dest.workload_id}"
+            if target is None:
+                message = f"destination {where} of transfer {tid} does not exist"
+            elif tid not in ir.uses(target):
+                message = f"destination {where} does not use transfer {tid} (not in its ifmap, weight, buffer or WL0)"
+            else:
+                continue
+            yield ctx.finding(
+                "GIR203", message, jp.extend(ptr, "destination", j), **loc, transfer_id=tid
+            )
+    destinations_of: dict[int, set[tuple[int, int]]] = {}
+    for ref in ir.workloads():
+        for o in ref.workload.ofmap:
+            dests = destinations_of.setdefault(o.transfer_id, set())
+            dests.update((d.core_id, d.workload_id) for d in o.destination if isinstance(d, CoreDestination))
+    for ref in ir.workloads():
+        for i, t in enumerate(ref.workload.ifmap):
+            for tid in t.transfer_id:
+                producer = ir.ofmap_producer.get(tid)
+                if producer is None or (ref.core_id, ref.workload_id) in destinations_of[tid]:
+                    continue
+                yield ctx.finding(
+                    "GIR203",
+                    f"ifmap reads transfer {tid} from core {producer.core_id} workload {producer.workload_id}, "
+                    "whose ofmap does not list this workload as a destination",
+                    jp.extend(ref.pointer, "ifmap", i),
+                    core_id=ref.core_id,
+                    workload_id=ref.workload_id,
+                    transfer_id=tid,
+                    related=(producer.pointer,),
+                )
+
+
+@rule("GIR204", "causality", Severity.ERROR)
+def causality(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
+    """On one core, a workload reads an ofmap that the same core produces later (or itself).
+
+    A workload's inputs are its ifmap transfer ids and its core destinations; a core runs its
+    workloads in ascending workload_id, so the producer must come first.
+    Why: the consumer would start before its input exists; on hardware it reads stale data or
+    stalls forever.
+    Example: `/0/3/ifmap/0: GIR204 error reads transfer 40 produced by workload 5, which runs later on this core`
+    Fix: reorder the workloads or fix the transfer id.
+    """
+    for ref in ir.workloads():
+        for i, t in enumerate(ref.workload.ifmap):
+            for tid in t.transfer_id:
+                producer = ir.ofmap_producer.get(tid)
+                if producer is None or producer.core_id != ref.core_id or producer.position < ref.position:
+                    continue
+                when = "is this workload" if producer is ref else "runs later on this core"
+                yield ctx.finding(
+                    "GIR204",
+                    f"reads transfer {tid} produced by workload {producer.workload_id}, which {when}",
+                    jp.extend(ref.pointer, "ifmap", i),
+                    core_id=ref.core_id,
+                    workload_id=ref.workload_id,
+                    transfer_id=tid,
+                    related=(producer.pointer,),
+                )
+
+
+def _frame_free(lower: list[int], upper: list[int]) -> tuple[int, ...]:
+    # DRAM `in` ranges use absolute batch indices while ofmaps are relative to their batch group:
+    # compare the N extent and the C/K, H, W coordinates only.
+    return (upper[0] - lower[0], *lower[1:], *upper[1:])
+
+
+@rule("GIR205", "dram-in-mismatch", Severity.WARNING)
+def dram_in_mismatch(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
+    """DRAM `in` entries and ofmaps with a DRAM destination do not match one to one.
+
+    Each DRAM `in` entry must match an ofmap with a DRAM destination on the same core_id,
+    workload_id, transfer_id and layer_name, with the same range (the batch index compared by
+    extent, since ofmaps count batches within their batch group); and each such ofmap must
+    have its DRAM `in` entry.
+    Why: the DRAM `in` list is what the runtime copies back from DRAM; a missing or mismatched
+    entry loses a network output or writes it to the wrong place.
+    Example: `/-1/in/0: GIR205 warning no ofmap of core 0 workload 34 sends transfer 72 to DRAM`
+    Fix: regenerate the DRAM section from the ofmaps.
+    """
+    to_dram: dict[int, tuple[WorkloadRef, int]] = {}
+    for ref in ir.workloads():
+        for i, o in enumerate(ref.workload.ofmap):
+            if any(d.type == "DRAM" for d in o.destination):
+                to_dram.setdefault(o.transfer_id, (ref, i))
+    matched: set[int] = set()
+    for k, entry in enumerate(ir.ir.dram.in_):
+        ptr = jp.join("-1", "in", k)
+        loc = {"core_id": entry.core_id, "workload_id": entry.workload_id, "transfer_id": entry.transfer_id}
+        hit = to_dram.get(entry.transfer_id)
+        if hit is None:
+            yield ctx.finding("GIR205", f"no ofmap sends transfer {entry.transfer_id} to DRAM", ptr, **loc)
+            continue
+        ref, i = hit
+        matched.add(entry.transfer_id)
+        o = ref.workload.ofmap[i]
+        problems = []
+        if (ref.core_id, ref.workload_id) != (entry.core_id, entry.workload_id):
+            problems.append(f"it is produced by core {ref.core_id} workload {ref.workload_id}")
+        if ref.workload.layer_name != entry.layer_name:
+            problems.append(f"layer is {ref.workload.layer_name!r}, not {entry.layer_name!r}")
+        if _frame_free(o.lower, o.upper) != _frame_free(entry.lower, entry.upper):
+            problems.append(f"ofmap range {o.lower}..{o.upper} differs from {entry.lower}..{entry.upper}")
+        if problems:
+            yield ctx.finding(
+                "GIR205",
+                f"DRAM in entry for transfer {entry.transfer_id} does not match its ofmap: " + "; ".join(problems),
+                ptr,
+                **loc,
+                related=(jp.extend(ref.pointer, "ofmap", i),),
+            )
+    for tid, (ref, i) in to_dram.items():
+        if tid not in matched:
+            yield ctx.finding(
+                "GIR205",
+                f"ofmap sends transfer {tid} to DRAM but the DRAM in list has no entry for it",
+                jp.extend(ref.pointer, "ofmap", i),
+                core_id=ref.core_id,
+                workload_id=ref.workload_id,
+                transfer_id=tid,
+            )
+
+
+@rule("GIR206", "related-dangling", Severity.WARNING)
+def related_dangling(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
+    """A `related_ofmap` or `related_ifmap` id has no entry on the other side of the DRAM section.
+
+    `related_ofmap` of a DRAM `in` entry names DRAM `out` transfers; `related_ifmap` of a
+    DRAM `out` entry names DRAM `in` transfers.
+    Why: these links tell the runtime which spilled data is read back; a dangling link hides a
+    read-after-write dependency through DRAM.
+    Example: `/-1/in/0/related_ofmap/0: GIR206 warning related_ofmap 73 is not a DRAM out transfer`
+    Fix: regenerate the DRAM section.
+    """
+    out_ids = {e.transfer_id for e in ir.ir.dram.out}
+    in_ids = {e.transfer_id for e in ir.ir.dram.in_}
+    for k, entry in enumerate(ir.ir.dram.in_):
+        for j, tid in enumerate(entry.related_ofmap):
+            if tid not in out_ids:
+                yield ctx.finding(
+                    "GIR206",
+                    f"related_ofmap {tid} is not a DRAM out transfer",
+                    jp.join("-1", "in", k, "related_ofmap", j),
+                    transfer_id=entry.transfer_id,
+                )
+    for k, out in enumerate(ir.ir.dram.out):
+        for j, tid in enumerate(out.related_ifmap):
+            if tid not in in_ids:
+                yield ctx.finding(
+                    "GIR206",
+                    f"related_ifmap {tid} is not a DRAM in transfer",
+                    jp.join("-1", "out", k, "related_ifmap", j),
+                    transfer_id=out.transfer_id,
+                )

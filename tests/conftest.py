@@ -1,0 +1,236 @@
+"""Shared fixtures: an in-process CLI runner, the real fixtures folder, and a minimal valid IR."""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import pytest
+
+from irtools.cli.main import main
+
+ROOT = Path(__file__).resolve().parent.parent
+"""The project root (holds pyproject.toml, schemas/, irtools/)."""
+
+SHARED = Path(__file__).resolve().parent.parent.parent / "shared"
+"""The read-only folder beside the project with the real IR fixtures and the format documents."""
+
+FIXTURES = SHARED / "fixtures"
+NO_FIXTURES = "../shared/fixtures not present"
+
+
+class CliResult(NamedTuple):
+    """Exit code and captured output of one in-process `irtools` run; unpacks as (code, out, err)."""
+
+    code: int
+    out: str
+    err: str
+
+    def __repr__(self) -> str:
+        return f"--- exit code: {self.code}\n--- stdout:\n{self.out}\n--- stderr:\n{self.err}"
+
+
+RunCli = Callable[..., CliResult]
+
+
+@pytest.fixture
+def run_cli(capsys: pytest.CaptureFixture[str], request: pytest.FixtureRequest) -> RunCli:
+    """Run `irtools *argv` in-process and return (code, out, err).
+
+    argparse errors (SystemExit) become exit codes as with the console script. Each run's exit
+    code, stdout and stderr are attached to the test report, so a failing test shows all three.
+    """
+
+    def run(*argv: str | Path) -> CliResult:
+        args = [str(a) for a in argv]
+        capsys.readouterr()  # drop anything printed before this run
+        try:
+            code = main(args)
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+        out, err = capsys.readouterr()
+        result = CliResult(code, out, err)
+        request.node.add_report_section("call", f"irtools {' '.join(args)}", repr(result))
+        return result
+
+    return run
+
+
+@pytest.fixture
+def fixtures_dir() -> Path:
+    """../shared/fixtures, or skip the test when the shared folder is absent."""
+    if not FIXTURES.is_dir():
+        pytest.skip(NO_FIXTURES)
+    return FIXTURES
+
+
+WriteIR = Callable[..., Path]
+
+
+@pytest.fixture
+def write_ir(tmp_path: Path) -> WriteIR:
+    """Write a JSON-serializable object (as JSON) or raw bytes to tmp_path/name; returns the path."""
+
+    def write(obj_or_bytes: Any, name: str = "ir.json") -> Path:
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(obj_or_bytes, bytes):
+            path.write_bytes(obj_or_bytes)
+        else:
+            path.write_text(json.dumps(obj_or_bytes, indent=1), encoding="utf-8")
+        return path
+
+    return write
+
+
+_MINIMAL_IR: dict[str, Any] = {
+    "-1": {
+        "in": [
+            {
+                "core_id": 0,
+                "workload_id": 0,
+                "layer_name": "conv1",
+                "lower": [0, 0, 0, 0],
+                "upper": [0, 15, 7, 7],
+                "transfer_id": 2,
+                "related_ofmap": [],
+            }
+        ],
+        "out": [
+            {
+                "type": "weight",
+                "transfer_id": 0,
+                "size": 1152,
+                "lower": [0, 0, 0, 0],
+                "upper": [15, 7, 2, 2],
+                "destination": [{"type": "core", "core_id": 0, "workload_id": 0, "layer_name": "conv1"}],
+                "related_ifmap": [],
+            },
+            {
+                "type": "fmap",
+                "transfer_id": 1,
+                "size": 800,
+                "lower": [0, 0, 0, 0],
+                "upper": [0, 7, 9, 9],
+                "destination": [{"type": "core", "core_id": 0, "workload_id": 0, "layer_name": "conv1"}],
+                "related_ifmap": [],
+            },
+        ],
+    },
+    "0": [
+        {
+            "workload_id": 0,
+            "layer_name": "conv1",
+            "layer_type": "pe",
+            "time": 1000,
+            "workload": [[0, 0, 0, 0], [0, 15, 7, 7]],
+            "ofmap_size": 1024,
+            "ifmap": [
+                {"align": 8, "bitwidth": 8, "lower": [0, 0, 0, 0], "upper": [0, 7, 9, 9], "size": 800, "transfer_id": [1]}
+            ],
+            "ofmap": [
+                {
+                    "lower": [0, 0, 0, 0],
+                    "upper": [0, 15, 7, 7],
+                    "size": 1024,
+                    "transfer_id": 2,
+                    "destination": [{"type": "DRAM", "core_id": -1}],
+                }
+            ],
+            "weight": {"lower": [0, 0, 0, 0], "upper": [15, 7, 2, 2], "size": 1152, "transfer_id": [0]},
+            "buffer": [
+                {
+                    "tensor_id": 0,
+                    "tensor_order": 0,
+                    "type": "ifmap",
+                    "address": 0,
+                    "size": 800,
+                    "align": 8,
+                    "bitwidth": 8,
+                    "lower": [0, 0, 0, 0],
+                    "upper": [0, 7, 9, 9],
+                    "layer_name": "conv1",
+                    "newly_added": True,
+                    "cur_wl_ifmap": True,
+                    "source": [
+                        {
+                            "type": "DRAM",
+                            "core_id": -1,
+                            "transfer_id": 1,
+                            "size": 800,
+                            "lower": [0, 0, 0, 0],
+                            "upper": [0, 7, 9, 9],
+                        }
+                    ],
+                    "transfer_id": [1],
+                },
+                {
+                    "tensor_id": 1,
+                    "tensor_order": 1,
+                    "type": "weight",
+                    "address": 1024,
+                    "size": 1152,
+                    "align": 8,
+                    "bitwidth": 8,
+                    "lower": [0, 0, 0, 0],
+                    "upper": [15, 7, 2, 2],
+                    "layer_name": "conv1",
+                    "newly_added": True,
+                    "cur_wl_ifmap": False,
+                    "source": [
+                        {
+                            "type": "DRAM",
+                            "core_id": -1,
+                            "transfer_id": 0,
+                            "size": 1152,
+                            "lower": [0, 0, 0, 0],
+                            "upper": [15, 7, 2, 2],
+                        }
+                    ],
+                    "transfer_id": [0],
+                },
+            ],
+            "wl0_buffer": [
+                {
+                    "address": 0,
+                    "size": 1152,
+                    "align": 8,
+                    "bitwidth": 8,
+                    "layer_name": "conv1",
+                    "source": "CORE",
+                    "tensor_order": None,
+                    "transfer_id": [0],
+                }
+            ],
+            "ring_buffer_info": [[0, 1048576]],
+            "tile_padding_tblr": [1, 1, 1, 1],
+        }
+    ],
+    "buffersize": 1048576,
+    "top_batch_cut": 1,
+    "xlen": 1,
+    "ylen": 1,
+}
+
+
+def minimal_ir() -> dict[str, Any]:
+    """A fresh, small, valid 1-core IR: a 3x3 conv reading its ifmap and weight from DRAM, ofmap to DRAM.
+
+    Transfers: 0 = weight (DRAM out), 1 = ifmap (DRAM out), 2 = ofmap (workload 0 -> DRAM in).
+    The buffer holds the ifmap at 0x0 and the weight at 0x400; WL0 holds the weight.
+    """
+    return copy.deepcopy(_MINIMAL_IR)
+
+
+@pytest.fixture(name="minimal_ir")
+def minimal_ir_fixture() -> dict[str, Any]:
+    """A fresh copy of `minimal_ir()` that a test may mutate."""
+    return minimal_ir()
+
+
+def pointers(findings: Sequence[Any], code: str | None = None) -> list[str]:
+    """The pointers of `findings` (optionally of one code), in report order."""
+    return [f.pointer for f in findings if code is None or f.code == code]

@@ -69,6 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     rul = sub.add_parser("rules", help="list the rules, or show one rule's documentation")
     rul.add_argument("code", nargs="?", help="a rule code, e.g. GIR302")
+    rul.add_argument("--markdown", action="store_true", help="print the full catalogue as Markdown (docs/rules.md)")
     return parser
 
 
@@ -124,6 +125,11 @@ def run_schema(args: argparse.Namespace) -> int:
 
 def run_rules(args: argparse.Namespace) -> int:
     """`irtools rules [CODE]`."""
+    if args.markdown:
+        from irtools.rules.docs import rules_markdown
+
+        sys.stdout.write(rules_markdown())
+        return EXIT_OK
     if args.code:
         code = args.code.upper()
         if code not in RULES:

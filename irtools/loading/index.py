@@ -94,6 +94,14 @@ class IRIndex:
                 index.setdefault(o.transfer_id, ref)
         return index
 
+    @cached_property
+    def incomplete(self) -> frozenset[str]:
+        """Pointers of workloads that lost list entries to schema errors."""
+        skipped = self.loaded.skipped
+        if not skipped:
+            return frozenset()
+        return frozenset(ref.pointer for ref in self.workloads() if self.loaded.incomplete(ref.pointer))
+
     def uses(self, ref: WorkloadRef) -> set[int]:
         """Transfer ids `ref` names anywhere (cached per workload)."""
         cached = self._uses.get(ref.pointer)

@@ -120,7 +120,7 @@ def destination_mismatch(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
             where = f"core {dest.core_id} workload {dest.workload_id}"
             if target is None:
                 message = f"destination {where} of transfer {tid} does not exist"
-            elif tid not in ir.uses(target):
+            elif tid not in ir.uses(target) and target.pointer not in ir.incomplete:
                 message = f"destination {where} does not use transfer {tid} (not in its ifmap, weight, buffer or WL0)"
             else:
                 continue

@@ -54,7 +54,7 @@ class IRIndex:
             int(key): [WorkloadRef(int(key), i, jp.join(key, i), wl) for i, wl in enumerate(workloads)]
             for key, workloads in sorted(self.ir.cores.items(), key=lambda kv: int(kv[0]))
         }
-        self._uses: dict[str, set[int]] = {}
+        self._uses: dict[int, set[int]] = {}
 
     @property
     def buffersize(self) -> int | None:
@@ -104,45 +104,52 @@ class IRIndex:
 
     def uses(self, ref: WorkloadRef) -> set[int]:
         """Transfer ids `ref` names anywhere (cached per workload)."""
-        cached = self._uses.get(ref.pointer)
+        cached = self._uses.get(id(ref))
         if cached is None:
-            cached = self._uses[ref.pointer] = workload_uses(ref.workload)
+            cached = self._uses[id(ref)] = workload_uses(ref.workload)
         return cached
 
-    def ranges(self) -> Iterator[Range]:
-        """Every lower/upper pair in the file."""
+    def inverted_ranges(self) -> Iterator[Range]:
+        """Every lower/upper pair in the file with lower > upper in some dimension."""
         for side, entries in (("in", self.ir.dram.in_), ("out", self.ir.dram.out)):
             for i, entry in enumerate(entries):
-                yield Range(jp.join("-1", side, i), "lower", entry.lower, entry.upper, transfer_id=entry.transfer_id)
+                if inverted(entry.lower, entry.upper):
+                    yield Range(jp.join("-1", side, i), "lower", entry.lower, entry.upper, transfer_id=entry.transfer_id)
         for ref in self.workloads():
-            yield from _workload_ranges(ref)
+            for tokens, key, lower, upper, tid in _workload_pairs(ref.workload):
+                if inverted(lower, upper):
+                    loc = {"core_id": ref.core_id, "workload_id": ref.workload_id, "transfer_id": tid}
+                    yield Range(jp.extend(ref.pointer, *tokens), key, lower, upper, **loc)
 
 
-def _workload_ranges(ref: WorkloadRef) -> Iterator[Range]:
-    wl, base = ref.workload, ref.pointer
-    loc = {"core_id": ref.core_id, "workload_id": wl.workload_id}
-    yield Range(jp.extend(base, "workload"), "0", wl.workload[0], wl.workload[1], **loc)
+def inverted(lower: list[int], upper: list[int]) -> bool:
+    """Whether lower > upper in some dimension."""
+    return lower[0] > upper[0] or lower[1] > upper[1] or lower[2] > upper[2] or lower[3] > upper[3]
+
+
+_Pair = tuple[tuple[str | int, ...], str, list[int], list[int], int | None]
+
+
+def _workload_pairs(wl: Workload) -> Iterator[_Pair]:
+    yield ("workload",), "0", wl.workload[0], wl.workload[1], None
     for i, t in enumerate(wl.ifmap):
-        yield Range(jp.extend(base, "ifmap", i), "lower", t.lower, t.upper, **loc, transfer_id=_first(t.transfer_id))
+        yield ("ifmap", i), "lower", t.lower, t.upper, _first(t.transfer_id)
     for i, o in enumerate(wl.ofmap):
-        yield Range(jp.extend(base, "ofmap", i), "lower", o.lower, o.upper, **loc, transfer_id=o.transfer_id)
+        yield ("ofmap", i), "lower", o.lower, o.upper, o.transfer_id
     if wl.weight is not None:
-        w = wl.weight
-        yield Range(jp.extend(base, "weight"), "lower", w.lower, w.upper, **loc, transfer_id=_first(w.transfer_id))
+        yield ("weight",), "lower", wl.weight.lower, wl.weight.upper, _first(wl.weight.transfer_id)
     for i, b in enumerate(wl.buffer):
-        bptr = jp.extend(base, "buffer", i)
-        yield Range(bptr, "lower", b.lower, b.upper, **loc, transfer_id=_first(b.transfer_id or []))
+        yield ("buffer", i), "lower", b.lower, b.upper, _first(b.transfer_id or [])
         for j, s in enumerate(b.source or ()):
-            yield Range(jp.extend(bptr, "source", j), "lower", s.lower, s.upper, **loc, transfer_id=s.transfer_id)
+            yield ("buffer", i, "source", j), "lower", s.lower, s.upper, s.transfer_id
     for i, e in enumerate(wl.wl0_entries):
         if e.lower is not None and e.upper is not None:
-            yield Range(jp.extend(base, wl.wl0_key, i), "lower", e.lower, e.upper, **loc, transfer_id=_first(e.transfer_id))
+            yield (wl.wl0_key, i), "lower", e.lower, e.upper, _first(e.transfer_id)
     for name, tile in (wl.tile_info or {}).items():
-        tptr = jp.extend(base, "tile_info", name)
-        yield Range(tptr, "ifmap_lower", tile.ifmap_lower, tile.ifmap_upper, **loc)
-        yield Range(tptr, "ofmap_lower", tile.ofmap_lower, tile.ofmap_upper, **loc)
+        yield ("tile_info", name), "ifmap_lower", tile.ifmap_lower, tile.ifmap_upper, None
+        yield ("tile_info", name), "ofmap_lower", tile.ofmap_lower, tile.ofmap_upper, None
         if tile.ifmap_lower2 is not None and tile.ifmap_upper2 is not None:
-            yield Range(tptr, "ifmap_lower2", tile.ifmap_lower2, tile.ifmap_upper2, **loc)
+            yield ("tile_info", name), "ifmap_lower2", tile.ifmap_lower2, tile.ifmap_upper2, None
 
 
 def _first(ids: list[int]) -> int | None:

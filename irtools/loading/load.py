@@ -68,7 +68,8 @@ def load_ir(source: str | os.PathLike[str] | bytes, path: str | None = None) -> 
         loaded.ir = _partial(doc, loaded.skipped)
         _note_unchecked(doc, loaded)
     if loaded.ir is not None:
-        loaded.findings.extend(key_findings(loaded.ir))
+        with gc_paused():
+            loaded.findings.extend(key_findings(loaded.ir))
     if loaded.skipped:
         loaded.findings.append(
             Finding(

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 from irtools import pointer as jp
 from irtools.findings import Finding, Severity
-from irtools.loading.index import IRIndex, WorkloadRef
+from irtools.loading.index import IRIndex, WorkloadRef, inverted
 from irtools.loading.l2 import place, regions_of
 from irtools.model import BufferEntry
 from irtools.rules.context import CheckContext
@@ -129,7 +129,7 @@ def ring_config(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     Fix: correct ring_buffer_info in the scheduler configuration.
     """
     seen: set[tuple[tuple[int, int], ...]] = set()
-    ambiguous_at: str | None = None
+    ambiguous: tuple[str, int, int] | None = None
     for ref in ir.workloads():
         info = ref.workload.ring_buffer_info
         config = tuple((r[0], r[1]) for r in info)
@@ -139,8 +139,8 @@ def ring_config(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
         base = jp.extend(ref.pointer, "ring_buffer_info")
         order = sorted(range(len(config)), key=lambda k: config[k])
         for k, (start, end) in enumerate(config):
-            if start != 0 and ambiguous_at is None:
-                ambiguous_at = jp.extend(base, k)
+            if start != 0 and ambiguous is None:
+                ambiguous = (jp.extend(base, k), start, end)
             problem = None
             if end <= start:
                 problem = f"region [{start:#x}, {end:#x}) is empty"
@@ -156,11 +156,13 @@ def ring_config(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
                     jp.extend(base, b),
                     **_loc(ref),
                 )
-    if ambiguous_at is not None:
+    if ambiguous is not None:
+        ptr, start, end = ambiguous
         yield ctx.finding(
             "GIR303",
-            "ring_buffer_info read as [start, end); the [start, size] reading would give other regions",
-            ambiguous_at,
+            f"ring_buffer_info pair [{start:#x}, {end:#x}] read as [start, end) = [{start:#x}, {end:#x}); "
+            f"read as [start, size] it would be [{start:#x}, {start + end:#x})",
+            ptr,
             severity=Severity.INFO,
         )
 
@@ -231,8 +233,11 @@ def source_union(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
                     ptr,
                     **_loc(ref, entry),
                 )
-            lower = [min(s.lower[d] for s in entry.source) for d in range(4)]
-            upper = [max(s.upper[d] for s in entry.source) for d in range(4)]
+            if len(entry.source) == 1:
+                lower, upper = entry.source[0].lower, entry.source[0].upper
+            else:
+                lower = [min(s.lower[d] for s in entry.source) for d in range(4)]
+                upper = [max(s.upper[d] for s in entry.source) for d in range(4)]
             if (lower, upper) != (entry.lower, entry.upper):
                 yield ctx.finding(
                     "GIR305",
@@ -310,7 +315,7 @@ def size_mismatch(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
         items = [("ifmap", i, t) for i, t in enumerate(ref.workload.ifmap)]
         items += [("buffer", i, b) for i, b in enumerate(ref.workload.buffer) if b.type == "ifmap"]
         for key, i, t in items:
-            if any(lo > hi for lo, hi in zip(t.lower, t.upper, strict=True)):
+            if inverted(t.lower, t.upper):
                 continue  # GIR504 reports inverted ranges
             expected = expected_fmap_size(t.lower, t.upper, t.align, t.bitwidth)
             if expected != t.size:

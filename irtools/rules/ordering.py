@@ -20,10 +20,8 @@ def bad_range(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     Example: `/0/3/ifmap/0: GIR504 error lower [0, 64, 0, 0] > upper [0, 63, 13, 13] in dimension 1`
     Fix: the writer swapped or miscomputed the corners of that tensor.
     """
-    for r in ir.ranges():
+    for r in ir.inverted_ranges():
         bad = [d for d, (lo, hi) in enumerate(zip(r.lower, r.upper, strict=True)) if lo > hi]
-        if not bad:
-            continue
         pointer = r.pointer if r.lower_key in ("lower", "0") else jp.extend(r.pointer, r.lower_key)
         where = "" if r.lower_key in ("lower", "0") else f"{r.lower_key}: "
         dims = ", ".join(str(d) for d in bad)

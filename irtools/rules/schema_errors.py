@@ -190,21 +190,24 @@ def _dialect_fields(model: type[BaseModel]) -> frozenset[str]:
 def key_findings(ir: SchedulerIR) -> Iterator[Finding]:
     """GIR103: one finding per (object kind, key) with its count and first pointer."""
     seen: dict[tuple[str, str], list[Any]] = {}
-    for model, ptr in _walk(ir):
+    for model, base, tokens in _walk(ir):
         extra = model.__pydantic_extra__
         dialect = _dialect_fields(type(model))
+        if not extra and not dialect:
+            continue
+        kind = type(model).__name__
         for key in extra or ():
-            _note(seen, type(model).__name__, key, ptr, False)
+            _note(seen, kind, key, base, tokens, False)
         for key in dialect:
             if getattr(model, key) is not None:
-                _note(seen, type(model).__name__, key, ptr, True)
+                _note(seen, kind, key, base, tokens, True)
     for (kind, key), (count, ptr, is_dialect) in seen.items():
         times = f" ({count} occurrences)" if count > 1 else ""
         if is_dialect:
             note = type_field_note(kind, key)
-            yield Finding("GIR103", Severity.INFO, f"dialect key {key!r} in {kind}{times}: {note}", ptr())
+            yield Finding("GIR103", Severity.INFO, f"dialect key {key!r} in {kind}{times}: {note}", ptr)
         else:
-            yield Finding("GIR103", Severity.WARNING, f"unknown key {key!r} in {kind}{times}; kept but not checked", ptr())
+            yield Finding("GIR103", Severity.WARNING, f"unknown key {key!r} in {kind}{times}; kept but not checked", ptr)
 
 
 def type_field_note(kind: str, key: str) -> str:
@@ -215,45 +218,49 @@ def type_field_note(kind: str, key: str) -> str:
     return str(info.json_schema_extra[DIALECT])
 
 
-def _note(seen: dict[tuple[str, str], list[Any]], kind: str, key: str, ptr: Any, is_dialect: bool) -> None:
+def _note(seen: dict[tuple[str, str], list[Any]], kind: str, key: str, base: str, tokens: tuple[Any, ...], is_dialect: bool) -> None:
     entry = seen.get((kind, key))
     if entry is None:
-        seen[(kind, key)] = [1, lambda p=ptr, k=key: jp.extend(p(), k), is_dialect]
+        seen[(kind, key)] = [1, jp.extend(base, *tokens, key), is_dialect]
     else:
         entry[0] += 1
 
 
-def _walk(ir: SchedulerIR) -> Iterator[tuple[BaseModel, Any]]:
-    # Pointers are built lazily (only for the first occurrence of each key) to keep this walk cheap.
-    yield ir, lambda: ""
-    yield ir.dram, lambda: "/-1"
+_Site = tuple[BaseModel, str, tuple[Any, ...]]
+
+
+def _walk(ir: SchedulerIR) -> Iterator[_Site]:
+    # Pointers are assembled only for the first occurrence of each key, from (base, tokens).
+    yield ir, "", ()
+    yield ir.dram, "/-1", ()
     for side, entries in (("in", ir.dram.in_), ("out", ir.dram.out)):
+        base = jp.join("-1", side)
         for i, entry in enumerate(entries):
-            yield entry, lambda s=side, i=i: jp.join("-1", s, i)
+            yield entry, base, (i,)
             for j, dest in enumerate(getattr(entry, "destination", ())):
-                yield dest, lambda s=side, i=i, j=j: jp.join("-1", s, i, "destination", j)
+                yield dest, base, (i, "destination", j)
     for key, workloads in ir.cores.items():
         for w, wl in enumerate(workloads):
             base = jp.join(key, w)
-            yield wl, lambda b=base: b
+            yield wl, base, ()
             yield from _walk_workload(wl, base)
 
 
-def _walk_workload(wl: Any, base: str) -> Iterator[tuple[BaseModel, Any]]:
+def _walk_workload(wl: Any, base: str) -> Iterator[_Site]:
     for i, t in enumerate(wl.ifmap):
-        yield t, lambda i=i: jp.extend(base, "ifmap", i)
+        yield t, base, ("ifmap", i)
     for i, t in enumerate(wl.ofmap):
-        yield t, lambda i=i: jp.extend(base, "ofmap", i)
+        yield t, base, ("ofmap", i)
         for j, d in enumerate(t.destination):
-            yield d, lambda i=i, j=j: jp.extend(base, "ofmap", i, "destination", j)
+            yield d, base, ("ofmap", i, "destination", j)
     if wl.weight is not None:
-        yield wl.weight, lambda: jp.extend(base, "weight")
+        yield wl.weight, base, ("weight",)
     for i, b in enumerate(wl.buffer):
-        yield b, lambda i=i: jp.extend(base, "buffer", i)
+        yield b, base, ("buffer", i)
         for j, s in enumerate(b.source or ()):
-            yield s, lambda i=i, j=j: jp.extend(base, "buffer", i, "source", j)
+            yield s, base, ("buffer", i, "source", j)
     key = wl.wl0_key
     for i, e in enumerate(wl.wl0_entries):
-        yield e, lambda i=i: jp.extend(base, key, i)
+        yield e, base, (key, i)
     for name, tile in (wl.tile_info or {}).items():
-        yield tile, lambda n=name: jp.extend(base, "tile_info", n)
+        yield tile, base, ("tile_info", name)

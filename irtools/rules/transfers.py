@@ -8,6 +8,7 @@ from irtools import pointer as jp
 from irtools.findings import Finding, Severity
 from irtools.loading.index import IRIndex, WorkloadRef
 from irtools.model import CoreDestination
+from irtools.model.dram import Destination
 from irtools.rules.context import CheckContext
 from irtools.rules.registry import rule
 
@@ -48,6 +49,8 @@ def dangling_transfer(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     produced = ir.producers
     unchecked = ir.loaded.unchecked_transfer_ids
     for ref in ir.workloads():
+        if all(tid in produced or tid in unchecked for tid in ir.uses(ref)):
+            continue  # the common case: no pointers to build
         for ptr, tid in _consumer_sites(ref):
             if tid in produced or tid in unchecked:
                 continue
@@ -102,15 +105,12 @@ def destination_mismatch(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     Example: `/0/2/ofmap/0/destination/0: GIR203 error destination core 1 workload 9 does not exist`
     Fix: correct the destination list of the producer.
     """
-    sources = [
-        (jp.join("-1", "out", i), None, entry.transfer_id, entry.destination)
-        for i, entry in enumerate(ir.ir.dram.out)
+    sources: list[tuple[WorkloadRef | None, int, int, list[Destination]]] = [
+        (None, i, entry.transfer_id, entry.destination) for i, entry in enumerate(ir.ir.dram.out)
     ]
     for ref in ir.workloads():
-        for i, o in enumerate(ref.workload.ofmap):
-            sources.append((jp.extend(ref.pointer, "ofmap", i), ref, o.transfer_id, o.destination))
-    for ptr, producer, tid, destinations in sources:
-        loc = {"core_id": producer.core_id, "workload_id": producer.workload_id} if producer else {}
+        sources.extend((ref, i, o.transfer_id, o.destination) for i, o in enumerate(ref.workload.ofmap))
+    for producer, i, tid, destinations in sources:
         for j, dest in enumerate(destinations):
             if not isinstance(dest, CoreDestination):
                 continue
@@ -124,9 +124,12 @@ def destination_mismatch(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
                 message = f"destination {where} does not use transfer {tid} (not in its ifmap, weight, buffer or WL0)"
             else:
                 continue
-            yield ctx.finding(
-                "GIR203", message, jp.extend(ptr, "destination", j), **loc, transfer_id=tid
-            )
+            if producer is None:
+                ptr, loc = jp.join("-1", "out", i, "destination", j), {}
+            else:
+                ptr = jp.extend(producer.pointer, "ofmap", i, "destination", j)
+                loc = {"core_id": producer.core_id, "workload_id": producer.workload_id}
+            yield ctx.finding("GIR203", message, ptr, **loc, transfer_id=tid)
     destinations_of: dict[int, set[tuple[int, int]]] = {}
     for ref in ir.workloads():
         for o in ref.workload.ofmap:

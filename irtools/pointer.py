@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Any
+
+_INTEGER = re.compile(r"-?[0-9]+\Z")
 
 
 def escape(token: str | int) -> str:
@@ -52,7 +55,7 @@ def sort_key(pointer: str) -> tuple[tuple[int, int | str], ...]:
     """Order pointers with numeric segments compared as numbers (`/0/2` before `/0/10`)."""
     key: list[tuple[int, int | str]] = []
     for token in split(pointer):
-        if token.lstrip("-").isdigit():
+        if _INTEGER.match(token):
             key.append((0, int(token)))
         else:
             key.append((1, token))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -129,7 +129,14 @@ _MINIMAL_IR: dict[str, Any] = {
             "workload": [[0, 0, 0, 0], [0, 15, 7, 7]],
             "ofmap_size": 1024,
             "ifmap": [
-                {"align": 8, "bitwidth": 8, "lower": [0, 0, 0, 0], "upper": [0, 7, 9, 9], "size": 800, "transfer_id": [1]}
+                {
+                    "align": 8,
+                    "bitwidth": 8,
+                    "lower": [0, 0, 0, 0],
+                    "upper": [0, 7, 9, 9],
+                    "size": 800,
+                    "transfer_id": [1],
+                }
             ],
             "ofmap": [
                 {
@@ -229,8 +236,3 @@ def minimal_ir() -> dict[str, Any]:
 def minimal_ir_fixture() -> dict[str, Any]:
     """A fresh copy of `minimal_ir()` that a test may mutate."""
     return minimal_ir()
-
-
-def pointers(findings: Sequence[Any], code: str | None = None) -> list[str]:
-    """The pointers of `findings` (optionally of one code), in report order."""
-    return [f.pointer for f in findings if code is None or f.code == code]

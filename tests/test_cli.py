@@ -61,7 +61,9 @@ def test_schema_error_exits_1(run_cli: Any, write_ir: Any, minimal_ir: dict[str,
     path = write_ir(minimal_ir)
     code, out, _ = run_cli("validate", path)
     assert code == 1
-    assert f"{path}:/0/0/buffer/0/address: GIR101 error expected an integer, got string '0x0'" in text_lines(out)
+    assert f"{path}:/0/0/buffer/0/address: GIR101 error expected an integer, got string '0x0'" in text_lines(
+        out
+    )
 
 
 def test_warnings_alone_exit_0(run_cli: Any, write_ir: Any, minimal_ir: dict[str, Any]) -> None:
@@ -81,7 +83,9 @@ def test_missing_path_exits_2_naming_the_path(run_cli: Any, tmp_path: Path) -> N
     assert "no such file or directory" in err
 
 
-def test_missing_path_among_good_ones_still_exits_2(run_cli: Any, write_ir: Any, minimal_ir: dict[str, Any]) -> None:
+def test_missing_path_among_good_ones_still_exits_2(
+    run_cli: Any, write_ir: Any, minimal_ir: dict[str, Any]
+) -> None:
     good = write_ir(minimal_ir)
     code, _, err = run_cli("validate", good, good.with_name("gone.json"))
     assert code == 2
@@ -242,7 +246,9 @@ def test_deep_nesting(run_cli: Any, write_ir: Any, data: bytes) -> None:
     assert "nesting too deep" in lines[0]
 
 
-def test_integer_beyond_int64_is_a_schema_error(run_cli: Any, write_ir: Any, minimal_ir: dict[str, Any]) -> None:
+def test_integer_beyond_int64_is_a_schema_error(
+    run_cli: Any, write_ir: Any, minimal_ir: dict[str, Any]
+) -> None:
     minimal_ir["0"][0]["buffer"][0]["size"] = 10**30
     code, report = validate_json(run_cli, write_ir(minimal_ir))
     assert code == 1
@@ -261,7 +267,9 @@ def test_integer_beyond_int64_is_a_schema_error(run_cli: Any, write_ir: Any, min
         ('{"note": "NaN Infinity",\n "x": [1, NaN]}', 2, 11, "NaN"),
     ],
 )
-def test_non_finite_numbers(run_cli: Any, write_ir: Any, text: str, line: int, column: int, constant: str) -> None:
+def test_non_finite_numbers(
+    run_cli: Any, write_ir: Any, text: str, line: int, column: int, constant: str
+) -> None:
     path = write_ir(text.encode())
     lines = gir100(*run_cli("validate", path), path)
     assert lines == [
@@ -269,7 +277,9 @@ def test_non_finite_numbers(run_cli: Any, write_ir: Any, text: str, line: int, c
     ]
 
 
-def test_duplicate_key_is_gir102_at_its_pointer(run_cli: Any, write_ir: Any, minimal_ir: dict[str, Any]) -> None:
+def test_duplicate_key_is_gir102_at_its_pointer(
+    run_cli: Any, write_ir: Any, minimal_ir: dict[str, Any]
+) -> None:
     text = json.dumps(minimal_ir)
     assert text.count('"address": 1024') == 1
     text = text.replace('"address": 1024', '"address": 1024, "address": 4096')
@@ -288,7 +298,9 @@ def test_duplicate_top_level_key(run_cli: Any, write_ir: Any, minimal_ir: dict[s
     assert [f["pointer"] for f in findings_of(report) if f["code"] == "GIR102"] == ["/xlen"]
 
 
-def test_utf8_bom_on_valid_ir_is_only_a_warning(run_cli: Any, write_ir: Any, minimal_ir: dict[str, Any]) -> None:
+def test_utf8_bom_on_valid_ir_is_only_a_warning(
+    run_cli: Any, write_ir: Any, minimal_ir: dict[str, Any]
+) -> None:
     path = write_ir(codecs.BOM_UTF8 + json.dumps(minimal_ir).encode())
     code, out, _ = run_cli("validate", path)
     assert code == 0
@@ -331,10 +343,6 @@ def test_integer_field_accepts_only_json_integers(
     assert errors[0]["core_id"] == 0
 
 
-@pytest.mark.xfail(
-    reason="describe_value() renders null as 'null null': the message reads 'expected an integer, got null null'",
-    strict=True,
-)
 def test_null_in_integer_field_is_named_once(run_cli: Any, write_ir: Any, minimal_ir: dict[str, Any]) -> None:
     minimal_ir["0"][0]["buffer"][1]["address"] = None
     _, report = validate_json(run_cli, write_ir(minimal_ir))
@@ -396,7 +404,13 @@ def test_json_report_contract(run_cli: Any, write_ir: Any, minimal_ir: dict[str,
         assert set(file_report) == {"path", "errors", "warnings", "findings"}
         for finding in file_report["findings"]:
             assert set(finding) == {
-                "code", "severity", "message", "pointer", "core_id", "workload_id", "transfer_id"
+                "code",
+                "severity",
+                "message",
+                "pointer",
+                "core_id",
+                "workload_id",
+                "transfer_id",
             }
             assert finding["severity"] in {"error", "warning", "info"}
             assert isinstance(finding["pointer"], str)
@@ -482,7 +496,9 @@ def test_severity_override_changes_severity_and_exit_code(
     assert report["summary"] == {"files": 1, "errors": 1, "warnings": 0}
 
 
-def test_severity_override_can_downgrade_errors(run_cli: Any, write_ir: Any, minimal_ir: dict[str, Any]) -> None:
+def test_severity_override_can_downgrade_errors(
+    run_cli: Any, write_ir: Any, minimal_ir: dict[str, Any]
+) -> None:
     minimal_ir["0"][0]["buffer"][0]["address"] = True
     code, report = validate_json(run_cli, "--severity", "gir101=warning", write_ir(minimal_ir))
     assert code == 0
@@ -492,7 +508,9 @@ def test_severity_override_can_downgrade_errors(run_cli: Any, write_ir: Any, min
 # --- output file, discovery ------------------------------------------------------------------------------
 
 
-def test_output_file_receives_the_report(run_cli: Any, write_ir: Any, minimal_ir: dict[str, Any], tmp_path: Path) -> None:
+def test_output_file_receives_the_report(
+    run_cli: Any, write_ir: Any, minimal_ir: dict[str, Any], tmp_path: Path
+) -> None:
     minimal_ir["0"][0]["buffer"][0]["address"] = True
     path = write_ir(minimal_ir)
     target = tmp_path / "report.json"
@@ -504,7 +522,9 @@ def test_output_file_receives_the_report(run_cli: Any, write_ir: Any, minimal_ir
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no temp file left behind
 
 
-def test_output_file_replaces_an_old_report(run_cli: Any, write_ir: Any, minimal_ir: dict[str, Any], tmp_path: Path) -> None:
+def test_output_file_replaces_an_old_report(
+    run_cli: Any, write_ir: Any, minimal_ir: dict[str, Any], tmp_path: Path
+) -> None:
     target = tmp_path / "report.txt"
     target.write_text("stale\n" * 1000, encoding="utf-8")
     code, _, _ = run_cli("validate", "-o", target, write_ir(minimal_ir))
@@ -512,7 +532,9 @@ def test_output_file_replaces_an_old_report(run_cli: Any, write_ir: Any, minimal
     assert target.read_text(encoding="utf-8") == "1 file checked: 0 errors, 0 warnings, 0 info\n"
 
 
-def test_output_into_missing_directory_exits_2(run_cli: Any, write_ir: Any, minimal_ir: dict[str, Any], tmp_path: Path) -> None:
+def test_output_into_missing_directory_exits_2(
+    run_cli: Any, write_ir: Any, minimal_ir: dict[str, Any], tmp_path: Path
+) -> None:
     code, _, err = run_cli("validate", "-o", tmp_path / "nope" / "r.txt", write_ir(minimal_ir))
     assert code == 2
     assert "Traceback" not in err and "nope" in err
@@ -533,7 +555,9 @@ def test_directories_are_searched_recursively_skipping_sidecars(
     ]
 
 
-def test_same_file_given_twice_is_checked_once(run_cli: Any, write_ir: Any, minimal_ir: dict[str, Any]) -> None:
+def test_same_file_given_twice_is_checked_once(
+    run_cli: Any, write_ir: Any, minimal_ir: dict[str, Any]
+) -> None:
     path = write_ir(minimal_ir)
     _, report = validate_json(run_cli, path, path, path.parent)
     assert report["summary"]["files"] == 1
@@ -587,7 +611,10 @@ def test_no_subcommand_is_a_usage_error(run_cli: Any) -> None:
 
 
 def test_python_dash_m_help() -> None:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+    }
     proc = subprocess.run(
         [sys.executable, "-m", "irtools", "--help"],
         capture_output=True,
@@ -604,12 +631,6 @@ def test_python_dash_m_help() -> None:
     assert proc.stderr == ""
 
 
-@pytest.mark.xfail(
-    reason="a lone-surrogate key (JSON escape \\ud800) ends up in a GIR102 pointer, and the text "
-    "reporter's write to stdout raises UnicodeEncodeError instead of reporting",
-    raises=UnicodeEncodeError,
-    strict=True,
-)
 def test_lone_surrogate_duplicate_key_is_reported_not_a_crash(run_cli: Any, write_ir: Any) -> None:
     # Pure-ASCII, valid JSON: the escapes decode to an unpaired surrogate, which UTF-8 cannot encode.
     path = write_ir(b'{"\\ud800": 1, "\\ud800": 2}')
@@ -618,12 +639,6 @@ def test_lone_surrogate_duplicate_key_is_reported_not_a_crash(run_cli: Any, writ
     assert " GIR102 error " in out
 
 
-@pytest.mark.xfail(
-    reason="an unknown key '²' (str.isdigit() is True, int() fails) in a GIR103 pointer makes "
-    "pointer.sort_key raise ValueError while FileReport sorts the findings",
-    raises=ValueError,
-    strict=True,
-)
 def test_unknown_key_that_looks_like_a_digit_is_reported_not_a_crash(
     run_cli: Any, write_ir: Any, minimal_ir: dict[str, Any]
 ) -> None:
@@ -633,12 +648,9 @@ def test_unknown_key_that_looks_like_a_digit_is_reported_not_a_crash(
     assert " GIR103 warning unknown key '²'" in out
 
 
-@pytest.mark.xfail(
-    reason="IRModel sets populate_by_name=True, so a file with the DRAM section under 'dram' (the "
-    "Python field name) instead of '-1' loads without any GIR101; the JSON Schema rejects it",
-    strict=True,
-)
-def test_dram_section_must_be_named_minus_one(run_cli: Any, write_ir: Any, minimal_ir: dict[str, Any]) -> None:
+def test_dram_section_must_be_named_minus_one(
+    run_cli: Any, write_ir: Any, minimal_ir: dict[str, Any]
+) -> None:
     minimal_ir["dram"] = minimal_ir.pop("-1")
     code, report = validate_json(run_cli, "--select", "GIR1", write_ir(minimal_ir))
     assert code == 1

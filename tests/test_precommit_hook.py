@@ -36,9 +36,28 @@ def test_one_validate_hook(hooks: list[dict[str, Any]]) -> None:
 
 def test_only_keys_pre_commit_knows(hooks: list[dict[str, Any]]) -> None:
     known = {
-        "id", "name", "entry", "language", "alias", "log_file", "files", "exclude", "types", "types_or", "exclude_types",
-        "always_run", "fail_fast", "verbose", "pass_filenames", "require_serial", "description",
-        "language_version", "minimum_pre_commit_version", "args", "stages", "additional_dependencies",
+        "id",
+        "name",
+        "entry",
+        "language",
+        "alias",
+        "log_file",
+        "files",
+        "exclude",
+        "types",
+        "types_or",
+        "exclude_types",
+        "always_run",
+        "fail_fast",
+        "verbose",
+        "pass_filenames",
+        "require_serial",
+        "description",
+        "language_version",
+        "minimum_pre_commit_version",
+        "args",
+        "stages",
+        "additional_dependencies",
     }
     for hook in hooks:
         assert set(hook) <= known

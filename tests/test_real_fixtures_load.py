@@ -1,4 +1,4 @@
-"""The real IR files in ../shared/fixtures load as they should: Gemini files cleanly, the converter file with its defects.
+"""The real IR files in ../shared/fixtures: Gemini files load cleanly, the converter file with its defects.
 
 Expected findings are computed here by walking the raw JSON independently of irtools, so every
 finding the loader reports on these files is checked to be true, and every defect to be found.
@@ -20,8 +20,18 @@ from irtools.loading.load import LoadedIR, load_ir
 
 GEMINI = {
     # file name -> dialect keys it uses (keys real Gemini files write but the format document omits)
-    "int8_resnet34.sim_quantized_b1_c1_bw16_stschedule.json": {"wl1_buffer", "start_send", "ifmap_lower2", "ifmap_upper2"},
-    "int8_resnet34.sim_quantized_b4_c1_bw16_stschedule.json": {"wl1_buffer", "start_send", "ifmap_lower2", "ifmap_upper2"},
+    "int8_resnet34.sim_quantized_b1_c1_bw16_stschedule.json": {
+        "wl1_buffer",
+        "start_send",
+        "ifmap_lower2",
+        "ifmap_upper2",
+    },
+    "int8_resnet34.sim_quantized_b4_c1_bw16_stschedule.json": {
+        "wl1_buffer",
+        "start_send",
+        "ifmap_lower2",
+        "ifmap_upper2",
+    },
     "int8_resnet50.sim_quantized_b1_c1_bw16_stschedule.json": {"start_send", "ifmap_lower2", "ifmap_upper2"},
 }
 NPU = "npu-simulator/ir_ramulator2_dram_test_slice.json"
@@ -35,18 +45,18 @@ def core_items(doc: dict[str, Any]) -> Iterator[tuple[str, list[Any]]]:
 
 
 def dialect_occurrences(doc: dict[str, Any]) -> dict[str, list[str]]:
-    """Pointers of every non-null dialect value, in file order, per dialect key."""
+    """Pointers of every dialect key present (null values included), in file order, per dialect key."""
     found: dict[str, list[str]] = {}
     for core, workloads in core_items(doc):
         for w, wl in enumerate(workloads):
-            if wl.get("wl1_buffer") is not None:
+            if "wl1_buffer" in wl:
                 found.setdefault("wl1_buffer", []).append(jp.join(core, w, "wl1_buffer"))
             for b, entry in enumerate(wl["buffer"]):
-                if entry.get("start_send") is not None:
+                if "start_send" in entry:
                     found.setdefault("start_send", []).append(jp.join(core, w, "buffer", b, "start_send"))
             for name, tile in (wl.get("tile_info") or {}).items():
                 for key in ("ifmap_lower2", "ifmap_upper2"):
-                    if tile.get(key) is not None:
+                    if key in tile:
                         found.setdefault(key, []).append(jp.join(core, w, "tile_info", name, key))
     return found
 
@@ -94,7 +104,7 @@ def test_gemini_has_only_dialect_info(gemini: tuple[str, Any, LoadedIR]) -> None
     occurrences = dialect_occurrences(raw)
     assert set(occurrences) == GEMINI[name]
     for key, finding in reported.items():
-        # One finding per key, at its first occurrence; null values (wl1_buffer: null) are not counted.
+        # One finding per key, at its first occurrence; keys present with a null value (wl1_buffer: null) count too.
         assert finding.pointer == occurrences[key][0]
         count = len(occurrences[key])
         assert finding.message.startswith(f"dialect key {key!r} in ")
@@ -170,13 +180,19 @@ def test_npu_every_scalar_coordinate_in_dram_out_is_a_gir101(npu: tuple[Any, Loa
         if not isinstance(entry[key], list)
     }
     assert expected, "the fixture no longer holds the defect this module tests"
-    reported = {f.pointer: f.message for f in errors(loaded) if re.fullmatch(r"/-1/out/\d+/(lower|upper)", f.pointer)}
+    reported = {
+        f.pointer: f.message for f in errors(loaded) if re.fullmatch(r"/-1/out/\d+/(lower|upper)", f.pointer)
+    }
     assert reported == {p: f"expected an array, got integer {v}" for p, v in expected.items()}
 
 
 def test_npu_dram_out_type_ifmap_is_a_gir101(npu: tuple[Any, LoadedIR]) -> None:
     raw, loaded = npu
-    expected = {jp.join("-1", "out", i, "type") for i, e in enumerate(raw["-1"]["out"]) if e["type"] not in ("weight", "fmap")}
+    expected = {
+        jp.join("-1", "out", i, "type")
+        for i, e in enumerate(raw["-1"]["out"])
+        if e["type"] not in ("weight", "fmap")
+    }
     reported = {f.pointer: f.message for f in errors(loaded) if f.pointer.endswith("/type")}
     assert set(reported) == expected
     assert set(reported.values()) == {"expected 'weight' or 'fmap', got string 'ifmap'"}
@@ -184,20 +200,25 @@ def test_npu_dram_out_type_ifmap_is_a_gir101(npu: tuple[Any, LoadedIR]) -> None:
 
 def test_npu_reports_nothing_else_as_a_schema_error(npu: tuple[Any, LoadedIR]) -> None:
     raw, loaded = npu
+    expected_places = re.compile(r"/\d+/\d+/buffer/\d+/address|/-1/out/\d+/(lower|upper|type)")
     for finding in errors(loaded):
-        assert re.fullmatch(r"/\d+/\d+/buffer/\d+/address|/-1/out/\d+/(lower|upper|type)", finding.pointer), finding
+        assert expected_places.fullmatch(finding.pointer), finding
         jp.resolve(raw, finding.pointer)  # every pointer names a value in the file as written
     assert errors(loaded, "GIR100") == errors(loaded, "GIR102") == []
 
 
 def test_npu_broken_entries_are_left_out_and_counted(npu: tuple[Any, LoadedIR]) -> None:
     raw, loaded = npu
-    broken_out = {jp.join("-1", "out", i) for i, e in enumerate(raw["-1"]["out"])
-                  if not isinstance(e["lower"], list) or not isinstance(e["upper"], list) or e["type"] == "ifmap"}
+    broken_out = {
+        jp.join("-1", "out", i)
+        for i, e in enumerate(raw["-1"]["out"])
+        if not isinstance(e["lower"], list) or not isinstance(e["upper"], list) or e["type"] == "ifmap"
+    }
     broken_buffers = {p.rsplit("/", 1)[0] for p in bool_addresses(raw)}
-    assert set(loaded.skipped) == broken_out | broken_buffers
+    broken = broken_out | broken_buffers
+    assert set(loaded.skipped) == broken
     [note] = [f for f in loaded.findings if f.code == "GIR101" and f.severity is Severity.INFO]
-    assert note.message == f"{len(broken_out | broken_buffers)} entries with schema errors were left out of the semantic checks"
+    assert note.message == f"{len(broken)} entries with schema errors were left out of the semantic checks"
     # The rest of the file still loads, so the semantic rules can check it.
     assert loaded.ir is not None
     assert [len(loaded.ir.cores[c]) for c in ("0", "1")] == [len(raw["0"]), len(raw["1"])]

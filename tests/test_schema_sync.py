@@ -17,7 +17,9 @@ from irtools.model.schema import SCHEMA_PATH, build_schema, schema_text
 
 ROOT = Path(__file__).resolve().parent.parent
 COMMITTED = ROOT / SCHEMA_PATH
-REGENERATE = "schema is out of date; regenerate with `irtools schema -o schemas/gemini-scheduler-ir.schema.json`"
+REGENERATE = (
+    "schema is out of date; regenerate with `irtools schema -o schemas/gemini-scheduler-ir.schema.json`"
+)
 GEMINI = [
     "int8_resnet34.sim_quantized_b1_c1_bw16_stschedule.json",
     "int8_resnet34.sim_quantized_b4_c1_bw16_stschedule.json",
@@ -88,7 +90,9 @@ def test_top_level_shape(schema: dict[str, Any]) -> None:
     assert "DRAM" in schema["properties"]["-1"]["description"]
 
 
-@pytest.mark.parametrize("model", ["Workload", "BufferEntry", "IfmapTensor", "OfmapTensor", "DramIn", "DramOut", "Wl0Entry"])
+@pytest.mark.parametrize(
+    "model", ["Workload", "BufferEntry", "IfmapTensor", "OfmapTensor", "DramIn", "DramOut", "Wl0Entry"]
+)
 def test_every_property_is_documented(schema: dict[str, Any], model: str) -> None:
     definition = schema["$defs"][model]
     assert definition["description"]
@@ -191,15 +195,6 @@ def _both(first: Mutation, second: Mutation) -> Mutation:
 
 BUF = "0/0/buffer/0"
 WL = "0/0"
-KNOWN_BUG_DRAM_NAME = (
-    "models accept the Python field names 'dram' / 'in_' (populate_by_name=True in IRModel) where the "
-    "format and the JSON Schema require '-1' / 'in'"
-)
-KNOWN_BUG_CORES_KEY = (
-    "a top-level key '$cores' (the models' internal field) turns off core gathering, so core '0' is not "
-    "validated at all by Pydantic; JSON Schema still checks it"
-)
-
 MUTATIONS: list[Any] = [
     # (mutation of minimal_ir(), should both validators accept it?)
     pytest.param(_set(f"{BUF}/address", True), False, id="bool-address"),
@@ -223,7 +218,9 @@ MUTATIONS: list[Any] = [
     pytest.param(_set(f"{WL}/wl0_buffer/0/source", "DDR"), True, id="wl0-source-ddr"),
     pytest.param(_set(f"{BUF}/address", INT64_MAX), True, id="int64-max"),
     pytest.param(_set(f"{BUF}/address", INT64_MAX + 1), False, id="int64-overflow"),
-    pytest.param(_set(f"{WL}/ofmap/0/destination/0", {"type": "DRAM", "core_id": 0}), False, id="dram-dest-core-0"),
+    pytest.param(
+        _set(f"{WL}/ofmap/0/destination/0", {"type": "DRAM", "core_id": 0}), False, id="dram-dest-core-0"
+    ),
     pytest.param(_set(f"{WL}/ofmap/0/destination/0", {"core_id": -1}), False, id="dest-without-type"),
     pytest.param(_set(f"{BUF}/source/0/core_id", 0), False, id="dram-source-core-0"),
     pytest.param(_set(f"{BUF}/source/0/type", "dram"), False, id="lowercase-dram-source"),
@@ -234,14 +231,34 @@ MUTATIONS: list[Any] = [
     pytest.param(_set("-1/in/0/layer_name", None), False, id="null-required-string"),
     pytest.param(_set(f"{BUF}/layer_name", None), True, id="null-optional-string"),
     pytest.param(
-        _set(f"{WL}/tile_info", {"tile_num_0": {"ifmap_lower": [0] * 4, "ifmap_upper": [0] * 4, "ofmap_lower": [0] * 4,
-                                               "ofmap_upper": [0] * 4, "single_tile_time_pred": 12.5}}),
+        _set(
+            f"{WL}/tile_info",
+            {
+                "tile_num_0": {
+                    "ifmap_lower": [0] * 4,
+                    "ifmap_upper": [0] * 4,
+                    "ofmap_lower": [0] * 4,
+                    "ofmap_upper": [0] * 4,
+                    "single_tile_time_pred": 12.5,
+                }
+            },
+        ),
         True,
         id="tile-info",
     ),
     pytest.param(
-        _set(f"{WL}/tile_info", {"tile_num_0": {"ifmap_lower": [0] * 4, "ifmap_upper": [0] * 4, "ofmap_lower": [0] * 4,
-                                               "ofmap_upper": [0] * 4, "single_tile_time_pred": -1.0}}),
+        _set(
+            f"{WL}/tile_info",
+            {
+                "tile_num_0": {
+                    "ifmap_lower": [0] * 4,
+                    "ifmap_upper": [0] * 4,
+                    "ofmap_lower": [0] * 4,
+                    "ofmap_upper": [0] * 4,
+                    "single_tile_time_pred": -1.0,
+                }
+            },
+        ),
         False,
         id="negative-tile-time",
     ),
@@ -249,19 +266,16 @@ MUTATIONS: list[Any] = [
         _rename("", "-1", "dram"),
         False,
         id="dram-section-under-python-name",
-        marks=pytest.mark.xfail(reason=KNOWN_BUG_DRAM_NAME, strict=True),
     ),
     pytest.param(
         _rename("-1", "in", "in_"),
         False,
         id="dram-in-under-python-name",
-        marks=pytest.mark.xfail(reason=KNOWN_BUG_DRAM_NAME, strict=True),
     ),
     pytest.param(
         _both(_set("$cores", {}), _set(f"{BUF}/address", True)),
         False,
         id="internal-cores-key",
-        marks=pytest.mark.xfail(reason=KNOWN_BUG_CORES_KEY, strict=True),
     ),
 ]
 

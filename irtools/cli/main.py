@@ -148,6 +148,10 @@ COMMANDS = {"validate": run_validate, "schema": run_schema, "rules": run_rules}
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `irtools` console script; returns the exit code."""
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
+            # Keys in a file may hold lone surrogates (valid JSON escapes) that no encoding can print.
+            stream.reconfigure(errors="backslashreplace")
     args = build_parser().parse_args(argv)
     try:
         return COMMANDS[args.command](args)

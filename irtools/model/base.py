@@ -38,6 +38,6 @@ class IRModel(BaseModel):
         strict=True,
         extra="allow",
         use_attribute_docstrings=True,
-        populate_by_name=True,
         validate_by_alias=True,
+        validate_by_name=False,
     )

@@ -101,6 +101,8 @@ _EXPECTED = {
 def describe_value(value: Any) -> str:
     """A JSON type name plus a short rendering of the value."""
     kind = next((name for t, name in _JSON_TYPES.items() if type(value) is t), type(value).__name__)
+    if value is None:
+        return "null"
     if isinstance(value, dict | list):
         return f"{kind} of {len(value)} item{'s' if len(value) != 1 else ''}"
     text = "null" if value is None else "true" if value is True else "false" if value is False else repr(value)
@@ -199,7 +201,7 @@ def key_findings(ir: SchedulerIR) -> Iterator[Finding]:
         for key in extra or ():
             _note(seen, kind, key, base, tokens, False)
         for key in dialect:
-            if getattr(model, key) is not None:
+            if key in model.model_fields_set:
                 _note(seen, kind, key, base, tokens, True)
     for (kind, key), (count, ptr, is_dialect) in seen.items():
         times = f" ({count} occurrences)" if count > 1 else ""

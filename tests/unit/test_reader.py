@@ -56,7 +56,9 @@ def test_whitespace_only(data: bytes) -> None:
     doc = read_bytes(data)
     assert doc.data is None and not doc.ok
     errors = [f for f in doc.findings if f.severity is Severity.ERROR]
-    assert [(f.code, f.message, where(f)) for f in errors] == [("GIR100", "file holds only whitespace", (1, 1))]
+    assert [(f.code, f.message, where(f)) for f in errors] == [
+        ("GIR100", "file holds only whitespace", (1, 1))
+    ]
 
 
 # --- syntax errors: line and column of the problem ------------------------------------------------------

@@ -117,7 +117,9 @@ def test_longer_select_beats_shorter_ignore() -> None:
 
 def test_longer_ignore_beats_shorter_select() -> None:
     assert resolve_selection(["GIR1"], ["GIR10"]) & {"GIR100", "GIR101", "GIR102", "GIR103"} == set()
-    assert resolve_selection(["GIR10"], ["GIR103"]) == {c for c in RULES if c.startswith("GIR10")} - {"GIR103"}
+    assert resolve_selection(["GIR10"], ["GIR103"]) == {c for c in RULES if c.startswith("GIR10")} - {
+        "GIR103"
+    }
 
 
 def test_equal_length_tie_goes_to_ignore() -> None:
@@ -126,7 +128,9 @@ def test_equal_length_tie_goes_to_ignore() -> None:
 
 
 def test_order_of_selectors_does_not_matter() -> None:
-    assert resolve_selection(["GIR103", "GIR1"], ["GIR10"]) == resolve_selection(["GIR1", "GIR103"], ["GIR10"])
+    assert resolve_selection(["GIR103", "GIR1"], ["GIR10"]) == resolve_selection(
+        ["GIR1", "GIR103"], ["GIR10"]
+    )
 
 
 @pytest.mark.parametrize(

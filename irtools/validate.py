@@ -30,7 +30,7 @@ def check_loaded(loaded: LoadedIR, options: CheckOptions | None = None) -> list[
                 continue
             try:
                 findings.extend(entry.check(index, ctx))
-            except Exception as exc:  # a checker bug must not hide the other rules' findings
+            except Exception as exc:  # noqa: BLE001 - a checker bug must not hide the other rules' findings
                 findings.append(
                     Finding("GIR001", Severity.ERROR, f"rule {entry.code} crashed: {type(exc).__name__}: {exc}")
                 )

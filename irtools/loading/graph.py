@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from typing import TYPE_CHECKING
 
 from irtools.loading.index import workload_inputs
@@ -17,7 +18,7 @@ def wait_graph(ir: IRIndex) -> tuple[list[WorkloadRef], list[list[int]]]:
     number = {id(ref): n for n, ref in enumerate(nodes)}
     edges: list[list[int]] = [[] for _ in nodes]
     for refs in ir.cores.values():
-        for a, b in zip(refs, refs[1:]):
+        for a, b in itertools.pairwise(refs):
             edges[number[id(a)]].append(number[id(b)])
     for ref in nodes:
         for tid in workload_inputs(ref.workload):

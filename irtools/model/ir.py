@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import Field, model_validator
 
-from irtools.model.base import IRModel, NonNegInt, PositiveInt
+from irtools.model.base import IRModel, PositiveInt
 from irtools.model.core import Workload
 from irtools.model.dram import DramSection
 

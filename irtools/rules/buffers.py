@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Iterator
 
@@ -148,7 +149,7 @@ def ring_config(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
                 problem = f"region [{start:#x}, {end:#x}) ends past buffersize {ir.buffersize:#x}"
             if problem:
                 yield ctx.finding("GIR303", problem, jp.extend(base, k), **_loc(ref))
-        for a, b in zip(order, order[1:]):
+        for a, b in itertools.pairwise(order):
             if config[b][0] < config[a][1] and config[a][1] > config[a][0] and config[b][1] > config[b][0]:
                 yield ctx.finding(
                     "GIR303",

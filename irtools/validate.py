@@ -32,7 +32,9 @@ def check_loaded(loaded: LoadedIR, options: CheckOptions | None = None) -> list[
                 findings.extend(entry.check(index, ctx))
             except Exception as exc:  # noqa: BLE001 - a checker bug must not hide the other rules' findings
                 findings.append(
-                    Finding("GIR001", Severity.ERROR, f"rule {entry.code} crashed: {type(exc).__name__}: {exc}")
+                    Finding(
+                        "GIR001", Severity.ERROR, f"rule {entry.code} crashed: {type(exc).__name__}: {exc}"
+                    )
                 )
     return findings
 

@@ -47,12 +47,22 @@ def build_parser() -> argparse.ArgumentParser:
         description="Check IR files. Exit 0: no error-severity finding; 1: at least one; 2: usage error.",
     )
     val.add_argument("paths", nargs="+", metavar="PATH", help="IR files, or directories (every *.json below)")
-    val.add_argument("--format", choices=sorted(REPORTERS), default="text", help="output format (default: text)")
-    val.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE (atomically) instead of stdout")
     val.add_argument(
-        "--select", type=_codes, action="extend", metavar="CODES", help="comma-separated codes or prefixes (GIR3) to enable"
+        "--format", choices=sorted(REPORTERS), default="text", help="output format (default: text)"
     )
-    val.add_argument("--ignore", type=_codes, action="extend", metavar="CODES", help="codes or prefixes to disable")
+    val.add_argument(
+        "-o", "--output", metavar="FILE", help="write the report to FILE (atomically) instead of stdout"
+    )
+    val.add_argument(
+        "--select",
+        type=_codes,
+        action="extend",
+        metavar="CODES",
+        help="comma-separated codes or prefixes (GIR3) to enable",
+    )
+    val.add_argument(
+        "--ignore", type=_codes, action="extend", metavar="CODES", help="codes or prefixes to disable"
+    )
     val.add_argument(
         "--severity",
         action="append",
@@ -61,15 +71,21 @@ def build_parser() -> argparse.ArgumentParser:
         help="override a rule's severity (error, warning or info); repeatable",
     )
     val.add_argument("--wl0-size", type=_positive_int, metavar="BYTES", help="WL0 capacity; enables GIR402")
-    val.add_argument("--addr-align", type=_positive_int, metavar="BYTES", help="L2 address alignment; enables GIR308")
-    val.add_argument("--jobs", "-j", type=_positive_int, default=1, metavar="N", help="check N files in parallel")
+    val.add_argument(
+        "--addr-align", type=_positive_int, metavar="BYTES", help="L2 address alignment; enables GIR308"
+    )
+    val.add_argument(
+        "--jobs", "-j", type=_positive_int, default=1, metavar="N", help="check N files in parallel"
+    )
 
     sch = sub.add_parser("schema", help="print the JSON Schema (Draft 2020-12) of the Scheduler IR")
     sch.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
 
     rul = sub.add_parser("rules", help="list the rules, or show one rule's documentation")
     rul.add_argument("code", nargs="?", help="a rule code, e.g. GIR302")
-    rul.add_argument("--markdown", action="store_true", help="print the full catalogue as Markdown (docs/rules.md)")
+    rul.add_argument(
+        "--markdown", action="store_true", help="print the full catalogue as Markdown (docs/rules.md)"
+    )
     return parser
 
 

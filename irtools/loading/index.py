@@ -8,7 +8,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from irtools import pointer as jp
-from irtools.model import SchedulerIR, Workload
+from irtools.model import DramIn, DramOut, SchedulerIR, Workload
 
 if TYPE_CHECKING:
     from irtools.loading.load import LoadedIR
@@ -111,10 +111,15 @@ class IRIndex:
 
     def inverted_ranges(self) -> Iterator[Range]:
         """Every lower/upper pair in the file with lower > upper in some dimension."""
-        for side, entries in (("in", self.ir.dram.in_), ("out", self.ir.dram.out)):
-            for i, entry in enumerate(entries):
-                if inverted(entry.lower, entry.upper):
-                    yield Range(jp.join("-1", side, i), "lower", entry.lower, entry.upper, transfer_id=entry.transfer_id)
+        dram: list[tuple[str, int, DramIn | DramOut]] = [
+            *(("in", i, e) for i, e in enumerate(self.ir.dram.in_)),
+            *(("out", i, e) for i, e in enumerate(self.ir.dram.out)),
+        ]
+        for side, i, entry in dram:
+            if inverted(entry.lower, entry.upper):
+                yield Range(
+                    jp.join("-1", side, i), "lower", entry.lower, entry.upper, transfer_id=entry.transfer_id
+                )
         for ref in self.workloads():
             for tokens, key, lower, upper, tid in _workload_pairs(ref.workload):
                 if inverted(lower, upper):

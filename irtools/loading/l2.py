@@ -36,11 +36,15 @@ def regions_of(ring_buffer_info: list[list[int]], buffersize: int | None) -> lis
 def place(address: int, size: int, regions: list[tuple[int, int]], buffersize: int | None) -> Placement:
     """Map a tensor onto L2, wrapping it to its region's start when it runs past the region's end."""
     if buffersize is not None and address >= buffersize:
-        return Placement(((address, address + size),), None, f"starts at {address:#x}, past buffersize {buffersize:#x}")
+        return Placement(
+            ((address, address + size),), None, f"starts at {address:#x}, past buffersize {buffersize:#x}"
+        )
     starts = [r[0] for r in regions]
     k = bisect.bisect_right(starts, address) - 1
     if k < 0 or not regions[k][0] <= address < regions[k][1]:
-        return Placement(((address, address + size),), None, f"starts at {address:#x}, outside every ring region")
+        return Placement(
+            ((address, address + size),), None, f"starts at {address:#x}, outside every ring region"
+        )
     start, end = regions[k]
     if size > end - start:
         return Placement(

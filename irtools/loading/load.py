@@ -45,6 +45,7 @@ class LoadedIR:
         """Whether entries of this workload were left out, so absence-based checks must not judge it."""
         prefix = workload_pointer + "/"
         return any(p.startswith(prefix) for p in self.skipped)
+
     size_bytes: int = 0
 
 
@@ -111,7 +112,13 @@ def _valid(model: type[BaseModel], value: Any, ptr: str, skipped: list[str]) -> 
         return None
 
 
-_WORKLOAD_LISTS = {"ifmap": IfmapTensor, "ofmap": OfmapTensor, "buffer": BufferEntry, "wl0_buffer": Wl0Entry, "wl1_buffer": Wl0Entry}
+_WORKLOAD_LISTS: dict[str, type[BaseModel]] = {
+    "ifmap": IfmapTensor,
+    "ofmap": OfmapTensor,
+    "buffer": BufferEntry,
+    "wl0_buffer": Wl0Entry,
+    "wl1_buffer": Wl0Entry,
+}
 
 
 def _valid_workload(value: Any, ptr: str, skipped: list[str]) -> Workload | None:
@@ -130,7 +137,7 @@ def _valid_workload(value: Any, ptr: str, skipped: list[str]) -> Workload | None
         if isinstance(entries, list):
             kept = (_valid(model, e, jp.extend(ptr, key, i), dropped) for i, e in enumerate(entries))
             cleaned[key] = [e.model_dump(by_alias=True, exclude_unset=True) for e in kept if e is not None]
-    workload = _valid(Workload, cleaned, ptr, skipped)
+    workload: Workload | None = _valid(Workload, cleaned, ptr, skipped)
     if workload is not None:
         skipped.extend(dropped)
     return workload
@@ -144,10 +151,12 @@ def _partial(doc: Any, skipped: list[str]) -> SchedulerIR | None:
     for name in ("buffersize", "top_batch_cut", "xlen", "ylen"):
         value = doc.get(name)
         fields[name] = value if type(value) is int and value > 0 else None
-    dram = doc.get("-1") if isinstance(doc.get("-1"), dict) else {}
+    dram = doc.get("-1")
+    dram = dram if isinstance(dram, dict) else {}
     sections: dict[str, list[Any]] = {}
     for side, model in (("in", DramIn), ("out", DramOut)):
-        entries = dram.get(side) if isinstance(dram.get(side), list) else []
+        entries = dram.get(side)
+        entries = entries if isinstance(entries, list) else []
         parsed = (_valid(model, e, jp.join("-1", side, i), skipped) for i, e in enumerate(entries))
         sections[side] = [e for e in parsed if e is not None]
     fields["dram"] = DramSection.model_construct(in_=sections["in"], out=sections["out"])

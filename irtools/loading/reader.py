@@ -97,18 +97,29 @@ def _decode(data: bytes, findings: list[Finding]) -> str | None:
             return None
     if data.startswith(codecs.BOM_UTF8):
         findings.append(
-            Finding("GIR100", Severity.WARNING, "UTF-8 byte order mark at the start of the file", "", line=1, column=1)
+            Finding(
+                "GIR100",
+                Severity.WARNING,
+                "UTF-8 byte order mark at the start of the file",
+                "",
+                line=1,
+                column=1,
+            )
         )
         data = data[len(codecs.BOM_UTF8) :]
     if len(data) >= 2 and (data[0] == 0 or data[1] == 0):
-        findings.append(_invalid("file looks UTF-16/UTF-32-encoded (NUL bytes); RFC 8259 requires UTF-8", 1, 1))
+        findings.append(
+            _invalid("file looks UTF-16/UTF-32-encoded (NUL bytes); RFC 8259 requires UTF-8", 1, 1)
+        )
         return None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         good = data[: exc.start].decode("utf-8", errors="replace")
         line, column = _line_col(good, len(good))
-        findings.append(_invalid(f"invalid UTF-8 byte 0x{data[exc.start]:02x} at byte offset {exc.start}", line, column))
+        findings.append(
+            _invalid(f"invalid UTF-8 byte 0x{data[exc.start]:02x} at byte offset {exc.start}", line, column)
+        )
         return None
 
 
@@ -131,7 +142,9 @@ def read_bytes(data: bytes) -> RawDocument:
     except _NonFiniteNumber as exc:
         match = next((m for m in _NON_FINITE.finditer(text) if m.group(1)), None)
         line, column = _line_col(text, match.start(1)) if match else (None, None)
-        findings.append(_invalid(f"{exc} is not a JSON number (RFC 8259 allows only finite numbers)", line, column))
+        findings.append(
+            _invalid(f"{exc} is not a JSON number (RFC 8259 allows only finite numbers)", line, column)
+        )
         return RawDocument(None, findings)
     except RecursionError:
         findings.append(_invalid("nesting too deep to parse (more than about 1000 levels)", 1, 1))

@@ -39,7 +39,9 @@ class SchedulerIR(IRModel):
         # Core ids are top-level keys; gather them into one field so the rest stays a plain model.
         if isinstance(data, dict):
             if CORES_FIELD in data:
-                raise ValueError(f"top-level key {CORES_FIELD!r} is reserved by irtools and cannot be checked")
+                raise ValueError(
+                    f"top-level key {CORES_FIELD!r} is reserved by irtools and cannot be checked"
+                )
             cores = {k: v for k, v in data.items() if CORE_KEY.match(k)}
             data = {k: v for k, v in data.items() if k not in cores}
             data[CORES_FIELD] = cores

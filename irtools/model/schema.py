@@ -17,7 +17,7 @@ def build_schema() -> dict[str, Any]:
     # The models gather core keys "0".."N-1" into one field; in the file they are top-level keys.
     cores = schema["properties"].pop(CORES_FIELD)
     schema["patternProperties"] = {CORE_KEY.pattern: {**cores["additionalProperties"], "title": "Core"}}
-    schema["properties"]["-1"]["description"] = "All DRAM data: key \"-1\" is DRAM, not a core."
+    schema["properties"]["-1"]["description"] = 'All DRAM data: key "-1" is DRAM, not a core.'
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": SCHEMA_ID,
@@ -25,7 +25,7 @@ def build_schema() -> dict[str, Any]:
         "title": "Gemini Scheduler IR",
         "description": (
             "Output of the Gemini multi-core DNN accelerator scheduler after address allocation: "
-            "DRAM traffic under key \"-1\" and, per core \"0\"..\"N-1\", an ordered list of workloads "
+            'DRAM traffic under key "-1" and, per core "0".."N-1", an ordered list of workloads '
             "with their tensors and L2/WL0 buffer snapshots."
         ),
     }

@@ -5,17 +5,19 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
 
 from irtools import pointer as jp
 from irtools.findings import Finding, Severity
 from irtools.loading.index import IRIndex, WorkloadRef, inverted
 from irtools.loading.l2 import place, regions_of
-from irtools.model import BufferEntry
+from irtools.model import BufferEntry, IfmapTensor
 from irtools.rules.context import CheckContext
 from irtools.rules.registry import rule
 
 
-def _loc(ref: WorkloadRef, entry: BufferEntry | None = None) -> dict[str, int | None]:
+def _loc(ref: WorkloadRef, entry: BufferEntry | None = None) -> dict[str, Any]:
     ids = (entry.transfer_id or []) if entry is not None else []
     return {
         "core_id": ref.core_id,
@@ -71,10 +73,10 @@ def buffer_overlap(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     Example: `/0/12/buffer/3: GIR302 error ifmap tensor 9 [transfer 56] [0x1000, 0x1400) overlaps weight tensor 4 [transfer 3] [0x1200, 0x1600)`
     Fix: the address allocator reused space that was still live.
     """
-    reported: dict[tuple[int, int, int], list[object]] = {}
+    runs: dict[tuple[int, int, int], _OverlapRun] = {}
     for ref in ir.workloads():
         regions = regions_of(ref.workload.ring_buffer_info, ir.buffersize)
-        pieces = []
+        pieces: list[tuple[int, int, int]] = []
         placements = []
         for i, entry in enumerate(ref.workload.buffer):
             placement = place(entry.address, entry.size, regions, ir.buffersize)
@@ -91,30 +93,39 @@ def buffer_overlap(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
         for i, j in sorted(pairs):
             a, b = ref.workload.buffer[i], ref.workload.buffer[j]
             key = (ref.core_id, a.tensor_id, b.tensor_id)
-            seen = reported.get(key)
-            if seen is not None and seen[1] == ref.position - 1:
-                seen[1] = ref.position
-                seen[2] += 1  # type: ignore[operator]
+            run = runs.get(key)
+            if run is not None and run.last_position == ref.position - 1:
+                run.last_position, run.count = ref.position, run.count + 1
                 continue
+            if run is not None:
+                yield run.finding(ctx)
             message = (
                 f"{_describe(a)} {_span(placements[i].segments)} overlaps "
                 f"{_describe(b)} {_span(placements[j].segments)}"
             )
-            reported[key] = [
-                (message, jp.extend(ref.pointer, "buffer", i), jp.extend(ref.pointer, "buffer", j), ref, a),
-                ref.position,
-                1,
-            ]
-            if seen is not None:
-                yield _overlap_finding(ctx, seen)
-    for entry in reported.values():
-        yield _overlap_finding(ctx, entry)
+            pointers = (jp.extend(ref.pointer, "buffer", i), jp.extend(ref.pointer, "buffer", j))
+            runs[key] = _OverlapRun(message, *pointers, ref, a, ref.position)
+    for run in runs.values():
+        yield run.finding(ctx)
 
 
-def _overlap_finding(ctx: CheckContext, state: list[object]) -> Finding:
-    (message, ptr, other, ref, entry), _, count = state  # type: ignore[misc]
-    tail = f" (in {count} consecutive snapshots)" if count > 1 else ""  # type: ignore[operator]
-    return ctx.finding("GIR302", f"{message}{tail}", ptr, **_loc(ref, entry), related=(other,))  # type: ignore[arg-type]
+@dataclass(slots=True)
+class _OverlapRun:
+    """One overlapping pair over consecutive snapshots of a core, reported once."""
+
+    message: str
+    pointer: str
+    other: str
+    ref: WorkloadRef
+    entry: BufferEntry
+    last_position: int
+    count: int = 1
+
+    def finding(self, ctx: CheckContext) -> Finding:
+        tail = f" (in {self.count} consecutive snapshots)" if self.count > 1 else ""
+        return ctx.finding(
+            "GIR302", self.message + tail, self.pointer, **_loc(self.ref, self.entry), related=(self.other,)
+        )
 
 
 @rule("GIR303", "ring-config", Severity.ERROR)
@@ -313,7 +324,9 @@ def size_mismatch(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     Fix: recompute the size with channel alignment.
     """
     for ref in ir.workloads():
-        items = [("ifmap", i, t) for i, t in enumerate(ref.workload.ifmap)]
+        items: list[tuple[str, int, IfmapTensor | BufferEntry]] = [
+            ("ifmap", i, t) for i, t in enumerate(ref.workload.ifmap)
+        ]
         items += [("buffer", i, b) for i, b in enumerate(ref.workload.buffer) if b.type == "ifmap"]
         for key, i, t in items:
             if inverted(t.lower, t.upper):

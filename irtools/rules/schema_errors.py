@@ -105,7 +105,9 @@ def describe_value(value: Any) -> str:
         return "null"
     if isinstance(value, dict | list):
         return f"{kind} of {len(value)} item{'s' if len(value) != 1 else ''}"
-    text = "null" if value is None else "true" if value is True else "false" if value is False else repr(value)
+    text = (
+        "null" if value is None else "true" if value is True else "false" if value is False else repr(value)
+    )
     if len(text) > 40:
         text = text[:37] + "..."
     return f"{kind} {text}"
@@ -173,7 +175,7 @@ def schema_findings(raw: Any, errors: list[ErrorDetails]) -> Iterator[Finding]:
         yield Finding("GIR101", Severity.ERROR, schema_message(error, missing), pointer, **_location(pointer))
 
 
-def _location(pointer: str) -> dict[str, int | None]:
+def _location(pointer: str) -> dict[str, Any]:
     tokens = jp.split(pointer)
     if len(tokens) >= 2 and tokens[0].isdigit() and tokens[1].isdigit():
         return {"core_id": int(tokens[0])}
@@ -209,7 +211,9 @@ def key_findings(ir: SchedulerIR) -> Iterator[Finding]:
             note = type_field_note(kind, key)
             yield Finding("GIR103", Severity.INFO, f"dialect key {key!r} in {kind}{times}: {note}", ptr)
         else:
-            yield Finding("GIR103", Severity.WARNING, f"unknown key {key!r} in {kind}{times}; kept but not checked", ptr)
+            yield Finding(
+                "GIR103", Severity.WARNING, f"unknown key {key!r} in {kind}{times}; kept but not checked", ptr
+            )
 
 
 def type_field_note(kind: str, key: str) -> str:
@@ -220,7 +224,14 @@ def type_field_note(kind: str, key: str) -> str:
     return str(info.json_schema_extra[DIALECT])
 
 
-def _note(seen: dict[tuple[str, str], list[Any]], kind: str, key: str, base: str, tokens: tuple[Any, ...], is_dialect: bool) -> None:
+def _note(
+    seen: dict[tuple[str, str], list[Any]],
+    kind: str,
+    key: str,
+    base: str,
+    tokens: tuple[Any, ...],
+    is_dialect: bool,
+) -> None:
     entry = seen.get((kind, key))
     if entry is None:
         seen[(kind, key)] = [1, jp.extend(base, *tokens, key), is_dialect]

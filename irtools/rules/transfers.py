@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from irtools import pointer as jp
 from irtools.findings import Finding, Severity
@@ -124,8 +125,9 @@ def destination_mismatch(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
                 message = f"destination {where} does not use transfer {tid} (not in its ifmap, weight, buffer or WL0)"
             else:
                 continue
+            loc: dict[str, Any] = {}
             if producer is None:
-                ptr, loc = jp.join("-1", "out", i, "destination", j), {}
+                ptr = jp.join("-1", "out", i, "destination", j)
             else:
                 ptr = jp.extend(producer.pointer, "ofmap", i, "destination", j)
                 loc = {"core_id": producer.core_id, "workload_id": producer.workload_id}
@@ -209,7 +211,11 @@ def dram_in_mismatch(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     matched: set[int] = set()
     for k, entry in enumerate(ir.ir.dram.in_):
         ptr = jp.join("-1", "in", k)
-        loc = {"core_id": entry.core_id, "workload_id": entry.workload_id, "transfer_id": entry.transfer_id}
+        loc: dict[str, Any] = {
+            "core_id": entry.core_id,
+            "workload_id": entry.workload_id,
+            "transfer_id": entry.transfer_id,
+        }
         hit = to_dram.get(entry.transfer_id)
         if hit is None:
             yield ctx.finding("GIR205", f"no ofmap sends transfer {entry.transfer_id} to DRAM", ptr, **loc)
@@ -227,7 +233,8 @@ def dram_in_mismatch(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
         if problems:
             yield ctx.finding(
                 "GIR205",
-                f"DRAM in entry for transfer {entry.transfer_id} does not match its ofmap: " + "; ".join(problems),
+                f"DRAM in entry for transfer {entry.transfer_id} does not match its ofmap: "
+                + "; ".join(problems),
                 ptr,
                 **loc,
                 related=(jp.extend(ref.pointer, "ofmap", i),),

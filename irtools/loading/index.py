@@ -138,18 +138,18 @@ _Pair = tuple[tuple[str | int, ...], str, list[int], list[int], int | None]
 def _workload_pairs(wl: Workload) -> Iterator[_Pair]:
     yield ("workload",), "0", wl.workload[0], wl.workload[1], None
     for i, t in enumerate(wl.ifmap):
-        yield ("ifmap", i), "lower", t.lower, t.upper, _first(t.transfer_id)
+        yield ("ifmap", i), "lower", t.lower, t.upper, single_transfer(t.transfer_id)
     for i, o in enumerate(wl.ofmap):
         yield ("ofmap", i), "lower", o.lower, o.upper, o.transfer_id
     if wl.weight is not None:
-        yield ("weight",), "lower", wl.weight.lower, wl.weight.upper, _first(wl.weight.transfer_id)
+        yield ("weight",), "lower", wl.weight.lower, wl.weight.upper, single_transfer(wl.weight.transfer_id)
     for i, b in enumerate(wl.buffer):
-        yield ("buffer", i), "lower", b.lower, b.upper, _first(b.transfer_id or [])
+        yield ("buffer", i), "lower", b.lower, b.upper, single_transfer(b.transfer_id or [])
         for j, s in enumerate(b.source or ()):
             yield ("buffer", i, "source", j), "lower", s.lower, s.upper, s.transfer_id
     for i, e in enumerate(wl.wl0_entries):
         if e.lower is not None and e.upper is not None:
-            yield (wl.wl0_key, i), "lower", e.lower, e.upper, _first(e.transfer_id)
+            yield (wl.wl0_key, i), "lower", e.lower, e.upper, single_transfer(e.transfer_id)
     for name, tile in (wl.tile_info or {}).items():
         yield ("tile_info", name), "ifmap_lower", tile.ifmap_lower, tile.ifmap_upper, None
         yield ("tile_info", name), "ofmap_lower", tile.ofmap_lower, tile.ofmap_upper, None
@@ -157,7 +157,8 @@ def _workload_pairs(wl: Workload) -> Iterator[_Pair]:
             yield ("tile_info", name), "ifmap_lower2", tile.ifmap_lower2, tile.ifmap_upper2, None
 
 
-def _first(ids: list[int]) -> int | None:
+def single_transfer(ids: list[int]) -> int | None:
+    """The transfer id of a tensor that has exactly one, else None (a finding's transfer_id field)."""
     return ids[0] if len(ids) == 1 else None
 
 

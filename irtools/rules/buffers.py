@@ -10,7 +10,7 @@ from typing import Any
 
 from irtools import pointer as jp
 from irtools.findings import Finding, Severity
-from irtools.loading.index import IRIndex, WorkloadRef, inverted
+from irtools.loading.index import IRIndex, WorkloadRef, inverted, single_transfer
 from irtools.loading.l2 import place, regions_of
 from irtools.model import BufferEntry, IfmapTensor
 from irtools.rules.context import CheckContext
@@ -19,11 +19,7 @@ from irtools.rules.registry import rule
 
 def _loc(ref: WorkloadRef, entry: BufferEntry | None = None) -> dict[str, Any]:
     ids = (entry.transfer_id or []) if entry is not None else []
-    return {
-        "core_id": ref.core_id,
-        "workload_id": ref.workload_id,
-        "transfer_id": ids[0] if len(ids) == 1 else None,
-    }
+    return {"core_id": ref.core_id, "workload_id": ref.workload_id, "transfer_id": single_transfer(ids)}
 
 
 def _describe(entry: BufferEntry) -> str:
@@ -340,7 +336,7 @@ def size_mismatch(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
                     jp.extend(ref.pointer, key, i, "size"),
                     core_id=ref.core_id,
                     workload_id=ref.workload_id,
-                    transfer_id=t.transfer_id[0] if t.transfer_id and len(t.transfer_id) == 1 else None,
+                    transfer_id=single_transfer(t.transfer_id or []),
                 )
 
 

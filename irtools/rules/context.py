@@ -37,8 +37,8 @@ class CheckContext:
         related: tuple[str, ...] = (),
         severity: Severity | None = None,
     ) -> Finding:
-        """A finding with the rule's (possibly overridden) severity."""
+        """A finding with the rule's default severity (user overrides are applied once, in validate_file)."""
         from irtools.rules.registry import RULES
 
-        level = self.options.severities.get(code) or severity or RULES[code].severity
+        level = severity or RULES[code].severity
         return Finding(code, level, message, pointer, core_id, workload_id, transfer_id, related=related)

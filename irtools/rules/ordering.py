@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from irtools import pointer as jp
 from irtools.findings import Finding, Severity
-from irtools.loading.index import IRIndex
+from irtools.loading.index import IRIndex, inverted
 from irtools.rules.context import CheckContext
 from irtools.rules.registry import rule
 
@@ -157,7 +157,7 @@ def workload_range(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     for ref in ir.workloads():
         wl = ref.workload
         lo, hi = wl.workload
-        if any(a > b for a, b in zip(lo, hi, strict=True)):
+        if inverted(lo, hi):
             continue  # GIR504
         for i, o in enumerate(wl.ofmap):
             if not _inside(o.lower, o.upper, lo, hi):

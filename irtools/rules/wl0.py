@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from irtools import pointer as jp
 from irtools.findings import Finding, Severity
-from irtools.loading.index import IRIndex
+from irtools.loading.index import IRIndex, single_transfer
 from irtools.rules.context import CheckContext
 from irtools.rules.registry import rule
 
@@ -34,7 +34,7 @@ def wl0_overlap(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
                     jp.extend(ref.pointer, ref.workload.wl0_key, i),
                     core_id=ref.core_id,
                     workload_id=ref.workload_id,
-                    transfer_id=a.transfer_id[0] if len(a.transfer_id) == 1 else None,
+                    transfer_id=single_transfer(a.transfer_id),
                     related=(jp.extend(ref.pointer, ref.workload.wl0_key, reach_idx),),
                 )
             if end > reach_end:

@@ -12,6 +12,15 @@ import pytest
 
 from irtools.cli.main import main
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    # addopts passes --headless, which dash.testing only registers when dash[testing] is installed;
+    # declaring it here too keeps `pytest` usable without it (the browser tests then skip).
+    from dash.testing import plugin
+
+    if not plugin._installed:
+        parser.addoption("--headless", action="store_true", help="run browser tests headless")
+
+
 ROOT = Path(__file__).resolve().parent.parent
 """The project root (holds pyproject.toml, schemas/, irtools/)."""
 

@@ -1,0 +1,55 @@
+"""Browser-test setup for dash.testing's `dash_duo`: Chromium options, the `browser` marker, skips.
+
+`--headless` comes from pytest addopts (pyproject.toml). dash.testing itself adds --no-sandbox
+(needed when Chromium runs as root, as on CI), --disable-gpu and --disable-dev-shm-usage.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+CHROMIUM = Path("/usr/bin/chromium")
+NO_BROWSER = "needs /usr/bin/chromium and chromedriver (apt-get install chromium chromium-driver)"
+NO_DASH_TESTING = 'needs dash[testing] (pip install -e ".[dev]")'
+
+
+# optionalhook: dash.testing declares this hook only when dash[testing] is installed.
+@pytest.hookimpl(optionalhook=True)
+def pytest_setup_options() -> object:
+    """dash.testing hook: the Chrome options for each new browser.
+
+    Return ONE Options object: pluggy collects every implementation's result into a list and
+    dash.testing uses its first element. Build a fresh object per call, since dash.testing adds its
+    own arguments to it.
+    """
+    from selenium.webdriver.chrome.options import Options
+
+    options = Options()
+    options.add_argument("--window-size=1400,1000")
+    # Test machines may have no network: stop Chromium's background fetches (refused noisily otherwise).
+    options.add_argument("--disable-background-networking")
+    options.add_argument("--disable-component-update")
+    options.add_argument("--no-first-run")
+    return options
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark every test in this folder `browser`; skip them if dash[testing], Chromium or ChromeDriver is absent."""
+    skip = None
+    try:  # what dash.testing.plugin imports to decide whether dash[testing] is installed
+        import dash.testing.browser  # noqa: F401
+        import dash_testing_stub  # noqa: F401
+    except ImportError:
+        skip = NO_DASH_TESTING
+    else:
+        if not CHROMIUM.exists() or shutil.which("chromedriver") is None:
+            skip = NO_BROWSER
+    for item in items:
+        if HERE in item.path.parents:
+            item.add_marker(pytest.mark.browser)
+            if skip:
+                item.add_marker(pytest.mark.skip(reason=skip))

@@ -1,7 +1,11 @@
-"""Validate/parse time and memory ratios on large IRs. Run: python benchmarks/bench_validate.py [--sizes 1,10,100]
+"""Validate and analyze time and memory, as ratios to a raw JSON parse, on large IRs.
+
+Run: python benchmarks/bench_scale.py [--sizes 1,10,100] [--cores 4,16,64]
 
 Each measurement runs in a fresh process so peak RSS is its own. Reported as ratios against
 a raw `json.loads` of the same bytes in the same run; absolute times depend on the machine.
+`analyze` is the time to build every analysis table from the loaded IR (load not included);
+its ratio is against the parse because loading is shared with validate.
 """
 
 from __future__ import annotations
@@ -20,8 +24,8 @@ PROBE = r"""
 import gc, json, resource, sys, time
 path, mode = sys.argv[1], sys.argv[2]
 data = open(path, "rb").read()
-if mode == "validate":
-    import irtools.validate  # imports are not part of the measurement
+if mode in ("validate", "analyze"):
+    import irtools.validate, irtools.analysis  # imports are not part of the measurement
 t0 = time.perf_counter()
 if mode == "json":
     json.loads(data)
@@ -35,6 +39,13 @@ elif mode == "validate":
     t_load = time.perf_counter() - t1
     findings = check_loaded(loaded)
     print(json.dumps({"load": t_load, "findings": len(findings)}), file=sys.stderr)
+elif mode == "analyze":
+    from irtools.analysis import Analysis
+    from irtools.loading.load import load_ir
+    loaded = load_ir(data, path)
+    t0 = time.perf_counter()
+    tables = Analysis(loaded).tables()
+    print(json.dumps({"rows": sum(len(t) for t in tables.values())}), file=sys.stderr)
 elapsed = time.perf_counter() - t0
 print(json.dumps({"seconds": elapsed, "peak_rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}))
 """
@@ -63,9 +74,11 @@ def main() -> int:
 
     sizes = [float(s) for s in args.sizes.split(",")]
     cores = [int(c) for c in args.cores.split(",")]
-    print("| file MB | cores | json.loads s | validate s | validate / json.loads | validate / json.loads (gc off) "
-          "| load share | peak RSS / file size | findings |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    print(
+        "| file MB | cores | json.loads s | validate s | validate / json.loads | validate / json.loads (gc off) "
+        "| load share | peak RSS / file size | findings | analyze s | analyze / json.loads | table rows |"
+    )
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     with tempfile.TemporaryDirectory() as tmp:
         for size, n in zip(sizes, cores):
             path = Path(tmp) / f"scaled_{size:g}MB.json"
@@ -73,10 +86,12 @@ def main() -> int:
             raw = measure(path, "json")
             raw_nogc = measure(path, "json-nogc")
             full = measure(path, "validate")
+            ana = measure(path, "analyze")
             print(
                 f"| {nbytes / 1e6:.1f} | {n} | {raw['seconds']:.2f} | {full['seconds']:.2f} "
                 f"| {full['seconds'] / raw['seconds']:.1f}x | {full['seconds'] / raw_nogc['seconds']:.1f}x "
-                f"| {full['load'] / full['seconds']:.0%} | {full['peak_rss'] / nbytes:.1f}x | {full['findings']:.0f} |",
+                f"| {full['load'] / full['seconds']:.0%} | {full['peak_rss'] / nbytes:.1f}x | {full['findings']:.0f} "
+                f"| {ana['seconds']:.2f} | {ana['seconds'] / raw['seconds']:.2f}x | {ana['rows']:.0f} |",
                 flush=True,
             )
     return 0

@@ -4,19 +4,34 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 
-def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
-    """Write `text` to a temp file beside `path`, fsync it, then rename it over `path`."""
+@contextmanager
+def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
+    """Yield a temp path beside `path`; on success fsync it and rename it over `path`, else delete it."""
     target = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent or ".")
+    os.close(fd)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace", newline="") as handle:
-            handle.write(text)
-            handle.flush()
+        yield Path(tmp)
+        with open(tmp, "rb+") as handle:
             os.fsync(handle.fileno())
         os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def write_atomic(path: str | os.PathLike[str], write: Callable[[Path], object]) -> None:
+    """Call `write(temp_path)`, then move the complete file over `path`."""
+    with atomic_path(path) as tmp:
+        write(tmp)
+
+
+def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
+    """Write `text` (UTF-8) to a temp file beside `path`, fsync it, then rename it over `path`."""
+    with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8", errors="backslashreplace", newline="") as f:
+        f.write(text)

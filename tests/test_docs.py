@@ -20,3 +20,10 @@ def test_every_rule_doc_says_why_and_how_to_fix() -> None:
     for entry in RULES.values():
         assert "Why:" in entry.doc, entry.code
         assert "Fix:" in entry.doc, entry.code
+
+
+def test_tables_markdown_is_current() -> None:
+    from irtools.analysis.tables import tables_markdown
+
+    committed = (ROOT / "docs" / "tables.md").read_text()
+    assert committed == tables_markdown(), "regenerate with: irtools tables --markdown > docs/tables.md"

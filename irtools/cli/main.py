@@ -4,28 +4,17 @@ from __future__ import annotations
 
 import argparse
 import io
-import os
 import sys
 from collections.abc import Sequence
 
 from irtools import __version__
 from irtools.atomic import write_text_atomic
+from irtools.cli import analyze
+from irtools.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, positive_int, show_progress
 from irtools.report import REPORTERS
 from irtools.rules import RULES
 from irtools.rules.context import CheckOptions
 from irtools.rules.registry import UsageError, parse_severity_overrides
-
-EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text, 0)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
 
 
 def _codes(text: str) -> list[str]:
@@ -70,12 +59,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="CODE=LEVEL",
         help="override a rule's severity (error, warning or info); repeatable",
     )
-    val.add_argument("--wl0-size", type=_positive_int, metavar="BYTES", help="WL0 capacity; enables GIR402")
+    val.add_argument("--wl0-size", type=positive_int, metavar="BYTES", help="WL0 capacity; enables GIR402")
     val.add_argument(
-        "--addr-align", type=_positive_int, metavar="BYTES", help="L2 address alignment; enables GIR308"
+        "--addr-align", type=positive_int, metavar="BYTES", help="L2 address alignment; enables GIR308"
     )
     val.add_argument(
-        "--jobs", "-j", type=_positive_int, default=1, metavar="N", help="check N files in parallel"
+        "--jobs", "-j", type=positive_int, default=1, metavar="N", help="check N files in parallel"
     )
 
     sch = sub.add_parser("schema", help="print the JSON Schema (Draft 2020-12) of the Scheduler IR")
@@ -86,6 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
     rul.add_argument(
         "--markdown", action="store_true", help="print the full catalogue as Markdown (docs/rules.md)"
     )
+    analyze.add_parsers(sub)
     return parser
 
 
@@ -104,10 +94,6 @@ def _progress(done: int, total: int) -> None:
     sys.stderr.flush()
 
 
-def _show_progress() -> bool:
-    return sys.stderr.isatty() and not os.environ.get("CI")
-
-
 def run_validate(args: argparse.Namespace) -> int:
     """`irtools validate`."""
     from irtools.validate import validate_paths
@@ -123,7 +109,7 @@ def run_validate(args: argparse.Namespace) -> int:
         select=args.select,
         ignore=args.ignore,
         jobs=args.jobs,
-        progress=_progress if _show_progress() else None,
+        progress=_progress if show_progress() else None,
     )
     buffer = io.StringIO()
     REPORTERS[args.format]().render(report, buffer)
@@ -159,7 +145,7 @@ def run_rules(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-COMMANDS = {"validate": run_validate, "schema": run_schema, "rules": run_rules}
+COMMANDS = {"validate": run_validate, "schema": run_schema, "rules": run_rules, **analyze.COMMANDS}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,0 +1,246 @@
+"""L2 and WL0 snapshots as tensor lifetimes and per-snapshot occupancy, in one pass per core."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Hashable, Iterable
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+import pandas as pd
+
+from irtools.analysis.tables import L2_OCCUPANCY, L2_REGIONS, TENSORS, WL0_OCCUPANCY, WL0_TENSORS
+from irtools.loading.index import IRIndex, WorkloadRef
+from irtools.loading.l2 import Placement, place, regions_of
+from irtools.model import BufferEntry, Wl0Entry
+
+Segment = tuple[int, int]
+
+
+def covered(segments: Iterable[Segment], lo: int, hi: int) -> tuple[int, int, list[int]]:
+    """Bytes of [lo, hi) covered by the segments, the largest free gap, and which segments overlap others.
+
+    One sort and one sweep: n log n in the number of segments.
+    """
+    order = sorted(range(len(seg := list(segments))), key=lambda i: seg[i])
+    used, largest, cursor = 0, 0, lo
+    reach, reach_owner = -1, -1
+    overlapping: set[int] = set()
+    for i in order:
+        a, b = seg[i]
+        if a < reach and a < b:
+            overlapping.update((i, reach_owner))
+        a, b = max(a, lo), min(b, hi)
+        if b > reach:
+            reach, reach_owner = b, i
+        if a >= hi or b <= a:
+            continue
+        if a > cursor:
+            largest = max(largest, a - cursor)
+        if b > cursor:
+            used += b - max(a, cursor)
+            cursor = b
+    largest = max(largest, hi - cursor) if cursor < hi else largest
+    overlapping.discard(-1)
+    return used, largest, sorted(overlapping)
+
+
+@dataclass(slots=True)
+class _Lifetime:
+    row: dict[str, Any]
+    last: int
+    overlaps: bool = False
+
+
+@dataclass(slots=True)
+class _Lifetimes:
+    """Open lifetimes of one core: an entry seen in the previous snapshot under the same key extends it."""
+
+    done: list[_Lifetime] = field(default_factory=list)
+    open: dict[Hashable, _Lifetime] = field(default_factory=dict)
+
+    def see(
+        self, key: Hashable, position: int, workload_id: int, make: Callable[[], dict[str, Any]]
+    ) -> _Lifetime:
+        life = self.open.get(key)
+        if life is None or life.last != position - 1:
+            life = _Lifetime(make(), position)
+            life.row.update(first_position=position, first_workload_id=workload_id)
+            self.done.append(life)
+        life.last = position
+        life.row.update(last_position=position, last_workload_id=workload_id)
+        self.open[key] = life
+        return life
+
+    def rows(self) -> list[dict[str, Any]]:
+        for life in self.done:
+            life.row["snapshots"] = life.row["last_position"] - life.row["first_position"] + 1
+            life.row["overlaps"] = life.overlaps
+        return [life.row for life in self.done]
+
+
+def _ids(ids: list[int] | None) -> str | None:
+    return ";".join(map(str, ids)) if ids else None
+
+
+def _source_kind(entry: BufferEntry) -> str | None:
+    kinds = {s.type for s in entry.source or ()}
+    if not kinds:
+        return None
+    return "mixed" if len(kinds) > 1 else ("DRAM" if "DRAM" in kinds else "core")
+
+
+def _snapshot_key(ref: WorkloadRef) -> dict[str, Any]:
+    w = ref.workload
+    return {
+        "core_id": ref.core_id,
+        "position": ref.position,
+        "workload_id": w.workload_id,
+        "layer_name": w.layer_name,
+    }
+
+
+def l2_tables(index: IRIndex) -> dict[str, pd.DataFrame]:
+    """tensors, l2_occupancy and l2_regions for every core."""
+    buffersize = index.buffersize or 0
+    tensors: list[dict[str, Any]] = []
+    occupancy: list[dict[str, Any]] = []
+    regions_rows: list[dict[str, Any]] = []
+    for core_id, refs in index.cores.items():
+        lives = _Lifetimes()
+        for ref in refs:
+            w = ref.workload
+            regions = regions_of(w.ring_buffer_info, index.buffersize)
+            segments: list[Segment] = []
+            owners: list[_Lifetime] = []
+            by_type = {"ifmap": 0, "ofmap": 0, "weight": 0}
+            for entry in w.buffer:
+                placement = place(entry.address, entry.size, regions, index.buffersize)
+                key = (entry.tensor_id, entry.type, entry.address, entry.size)
+                life = lives.see(
+                    key, ref.position, w.workload_id, partial(_tensor_row, core_id, entry, placement)
+                )
+                by_type[entry.type] += entry.size
+                for segment in placement.segments:
+                    segments.append(segment)
+                    owners.append(life)
+            used, largest, overlapping = covered(segments, 0, buffersize)
+            for i in overlapping:
+                owners[i].overlaps = True
+            per_region = [(lo, hi, *covered(segments, lo, hi)[:2]) for lo, hi in regions]
+            if per_region:
+                # A tensor lives inside one ring region, so a gap across a region boundary is two gaps.
+                largest = max(r[3] for r in per_region)
+            total = sum(by_type.values())
+            free = buffersize - used
+            key_cols = _snapshot_key(ref)
+            occupancy.append(
+                {
+                    **key_cols,
+                    "tensors": len(w.buffer),
+                    **{f"{t}_bytes": b for t, b in by_type.items()},
+                    "total_bytes": total,
+                    "used_bytes": used,
+                    "free_bytes": free,
+                    "fraction": total / buffersize if buffersize else float("nan"),
+                    "largest_free_block": largest,
+                    "fragmentation": 1 - largest / free if free > 0 else 0.0,
+                    "incomplete": ref.pointer in index.incomplete,
+                }
+            )
+            for lo, hi, r_used, r_largest in per_region:
+                regions_rows.append(
+                    {
+                        **key_cols,
+                        "region_start": lo,
+                        "region_end": hi,
+                        "used_bytes": r_used,
+                        "free_bytes": hi - lo - r_used,
+                        "fraction": r_used / (hi - lo) if hi > lo else float("nan"),
+                        "largest_free_block": r_largest,
+                    }
+                )
+        tensors.extend(lives.rows())
+    return {
+        "tensors": TENSORS.frame(_columns(tensors, TENSORS.dtypes)),
+        "l2_occupancy": L2_OCCUPANCY.frame(_columns(occupancy, L2_OCCUPANCY.dtypes)),
+        "l2_regions": L2_REGIONS.frame(_columns(regions_rows, L2_REGIONS.dtypes)),
+    }
+
+
+def _tensor_row(core_id: int, entry: BufferEntry, placement: Placement) -> dict[str, Any]:
+    region = placement.region
+    return {
+        "core_id": core_id,
+        "tensor_id": entry.tensor_id,
+        "type": entry.type,
+        "layer_name": entry.layer_name,
+        "transfer_ids": _ids(entry.transfer_id),
+        "address": entry.address,
+        "size": entry.size,
+        "segments": ";".join(f"{a}-{b}" for a, b in placement.segments),
+        "wraps": placement.wraps,
+        "region_start": region[0] if region else None,
+        "region_end": region[1] if region else None,
+        "source": _source_kind(entry),
+        "to_dram": bool(entry.start_send),
+        "problem": placement.problem,
+    }
+
+
+def wl0_tables(index: IRIndex, wl0_size: int | None = None) -> dict[str, pd.DataFrame]:
+    """wl0_tensors and wl0_occupancy; free space only when the WL0 size is known."""
+    weights: list[dict[str, Any]] = []
+    occupancy: list[dict[str, Any]] = []
+    for core_id, refs in index.cores.items():
+        lives = _Lifetimes()
+        for ref in refs:
+            entries = ref.workload.wl0_entries
+            segments: list[Segment] = []
+            owners: list[_Lifetime] = []
+            for entry in entries:
+                key = (entry.address, entry.size, tuple(entry.transfer_id), entry.layer_name)
+                life = lives.see(
+                    key, ref.position, ref.workload.workload_id, partial(_wl0_row, core_id, entry)
+                )
+                segments.append((entry.address, entry.address + entry.size))
+                owners.append(life)
+            extent = max((b for _, b in segments), default=0)
+            used, largest, overlapping = covered(segments, 0, wl0_size or extent)
+            for i in overlapping:
+                owners[i].overlaps = True
+            occupancy.append(
+                {
+                    **_snapshot_key(ref),
+                    "weights": len(entries),
+                    "total_bytes": sum(e.size for e in entries),
+                    "extent": extent,
+                    "free_bytes": wl0_size - used if wl0_size else None,
+                    "largest_free_block": largest if wl0_size else None,
+                }
+            )
+        weights.extend(lives.rows())
+    return {
+        "wl0_tensors": WL0_TENSORS.frame(_columns(weights, WL0_TENSORS.dtypes)),
+        "wl0_occupancy": WL0_OCCUPANCY.frame(_columns(occupancy, WL0_OCCUPANCY.dtypes)),
+    }
+
+
+def _wl0_row(core_id: int, entry: Wl0Entry) -> dict[str, Any]:
+    return {
+        "core_id": core_id,
+        "layer_name": entry.layer_name,
+        "transfer_ids": _ids(entry.transfer_id),
+        "address": entry.address,
+        "size": entry.size,
+        "source": entry.source,
+    }
+
+
+def _columns(rows: list[dict[str, Any]], names: Iterable[str]) -> dict[str, list[Any]]:
+    """Row dicts to column lists (column-wise construction is what pandas builds fastest)."""
+    columns: dict[str, list[Any]] = defaultdict(list)
+    for name in names:
+        columns[name] = [row[name] for row in rows]
+    return columns

@@ -1,0 +1,64 @@
+"""Writing the tables to a directory (atomically, file by file) and reading them back with their dtypes."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+
+import pandas as pd
+
+from irtools.analysis.tables import TABLES
+from irtools.atomic import write_atomic
+
+FORMATS = ("csv", "parquet")
+
+
+def parquet_available() -> bool:
+    return importlib.util.find_spec("pyarrow") is not None
+
+
+def write_tables(
+    tables: dict[str, pd.DataFrame],
+    out_dir: str | os.PathLike[str],
+    fmt: str = "csv",
+    progress: Callable[[str], None] | None = None,
+) -> list[Path]:
+    """Write each table to out_dir/<name>.<fmt>; each file appears whole or not at all."""
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown format {fmt!r}; choose from {', '.join(FORMATS)}")
+    if fmt == "parquet" and not parquet_available():
+        raise ValueError("--format parquet needs pyarrow: pip install pyarrow")
+    directory = Path(out_dir)
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, frame in tables.items():
+        path = directory / f"{name}.{fmt}"
+        if progress:
+            progress(path.name)
+        write_atomic(path, partial(_WRITERS[fmt], frame))
+        written.append(path)
+    return written
+
+
+def _write_csv(frame: pd.DataFrame, path: Path) -> None:
+    frame.to_csv(path, index=False, lineterminator="\n")
+
+
+def _write_parquet(frame: pd.DataFrame, path: Path) -> None:
+    frame.to_parquet(path, index=False)
+
+
+_WRITERS = {"csv": _write_csv, "parquet": _write_parquet}
+
+
+def read_table(path: str | os.PathLike[str], name: str | None = None) -> pd.DataFrame:
+    """Read a table written by `write_tables`, with its documented dtypes (name from the file stem)."""
+    p = Path(path)
+    spec = TABLES[name or p.stem]
+    if p.suffix == ".parquet":
+        return pd.read_parquet(p)
+    # Only empty cells are missing: a layer named "NA" or "null" stays a name.
+    return pd.read_csv(p, dtype=spec.dtypes, keep_default_na=False, na_values=[""])

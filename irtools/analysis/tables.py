@@ -1,0 +1,304 @@
+"""The analysis tables: their columns, dtypes and units in one place, and typed DataFrame construction.
+
+Every table the analysis produces is declared here, so the CSV writer, the reader, the docs
+(docs/tables.md) and the tests agree on names, dtypes and units.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    name: str
+    dtype: str
+    """pandas dtype: int64, Int64 (nullable), float64, bool or str (missing values are NaN)."""
+    unit: str
+    doc: str
+
+
+@dataclass(frozen=True, slots=True)
+class TableSpec:
+    name: str
+    doc: str
+    columns: tuple[Column, ...]
+
+    @property
+    def dtypes(self) -> dict[str, str]:
+        return {c.name: c.dtype for c in self.columns}
+
+    def frame(self, data: Mapping[str, Sequence[Any]]) -> pd.DataFrame:
+        """A DataFrame with exactly this table's columns, in order, with their declared dtypes."""
+        missing = [c.name for c in self.columns if c.name not in data]
+        if missing:
+            raise KeyError(f"table {self.name}: no data for columns {missing}")
+        return pd.DataFrame({c.name: pd.Series(data[c.name], dtype=c.dtype) for c in self.columns})
+
+    def empty(self) -> pd.DataFrame:
+        return self.frame({c.name: [] for c in self.columns})
+
+
+def _c(name: str, dtype: str, unit: str, doc: str) -> Column:
+    return Column(name, dtype, unit, doc)
+
+
+_CORE = _c("core_id", "int64", "", "Core that runs the workload (top-level key of the IR).")
+_POSITION = _c("position", "int64", "", "Index of the workload in its core's list (program order, from 0).")
+_WORKLOAD = _c("workload_id", "int64", "", "The workload's workload_id.")
+_LAYER = _c("layer_name", "str", "", "Layer the workload computes.")
+
+TIMELINE = TableSpec(
+    "timeline",
+    "One row per workload and timing model. `sequential`: each core runs its workloads back to back "
+    "from cycle 0. `dependency`: a workload starts when its core is free and every workload it waits "
+    "for (producers of its ifmap and weight transfers, and senders naming it as a destination) has "
+    "ended; workloads caught in or behind a wait cycle (GIR502) have no start.",
+    (
+        _c("model", "str", "", "Timing model: sequential or dependency."),
+        _CORE,
+        _POSITION,
+        _WORKLOAD,
+        _LAYER,
+        _c("layer_type", "str", "", "Hardware module: pe, vp or dt (free text in real files)."),
+        _c("time", "int64", "cycles", "Estimated running time from the IR."),
+        _c("start", "Int64", "cycles", "Start time; empty when the workload cannot be scheduled."),
+        _c("end", "Int64", "cycles", "End time (start + time)."),
+        _c(
+            "wait",
+            "Int64",
+            "cycles",
+            "Idle time on the core just before this workload (start - previous end).",
+        ),
+        _c("critical", "bool", "", "On the critical path: the chain of workloads that sets the makespan."),
+        _c("incomplete", "bool", "", "Entries of this workload broke the schema and were left out."),
+    ),
+)
+
+CORES = TableSpec(
+    "cores",
+    "One row per core and timing model: how busy the core is over the whole schedule.",
+    (
+        _c("model", "str", "", "Timing model: sequential or dependency."),
+        _CORE,
+        _c("workloads", "int64", "", "Number of workloads on the core."),
+        _c("busy", "int64", "cycles", "Sum of the workloads' time."),
+        _c("idle", "Int64", "cycles", "makespan - busy; empty when the schedule has no makespan."),
+        _c("last_end", "Int64", "cycles", "End of the core's last workload."),
+        _c("utilization", "float64", "fraction", "busy / makespan (of the whole schedule)."),
+    ),
+)
+
+TENSORS = TableSpec(
+    "tensors",
+    "One row per L2 tensor lifetime on a core: a run of consecutive snapshots holding the same "
+    "tensor (same tensor_id, type, address and size). A snapshot is taken before its workload starts.",
+    (
+        _c("core_id", "int64", "", "Core whose L2 holds the tensor."),
+        _c("tensor_id", "int64", "", "The entry's tensor_id."),
+        _c("type", "str", "", "ifmap, ofmap or weight."),
+        _c("layer_name", "str", "", "The entry's layer_name, when given."),
+        _c("transfer_ids", "str", "", "The entry's transfer ids, joined with ';'."),
+        _c("address", "int64", "bytes", "Start address in L2."),
+        _c("size", "int64", "bytes", "Size in L2."),
+        _c(
+            "segments", "str", "bytes", "Occupied [start, end) byte ranges after ring wrap-around, 'a-b;c-d'."
+        ),
+        _c("wraps", "bool", "", "Runs past its ring region's end and wraps to the region's start."),
+        _c("region_start", "Int64", "bytes", "Start of the ring region holding the address."),
+        _c("region_end", "Int64", "bytes", "End (exclusive) of that ring region."),
+        _c("first_position", "int64", "", "Position of the first snapshot holding the tensor."),
+        _c("last_position", "int64", "", "Position of the last snapshot holding the tensor."),
+        _c("first_workload_id", "int64", "", "workload_id of the first snapshot."),
+        _c("last_workload_id", "int64", "", "workload_id of the last snapshot."),
+        _c("snapshots", "int64", "", "Number of snapshots holding the tensor."),
+        _c("source", "str", "", "Where the data comes from: DRAM, core, mixed; empty when not given."),
+        _c("to_dram", "bool", "", "An output being sent to DRAM (start_send in real files)."),
+        _c("overlaps", "bool", "", "Shares bytes with another tensor in some snapshot (see GIR302)."),
+        _c("problem", "str", "", "Why the tensor does not fit its buffer or ring region (see GIR301)."),
+    ),
+)
+
+_OCCUPANCY_KEY = (
+    _CORE,
+    _POSITION,
+    _WORKLOAD,
+    _LAYER,
+)
+
+L2_OCCUPANCY = TableSpec(
+    "l2_occupancy",
+    "One row per L2 snapshot (core, workload): bytes held before the workload starts.",
+    (
+        *_OCCUPANCY_KEY,
+        _c("tensors", "int64", "", "Number of tensors in the snapshot."),
+        _c("ifmap_bytes", "int64", "bytes", "Sum of ifmap tensor sizes."),
+        _c("ofmap_bytes", "int64", "bytes", "Sum of ofmap tensor sizes."),
+        _c("weight_bytes", "int64", "bytes", "Sum of weight tensor sizes."),
+        _c("total_bytes", "int64", "bytes", "Sum of all tensor sizes (= ifmap + ofmap + weight)."),
+        _c(
+            "used_bytes",
+            "int64",
+            "bytes",
+            "Bytes of [0, buffersize) covered by some tensor (overlaps counted once).",
+        ),
+        _c("free_bytes", "int64", "bytes", "buffersize - used_bytes."),
+        _c("fraction", "float64", "fraction", "total_bytes / buffersize."),
+        _c(
+            "largest_free_block",
+            "int64",
+            "bytes",
+            "Largest contiguous free range inside one ring region (the largest tensor that still fits).",
+        ),
+        _c(
+            "fragmentation",
+            "float64",
+            "fraction",
+            "1 - largest_free_block / free_bytes (0 when nothing is free).",
+        ),
+        _c("incomplete", "bool", "", "Snapshot entries broke the schema and were left out."),
+    ),
+)
+
+L2_REGIONS = TableSpec(
+    "l2_regions",
+    "One row per L2 snapshot and ring region: the same accounting inside each region.",
+    (
+        *_OCCUPANCY_KEY,
+        _c("region_start", "int64", "bytes", "Start of the ring region."),
+        _c("region_end", "int64", "bytes", "End (exclusive) of the ring region."),
+        _c("used_bytes", "int64", "bytes", "Bytes of the region covered by some tensor."),
+        _c("free_bytes", "int64", "bytes", "Region size - used_bytes."),
+        _c("fraction", "float64", "fraction", "used_bytes / region size."),
+        _c("largest_free_block", "int64", "bytes", "Largest contiguous free range in the region."),
+    ),
+)
+
+WL0_TENSORS = TableSpec(
+    "wl0_tensors",
+    "One row per WL0 weight lifetime on a core: consecutive snapshots holding the same weight "
+    "(address, size, transfer ids).",
+    (
+        _c("core_id", "int64", "", "Core whose WL0 holds the weight."),
+        _c("layer_name", "str", "", "Layer that uses the weight."),
+        _c("transfer_ids", "str", "", "The entry's transfer ids, joined with ';'."),
+        _c("address", "int64", "bytes", "Start address in WL0."),
+        _c("size", "int64", "bytes", "Size in WL0."),
+        _c("source", "str", "", "CORE (read from L2) or DDR (from DRAM)."),
+        _c("first_position", "int64", "", "Position of the first snapshot holding the weight."),
+        _c("last_position", "int64", "", "Position of the last snapshot holding the weight."),
+        _c("first_workload_id", "int64", "", "workload_id of the first snapshot."),
+        _c("last_workload_id", "int64", "", "workload_id of the last snapshot."),
+        _c("snapshots", "int64", "", "Number of snapshots holding the weight."),
+        _c("overlaps", "bool", "", "Shares bytes with another weight in some snapshot (see GIR401)."),
+    ),
+)
+
+WL0_OCCUPANCY = TableSpec(
+    "wl0_occupancy",
+    "One row per WL0 snapshot (core, workload). Free space needs the WL0 size (--wl0-size).",
+    (
+        *_OCCUPANCY_KEY,
+        _c("weights", "int64", "", "Number of weights in the snapshot."),
+        _c("total_bytes", "int64", "bytes", "Sum of weight sizes."),
+        _c("extent", "int64", "bytes", "Highest end address (address + size) in the snapshot."),
+        _c("free_bytes", "Int64", "bytes", "WL0 size - bytes covered; empty when the size is unknown."),
+        _c(
+            "largest_free_block",
+            "Int64",
+            "bytes",
+            "Largest contiguous free range; empty when the size is unknown.",
+        ),
+    ),
+)
+
+DRAM_TRANSFERS = TableSpec(
+    "dram_transfers",
+    "One row per DRAM transfer and core. A DRAM `out` entry is read once into each core that "
+    "names it as a destination, charged to that core's earliest destination workload; a DRAM "
+    "`in` entry is written once by its producing workload, with the size of that workload's ofmap.",
+    (
+        _c("direction", "str", "", "read (DRAM out -> core) or write (core -> DRAM in)."),
+        _c("kind", "str", "", "weight or fmap."),
+        _c("transfer_id", "int64", "", "Transfer id of the DRAM entry."),
+        _c("bytes", "Int64", "bytes", "Bytes moved; empty when the producing ofmap is missing."),
+        _c("core_id", "Int64", "", "Core of the workload charged; empty when unresolved."),
+        _c("position", "Int64", "", "Position of that workload; empty when unresolved."),
+        _c("workload_id", "Int64", "", "workload_id of that workload; empty when unresolved."),
+        _c("layer_name", "str", "", "Layer of that workload."),
+    ),
+)
+
+DRAM_TRAFFIC = TableSpec(
+    "dram_traffic",
+    "One row per workload: DRAM bytes charged to it (see dram_transfers for the rule).",
+    (
+        *_OCCUPANCY_KEY,
+        _c("read_weight_bytes", "int64", "bytes", "Weights read from DRAM."),
+        _c("read_fmap_bytes", "int64", "bytes", "Feature maps read from DRAM."),
+        _c("write_bytes", "int64", "bytes", "Feature maps written to DRAM."),
+        _c("total_bytes", "int64", "bytes", "read_weight_bytes + read_fmap_bytes + write_bytes."),
+    ),
+)
+
+LAYERS = TableSpec(
+    "layers",
+    "One row per layer, in order of first start under the dependency model.",
+    (
+        _LAYER,
+        _c("layer_type", "str", "", "layer_type of the layer's first workload."),
+        _c("workloads", "int64", "", "Number of workloads computing the layer."),
+        _c("cores", "int64", "", "Number of distinct cores running them."),
+        _c("core_ids", "str", "", "Those cores, joined with ';'."),
+        _c("total_time", "int64", "cycles", "Sum of the workloads' time."),
+        _c("start", "Int64", "cycles", "First start under the dependency model."),
+        _c("end", "Int64", "cycles", "Last end under the dependency model."),
+        _c("read_weight_bytes", "int64", "bytes", "Weights read from DRAM for the layer."),
+        _c("read_fmap_bytes", "int64", "bytes", "Feature maps read from DRAM for the layer."),
+        _c("write_bytes", "int64", "bytes", "Feature maps the layer writes to DRAM."),
+        _c("peak_l2_bytes", "int64", "bytes", "Largest L2 snapshot total while one of its workloads runs."),
+        _c("peak_l2_fraction", "float64", "fraction", "peak_l2_bytes / buffersize."),
+    ),
+)
+
+TABLES: dict[str, TableSpec] = {
+    t.name: t
+    for t in (
+        TIMELINE,
+        CORES,
+        TENSORS,
+        L2_OCCUPANCY,
+        L2_REGIONS,
+        WL0_TENSORS,
+        WL0_OCCUPANCY,
+        DRAM_TRANSFERS,
+        DRAM_TRAFFIC,
+        LAYERS,
+    )
+}
+"""Every analysis table by name, in the order `irtools analyze` writes them."""
+
+
+def tables_markdown() -> str:
+    """The table catalogue as Markdown (docs/tables.md)."""
+    lines = ["# Analysis tables", "", "Generated by `irtools tables --markdown`; do not edit.", ""]
+    lines.append(
+        "Units: addresses and sizes in bytes, times in cycles. Missing values are empty cells in CSV. "
+        "Read a CSV back with its dtypes via `irtools.analysis.read_table(path)`."
+    )
+    for spec in TABLES.values():
+        lines += [
+            "",
+            f"## {spec.name}",
+            "",
+            spec.doc,
+            "",
+            "| column | dtype | unit | meaning |",
+            "|---|---|---|---|",
+        ]
+        lines += [f"| `{c.name}` | {c.dtype} | {c.unit} | {c.doc} |" for c in spec.columns]
+    return "\n".join(lines) + "\n"

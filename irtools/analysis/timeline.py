@@ -1,0 +1,121 @@
+"""Timing models over the workloads: sequential per core, and dependency-driven across cores."""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+
+from irtools.loading.graph import wait_graph
+from irtools.loading.index import IRIndex, WorkloadRef
+
+MODELS = ("sequential", "dependency")
+
+
+@dataclass(slots=True)
+class Schedule:
+    """Start and end of every workload under one timing model; None for workloads it cannot place."""
+
+    model: str
+    nodes: list[WorkloadRef]
+    start: list[int | None]
+    end: list[int | None]
+    wait: list[int | None]
+    critical_path: list[int]
+    """Node numbers, in time order, of the chain that ends last."""
+
+    @property
+    def makespan(self) -> int | None:
+        """End of the last workload; None when some workload cannot be placed (or there are none)."""
+        if not self.end or any(e is None for e in self.end):
+            return None
+        return max(e for e in self.end if e is not None)
+
+
+def sequential(index: IRIndex) -> Schedule:
+    """Each core runs its workloads back to back from cycle 0."""
+    nodes = list(index.workloads())
+    start: list[int | None] = []
+    end: list[int | None] = []
+    busiest: list[int] = []
+    busiest_end = -1
+    for refs in index.cores.values():
+        first = len(start)
+        clock = 0
+        for ref in refs:
+            start.append(clock)
+            clock += ref.workload.time
+            end.append(clock)
+        if refs and clock > busiest_end:
+            busiest_end, busiest = clock, list(range(first, len(start)))
+    wait: list[int | None] = [0] * len(nodes)
+    return Schedule("sequential", nodes, start, end, wait, busiest)
+
+
+def dependency(index: IRIndex) -> Schedule:
+    """A workload starts when its core is free and everything it waits for has ended (Kahn's order).
+
+    The waits are those of the checker's wait graph (GIR502): program order on a core, producers
+    of the workload's inputs, and workloads naming it as a destination. Workloads in or behind a
+    wait cycle keep None.
+    """
+    nodes, edges = wait_graph(index)
+    count = len(nodes)
+    preds: list[list[int]] = [[] for _ in range(count)]
+    for a, targets in enumerate(edges):
+        for b in targets:
+            preds[b].append(a)
+    pending = [len(p) for p in preds]
+    start: list[int | None] = [None] * count
+    end: list[int | None] = [None] * count
+    binding: list[int] = [-1] * count
+    ready = deque(n for n in range(count) if pending[n] == 0)
+    while ready:
+        n = ready.popleft()
+        t, bind = 0, -1
+        for p in preds[n]:
+            e = end[p]
+            assert e is not None
+            if e > t:
+                t, bind = e, p
+        start[n], binding[n] = t, bind
+        end[n] = t + nodes[n].workload.time
+        for m in edges[n]:
+            pending[m] -= 1
+            if pending[m] == 0:
+                ready.append(m)
+    wait: list[int | None] = [None] * count
+    for refs_start in _core_ranges(index):
+        previous_end = 0
+        for n in refs_start:
+            s = start[n]
+            if s is None:
+                break
+            wait[n] = s - previous_end
+            previous_end = end[n] or 0
+    return Schedule("dependency", nodes, start, end, wait, _chain(end, binding))
+
+
+def _core_ranges(index: IRIndex) -> list[range]:
+    ranges, first = [], 0
+    for refs in index.cores.values():
+        ranges.append(range(first, first + len(refs)))
+        first += len(refs)
+    return ranges
+
+
+def _chain(end: list[int | None], binding: list[int]) -> list[int]:
+    """Follow the binding predecessor back from the workload that ends last."""
+    placed = [n for n, e in enumerate(end) if e is not None]
+    if not placed:
+        return []
+    n = max(placed, key=lambda k: (end[k], -k))
+    chain = []
+    while n != -1:
+        chain.append(n)
+        n = binding[n]
+    return chain[::-1]
+
+
+def schedules(index: IRIndex) -> dict[str, Schedule]:
+    """Both timing models, by name."""
+    return {"sequential": sequential(index), "dependency": dependency(index)}

@@ -1,0 +1,76 @@
+"""DRAM traffic: which workload each DRAM read and write is charged to, and per-workload sums."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from irtools.analysis.tables import DRAM_TRAFFIC, DRAM_TRANSFERS
+from irtools.loading.index import IRIndex, WorkloadRef
+from irtools.model import CoreDestination
+
+
+def dram_transfers(index: IRIndex) -> pd.DataFrame:
+    """Reads: one row per (DRAM out entry, destination core), charged to the core's earliest destination.
+
+    Writes: one row per DRAM in entry, charged to its producing workload with that ofmap's size.
+    """
+    columns: dict[str, list[Any]] = {c.name: [] for c in DRAM_TRANSFERS.columns}
+
+    def add(direction: str, kind: str, tid: int, size: int | None, ref: WorkloadRef | None) -> None:
+        columns["direction"].append(direction)
+        columns["kind"].append(kind)
+        columns["transfer_id"].append(tid)
+        columns["bytes"].append(size)
+        columns["core_id"].append(ref.core_id if ref else None)
+        columns["position"].append(ref.position if ref else None)
+        columns["workload_id"].append(ref.workload_id if ref else None)
+        columns["layer_name"].append(ref.workload.layer_name if ref else None)
+
+    for out in index.ir.dram.out:
+        first: dict[int, WorkloadRef | None] = {}
+        for d in out.destination:
+            if not isinstance(d, CoreDestination):
+                continue
+            ref = index.by_id.get((d.core_id, d.workload_id))
+            current = first.get(d.core_id)
+            if current is None or (ref is not None and ref.position < current.position):
+                first[d.core_id] = ref
+        for ref in first.values():
+            add("read", out.type, out.transfer_id, out.size, ref)
+        if not first:
+            add("read", out.type, out.transfer_id, out.size, None)
+    for entry in index.ir.dram.in_:
+        producer = index.by_id.get((entry.core_id, entry.workload_id))
+        size = None
+        if producer is not None:
+            size = next((o.size for o in producer.workload.ofmap if o.transfer_id == entry.transfer_id), None)
+        add("write", "fmap", entry.transfer_id, size, producer)
+    return DRAM_TRANSFERS.frame(columns)
+
+
+def dram_traffic(index: IRIndex, transfers: pd.DataFrame) -> pd.DataFrame:
+    """Per workload: DRAM bytes read (weight, fmap) and written, zero where nothing is charged."""
+    sums: dict[tuple[int, int], dict[str, int]] = {}
+    charged = transfers.dropna(subset=["position", "bytes"])
+    for direction, kind, size, core, position in zip(
+        charged["direction"], charged["kind"], charged["bytes"], charged["core_id"], charged["position"]
+    ):
+        column = "write_bytes" if direction == "write" else f"read_{kind}_bytes"
+        per = sums.setdefault((int(core), int(position)), dict.fromkeys(_SUMS, 0))
+        per[column] += int(size)
+    columns: dict[str, list[Any]] = {c.name: [] for c in DRAM_TRAFFIC.columns}
+    for ref in index.workloads():
+        values = sums.get((ref.core_id, ref.position)) or dict.fromkeys(_SUMS, 0)
+        columns["core_id"].append(ref.core_id)
+        columns["position"].append(ref.position)
+        columns["workload_id"].append(ref.workload_id)
+        columns["layer_name"].append(ref.workload.layer_name)
+        for name in _SUMS:
+            columns[name].append(values[name])
+        columns["total_bytes"].append(sum(values.values()))
+    return DRAM_TRAFFIC.frame(columns)
+
+
+_SUMS = ("read_weight_bytes", "read_fmap_bytes", "write_bytes")

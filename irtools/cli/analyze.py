@@ -1,0 +1,163 @@
+"""`irtools analyze`, `irtools export-trace` and `irtools tables`: argument glue over irtools.analysis."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from irtools.atomic import write_text_atomic
+from irtools.cli.common import EXIT_FINDINGS, EXIT_OK, positive_int, show_progress
+from irtools.findings import Severity
+
+if TYPE_CHECKING:
+    from irtools.analysis import Analysis
+
+
+def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    ana = sub.add_parser(
+        "analyze",
+        help="write the analysis tables (timeline, L2/WL0 occupancy, tensors, DRAM traffic, layers)",
+        description=(
+            "Analyze one IR: write its tables to DIR (one file per table, each written atomically) "
+            "and print a summary. Exit 0: written; 1: the file is not an IR that can be analyzed; "
+            "2: usage error or unreadable file. Columns and units: `irtools tables`."
+        ),
+    )
+    ana.add_argument("path", metavar="PATH", help="an IR file")
+    ana.add_argument("--out", "-o", required=True, metavar="DIR", help="directory for the tables (created)")
+    ana.add_argument(
+        "--format", choices=("csv", "parquet"), default="csv", help="table format (parquet needs pyarrow)"
+    )
+    ana.add_argument(
+        "--wl0-size",
+        type=positive_int,
+        metavar="BYTES",
+        help="WL0 capacity; adds free space to wl0_occupancy",
+    )
+    ana.add_argument("--json", action="store_true", help="print the summary as JSON")
+
+    trc = sub.add_parser(
+        "export-trace",
+        help="write the schedule as a Chrome trace (open in Perfetto or chrome://tracing)",
+        description="One track per core, workloads as slices, cross-core transfers as flow arrows.",
+    )
+    trc.add_argument("path", metavar="PATH", help="an IR file")
+    trc.add_argument("-o", "--output", required=True, metavar="FILE", help="trace file to write (atomically)")
+    trc.add_argument(
+        "--model",
+        choices=("dependency", "sequential"),
+        default="dependency",
+        help="timing model (default: dependency)",
+    )
+    trc.add_argument(
+        "--clock-mhz",
+        type=float,
+        metavar="MHZ",
+        help="core clock, to show real time; default: one cycle shown as 1 us",
+    )
+
+    tab = sub.add_parser("tables", help="list the analysis tables and their columns")
+    tab.add_argument("name", nargs="?", help="one table's columns")
+    tab.add_argument("--markdown", action="store_true", help="the catalogue as Markdown (docs/tables.md)")
+
+
+def _analysis(path: str, wl0_size: int | None = None) -> Analysis:
+    from irtools.analysis import AnalysisOptions, analyze
+
+    if show_progress():
+        sys.stderr.write(f"loading {path}\n")
+    analysis = analyze(path, AnalysisOptions(wl0_size=wl0_size))
+    errors = [f for f in analysis.loaded.findings if f.severity is Severity.ERROR]
+    if errors:
+        print(
+            f"irtools: warning: {path} has {len(errors)} schema errors; broken entries are left out and "
+            "their workloads marked incomplete (see `irtools validate`)",
+            file=sys.stderr,
+        )
+    return analysis
+
+
+def _guard(run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    def guarded(args: argparse.Namespace) -> int:
+        from irtools.analysis import AnalysisError
+
+        try:
+            return run(args)
+        except AnalysisError as exc:
+            print(f"irtools {args.command}: error: {exc}", file=sys.stderr)
+            return EXIT_FINDINGS
+
+    return guarded
+
+
+def _note_writing(name: str) -> None:
+    sys.stderr.write(f"writing {name}\n")
+
+
+@_guard
+def run_analyze(args: argparse.Namespace) -> int:
+    from irtools.analysis import write_tables
+    from irtools.analysis.io import parquet_available
+    from irtools.analysis.summary import summarize
+    from irtools.rules.registry import UsageError
+
+    if args.format == "parquet" and not parquet_available():
+        raise UsageError("--format parquet needs pyarrow (pip install pyarrow)")
+    analysis = _analysis(args.path, args.wl0_size)
+    written = write_tables(
+        analysis.tables(), args.out, args.format, _note_writing if show_progress() else None
+    )
+    summary = summarize(analysis)
+    if args.json:
+        print(json.dumps(summary.to_dict(), indent=2))
+    else:
+        sys.stdout.write(summary.render())
+        print(f"  wrote {len(written)} tables to {args.out}")
+    return EXIT_OK
+
+
+@_guard
+def run_export_trace(args: argparse.Namespace) -> int:
+    from irtools.analysis.trace import chrome_trace
+    from irtools.rules.registry import UsageError
+
+    if args.clock_mhz is not None and not args.clock_mhz > 0:
+        raise UsageError(f"--clock-mhz must be positive, got {args.clock_mhz}")
+    analysis = _analysis(args.path)
+    trace = chrome_trace(analysis, args.model, args.clock_mhz)
+    write_text_atomic(args.output, json.dumps(trace, separators=(",", ":")))
+    other = trace["otherData"]
+    note = (
+        f", {other['unscheduled_workloads']} unschedulable workloads left out"
+        if other["unscheduled_workloads"]
+        else ""
+    )
+    print(f"wrote {args.output}: {len(analysis.index.cores)} cores, {other['flows']} cross-core flows{note}")
+    return EXIT_OK
+
+
+def run_tables(args: argparse.Namespace) -> int:
+    from irtools.analysis.tables import TABLES, tables_markdown
+    from irtools.rules.registry import UsageError
+
+    if args.markdown:
+        sys.stdout.write(tables_markdown())
+        return EXIT_OK
+    if args.name:
+        if args.name not in TABLES:
+            raise UsageError(f"unknown table {args.name!r}; tables: {', '.join(TABLES)}")
+        spec = TABLES[args.name]
+        print(f"{spec.name}: {spec.doc}\n")
+        width = max(len(c.name) for c in spec.columns)
+        for c in spec.columns:
+            print(f"  {c.name:<{width}}  {c.dtype:<7}  {c.unit:<8}  {c.doc}")
+        return EXIT_OK
+    for spec in TABLES.values():
+        print(f"{spec.name:<15} {spec.doc.split('. ')[0].rstrip('.')}.")
+    return EXIT_OK
+
+
+COMMANDS = {"analyze": run_analyze, "export-trace": run_export_trace, "tables": run_tables}

@@ -5,15 +5,16 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from functools import cached_property
+from collections.abc import Iterable
 from typing import Any
 
 import pandas as pd
 
 from irtools.analysis.buffers import l2_tables, wl0_tables
-from irtools.analysis.tables import CORES, LAYERS, TABLES, TIMELINE
+from irtools.analysis.tables import CORE_TRANSFERS, CORES, LAYERS, TABLES, TIMELINE
 from irtools.analysis.timeline import MODELS, Schedule, schedules
 from irtools.analysis.traffic import dram_traffic, dram_transfers
-from irtools.loading.index import IRIndex
+from irtools.loading.index import IRIndex, workload_inputs
 from irtools.loading.load import LoadedIR, load_ir
 from irtools.loading.reader import gc_paused
 
@@ -84,8 +85,26 @@ class Analysis:
                 columns["end"].append(schedule.end[n])
                 columns["wait"].append(schedule.wait[n])
                 columns["critical"].append(n in critical)
+                columns["ifmap_transfers"].append(_joined(workload_inputs(w)))
+                columns["ofmap_transfers"].append(_joined(o.transfer_id for o in w.ofmap))
                 columns["incomplete"].append(ref.pointer in incomplete)
         return TIMELINE.frame(columns)
+
+    @cached_property
+    def core_transfers(self) -> pd.DataFrame:
+        columns: dict[str, list[int]] = {c.name: [] for c in CORE_TRANSFERS.columns}
+        producers = self.index.ofmap_producer
+        for ref in self.index.workloads():
+            for tid in sorted(workload_inputs(ref.workload)):
+                producer = producers.get(tid)
+                if producer is None or producer.core_id == ref.core_id:
+                    continue
+                columns["transfer_id"].append(tid)
+                columns["src_core"].append(producer.core_id)
+                columns["src_position"].append(producer.position)
+                columns["dst_core"].append(ref.core_id)
+                columns["dst_position"].append(ref.position)
+        return CORE_TRANSFERS.frame(columns)
 
     @cached_property
     def cores(self) -> pd.DataFrame:
@@ -191,6 +210,10 @@ class Analysis:
 
     def tables(self) -> dict[str, pd.DataFrame]:
         return {name: self.table(name) for name in TABLES}
+
+
+def _joined(ids: Iterable[int]) -> str | None:
+    return ";".join(map(str, sorted(set(ids)))) or None
 
 
 def analyze(

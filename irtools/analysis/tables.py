@@ -75,6 +75,13 @@ TIMELINE = TableSpec(
             "Idle time on the core just before this workload (start - previous end).",
         ),
         _c("critical", "bool", "", "On the critical path: the chain of workloads that sets the makespan."),
+        _c(
+            "ifmap_transfers",
+            "str",
+            "",
+            "Transfer ids the workload reads (ifmap and weight), joined with ';'.",
+        ),
+        _c("ofmap_transfers", "str", "", "Transfer ids of its ofmaps, joined with ';'."),
         _c("incomplete", "bool", "", "Entries of this workload broke the schema and were left out."),
     ),
 )
@@ -90,6 +97,19 @@ CORES = TableSpec(
         _c("idle", "Int64", "cycles", "makespan - busy; empty when the schedule has no makespan."),
         _c("last_end", "Int64", "cycles", "End of the core's last workload."),
         _c("utilization", "float64", "fraction", "busy / makespan (of the whole schedule)."),
+    ),
+)
+
+CORE_TRANSFERS = TableSpec(
+    "core_transfers",
+    "One row per cross-core transfer edge: a workload reading (ifmap or weight) a transfer id "
+    "that a workload on another core produces as its ofmap.",
+    (
+        _c("transfer_id", "int64", "", "The transfer id."),
+        _c("src_core", "int64", "", "Core of the producing workload."),
+        _c("src_position", "int64", "", "Position of the producing workload."),
+        _c("dst_core", "int64", "", "Core of the consuming workload."),
+        _c("dst_position", "int64", "", "Position of the consuming workload."),
     ),
 )
 
@@ -270,6 +290,7 @@ TABLES: dict[str, TableSpec] = {
     for t in (
         TIMELINE,
         CORES,
+        CORE_TRANSFERS,
         TENSORS,
         L2_OCCUPANCY,
         L2_REGIONS,

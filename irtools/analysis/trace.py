@@ -6,7 +6,6 @@ from pathlib import Path
 from typing import Any
 
 from irtools.analysis.analysis import Analysis
-from irtools.loading.index import workload_inputs
 
 
 def chrome_trace(
@@ -73,26 +72,20 @@ def chrome_trace(
             }
         )
     flow = 0
-    for n, ref in enumerate(schedule.nodes):
-        consumer_start = schedule.start[n]
-        if consumer_start is None:
+    edges = analysis.core_transfers
+    for tid, src_core, src_pos, dst_core, dst_pos in zip(
+        edges.transfer_id, edges.src_core, edges.src_position, edges.dst_core, edges.dst_position
+    ):
+        p, c = number[(src_core, src_pos)], number[(dst_core, dst_pos)]
+        p_start, p_end, c_start = schedule.start[p], schedule.end[p], schedule.start[c]
+        if p_start is None or p_end is None or c_start is None:
             continue
-        for tid in sorted(workload_inputs(ref.workload)):
-            producer = analysis.index.ofmap_producer.get(tid)
-            if producer is None or producer.core_id == ref.core_id:
-                continue
-            p = number[(producer.core_id, producer.position)]
-            p_start, p_end = schedule.start[p], schedule.end[p]
-            if p_start is None or p_end is None:
-                continue
-            flow += 1
-            common = {"name": f"transfer {tid}", "cat": "transfer", "id": flow, "pid": pid}
-            # The start must fall inside the producer's slice to bind to it; the end binds to the
-            # slice that begins at the consumer's start ("bp": "e").
-            events.append(
-                {**common, "ph": "s", "ts": max(p_start, p_end - 1) * scale, "tid": producer.core_id}
-            )
-            events.append({**common, "ph": "f", "bp": "e", "ts": consumer_start * scale, "tid": ref.core_id})
+        flow += 1
+        common = {"name": f"transfer {tid}", "cat": "transfer", "id": flow, "pid": pid}
+        # The start must fall inside the producer's slice to bind to it; the end binds to the
+        # slice that begins at the consumer's start ("bp": "e").
+        events.append({**common, "ph": "s", "ts": max(p_start, p_end - 1) * scale, "tid": int(src_core)})
+        events.append({**common, "ph": "f", "bp": "e", "ts": c_start * scale, "tid": int(dst_core)})
     return {
         "traceEvents": events,
         "displayTimeUnit": "ns",

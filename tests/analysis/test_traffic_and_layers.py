@@ -60,3 +60,16 @@ def test_layers_by_hand(mesh: Analysis) -> None:
     assert conv1.peak_l2_bytes == 16384 + 4608 + 16384
     assert conv1.peak_l2_fraction == conv1.peak_l2_bytes / (1024 * 1024)
     assert layers.loc["Relu_2"].layer_type == "vp"
+
+
+def test_core_transfers_are_the_cross_core_reads(mesh: Analysis) -> None:
+    edges = mesh.core_transfers
+    # Conv_1 on cores 2 and 3 reads 10 (Conv_0, core 0) and 11 (core 1); Relu_2 reads 12 on its own core.
+    assert sorted(map(tuple, edges.values.tolist())) == [
+        (10, 0, 0, 2, 0),
+        (10, 0, 0, 3, 0),
+        (11, 1, 0, 2, 0),
+        (11, 1, 0, 3, 0),
+    ]
+    conv1 = mesh.timeline[(mesh.timeline.core_id == 2) & (mesh.timeline.position == 0)].iloc[0]
+    assert (conv1.ifmap_transfers, conv1.ofmap_transfers) == ("4;10;11", "12")

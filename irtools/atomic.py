@@ -16,6 +16,8 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent or ".")
     os.close(fd)
     try:
+        # mkstemp makes the file private (0600); give it the mode the old file had, or the umask default.
+        os.chmod(tmp, _mode_for(target))
         yield Path(tmp)
         with open(tmp, "rb+") as handle:
             os.fsync(handle.fileno())
@@ -35,3 +37,12 @@ def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
     """Write `text` (UTF-8) to a temp file beside `path`, fsync it, then rename it over `path`."""
     with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8", errors="backslashreplace", newline="") as f:
         f.write(text)
+
+
+def _mode_for(target: Path) -> int:
+    try:
+        return target.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask

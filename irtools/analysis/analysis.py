@@ -199,6 +199,23 @@ class Analysis:
         table = table.sort_values("start", kind="stable", na_position="last").reset_index(drop=True)
         return LAYERS.frame({c.name: table[c.name] for c in LAYERS.columns})
 
+    def position_of(self, core_id: int, workload_id: int) -> int | None:
+        """Position of the workload with this id on the core, if there is one."""
+        ref = self.index.by_id.get((core_id, workload_id))
+        return ref.position if ref else None
+
+    def transfer_users(self, transfer_id: int) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+        """(core_id, position) of the workloads producing the transfer (as ofmap) and of those reading it."""
+        producers = [
+            (ref.core_id, ref.position)
+            for ref in self.index.workloads()
+            if any(o.transfer_id == transfer_id for o in ref.workload.ofmap)
+        ]
+        readers = [
+            (ref.core_id, ref.position) for ref in self.index.workloads() if transfer_id in workload_inputs(ref.workload)
+        ]
+        return producers, readers
+
     def table(self, name: str) -> pd.DataFrame:
         """One table by its name in `TABLES`."""
         if name not in TABLES:

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from irtools import __version__
 from irtools.atomic import write_text_atomic
-from irtools.cli import analyze
+from irtools.cli import analyze, serve
 from irtools.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, positive_int, show_progress
 from irtools.report import REPORTERS
 from irtools.rules import RULES
@@ -76,6 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--markdown", action="store_true", help="print the full catalogue as Markdown (docs/rules.md)"
     )
     analyze.add_parsers(sub)
+    serve.add_parsers(sub)
     return parser
 
 
@@ -145,7 +146,13 @@ def run_rules(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-COMMANDS = {"validate": run_validate, "schema": run_schema, "rules": run_rules, **analyze.COMMANDS}
+COMMANDS = {
+    "validate": run_validate,
+    "schema": run_schema,
+    "rules": run_rules,
+    **analyze.COMMANDS,
+    **serve.COMMANDS,
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

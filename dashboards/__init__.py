@@ -1,0 +1,1 @@
+"""The Dash dashboard and the static HTML report over irtools.analysis."""

@@ -1,0 +1,40 @@
+"""The Dash app over a directory of IR files: `irtools serve DIR` or `create_app(DIR).run()`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from dash import Dash
+
+from dashboards.callbacks import register
+from dashboards.data import FileStore
+from dashboards.layout import build_layout
+
+DEFAULT_MAX_UPLOAD_MB = 200
+
+
+def create_app(
+    path: str | Path = ".",
+    max_upload_bytes: int = DEFAULT_MAX_UPLOAD_MB * 10**6,
+    open_file: str | None = None,
+) -> Dash:
+    """An app serving IR files under `path` (a directory, or a file to open in its directory).
+
+    `open_file` names the file to show first, relative to the directory.
+    """
+    target = Path(path)
+    root = target.parent if target.is_file() else target
+    store = FileStore(root, max_upload_bytes)
+    selected = open_file
+    if target.is_file():
+        selected = target.resolve().relative_to(store.root).as_posix()
+    app = Dash(__name__, title="irtools", update_title="")  # "": keep the title while updating
+    # Requests larger than an upload at the limit (base64 adds a third) are refused by the server.
+    app.server.config["MAX_CONTENT_LENGTH"] = max_upload_bytes * 4 // 3 + (1 << 20)
+    files = store.files()
+    app.layout = lambda: build_layout(
+        store.files(), selected or (files[0] if files else None), max_upload_bytes
+    )
+    register(app, store)
+    app.store = store  # type: ignore[attr-defined]  # for tests and the report
+    return app

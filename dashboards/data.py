@@ -1,0 +1,157 @@
+"""What the dashboard serves: IR files under one directory (never outside it) and uploads, analyzed once."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from irtools.analysis import Analysis, AnalysisError
+from irtools.findings import Finding
+from irtools.loading.load import load_ir
+from irtools.validate import check_loaded
+
+FINDING_COLUMNS = ["severity", "code", "core_id", "workload_id", "transfer_id", "message", "pointer"]
+
+
+class AccessError(ValueError):
+    """A path outside the served directory, a missing file, or an upload over the limit."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One IR as the dashboard shows it: its analysis and the checker's findings."""
+
+    name: str
+    analysis: Analysis
+    findings: pd.DataFrame
+
+
+def findings_frame(findings: list[Finding]) -> pd.DataFrame:
+    rows = [
+        {
+            "severity": f.severity.value,
+            "code": f.code,
+            "core_id": f.core_id,
+            "workload_id": f.workload_id,
+            "transfer_id": f.transfer_id,
+            "message": f.message,
+            "pointer": f.pointer,
+        }
+        for f in findings
+    ]
+    frame = pd.DataFrame(rows, columns=FINDING_COLUMNS)
+    return frame.astype({"core_id": "Int64", "workload_id": "Int64", "transfer_id": "Int64"})
+
+
+def filter_findings(
+    findings: pd.DataFrame, severities: list[str] | None, codes: list[str] | None, cores: list[int] | None
+) -> pd.DataFrame:
+    """The findings matching every non-empty filter, each row with its index in `findings` as `id`."""
+    shown = findings.assign(id=range(len(findings)))
+    if severities:
+        shown = shown[shown["severity"].isin(severities)]
+    if codes:
+        shown = shown[shown["code"].isin(codes)]
+    if cores:
+        shown = shown[shown["core_id"].isin(cores)]
+    return shown.astype(object).where(shown.notna(), None)  # JSON-ready: missing ids become null
+
+
+def entry_from_bytes(name: str, data: bytes) -> Entry:
+    """Load, check and wrap an IR; AnalysisError when it is not an IR at all."""
+    loaded = load_ir(data, name)
+    findings = check_loaded(loaded)
+    if loaded.ir is None:
+        reason = findings[0].message if findings else "no content"
+        raise AnalysisError(f"{name} is not an IR that can be shown: {reason}")
+    return Entry(name, Analysis(loaded), findings_frame(findings))
+
+
+class FileStore:
+    """IR files under `root` and uploaded IRs, each analyzed on first use and kept in a small LRU."""
+
+    def __init__(self, root: str | Path, max_upload_bytes: int, cache_size: int = 4) -> None:
+        self.root = Path(root).resolve()
+        if not self.root.is_dir():
+            raise AccessError(f"{root} is not a directory")
+        self.max_upload_bytes = max_upload_bytes
+        self._cache: OrderedDict[tuple[object, ...], Entry] = OrderedDict()
+        self._uploads: dict[str, tuple[str, bytes]] = {}
+        self._cache_size = cache_size
+        self._lock = threading.Lock()
+
+    def files(self) -> list[str]:
+        """*.json under the root (golden *.expected.json left out), as sorted relative paths."""
+        found = []
+        for path in self.root.rglob("*.json"):
+            if path.name.endswith(".expected.json"):
+                continue
+            relative = path.relative_to(self.root).as_posix()
+            try:
+                self.resolve(relative)
+            except AccessError:
+                continue  # a symlink leading outside the root
+            found.append(relative)
+        return sorted(set(found))
+
+    def resolve(self, relative: str) -> Path:
+        """The file `relative` names inside the root; AccessError for anything else."""
+        if not relative or "\x00" in relative:
+            raise AccessError("no file named")
+        path = (self.root / relative).resolve()
+        if not path.is_relative_to(self.root):
+            raise AccessError(f"{relative!r} is outside the served directory")
+        if not path.is_file():
+            raise AccessError(f"{relative!r} is not a file in the served directory")
+        return path
+
+    def add_upload(self, filename: str, contents: str) -> str:
+        """Keep an uploaded file (a dcc.Upload data URL); returns the key to `get` it by."""
+        _, _, b64 = contents.partition(",")
+        if len(b64) * 3 // 4 > self.max_upload_bytes:
+            raise AccessError(
+                f"{filename} is {len(b64) * 3 / 4 / 1e6:.1f} MB; the upload limit is "
+                f"{self.max_upload_bytes / 1e6:.0f} MB (irtools serve --max-upload-mb). "
+                "Put large files in the served directory instead."
+            )
+        try:
+            data = base64.b64decode(b64, validate=True)
+        except (binascii.Error, ValueError):
+            raise AccessError(f"{filename}: the upload is not valid base64 data") from None
+        key = "upload:" + hashlib.sha256(data).hexdigest()[:16]
+        with self._lock:
+            self._uploads[key] = (filename, data)
+        return key
+
+    def get(self, key: str) -> Entry:
+        """The entry for a relative path or an upload key, analyzing it if needed."""
+        if key.startswith("upload:"):
+            if key not in self._uploads:
+                raise AccessError("that upload is no longer available; upload it again")
+            name, data = self._uploads[key]
+            return self._cached((key,), lambda: entry_from_bytes(name, data))
+        path = self.resolve(key)
+        stat = path.stat()
+        return self._cached(
+            (key, stat.st_mtime_ns, stat.st_size), lambda: entry_from_bytes(key, path.read_bytes())
+        )
+
+    def _cached(self, cache_key: tuple[object, ...], build: Callable[[], Entry]) -> Entry:
+        with self._lock:
+            if cache_key in self._cache:
+                self._cache.move_to_end(cache_key)
+                return self._cache[cache_key]
+        entry = build()
+        with self._lock:
+            self._cache[cache_key] = entry
+            while len(self._cache) > self._cache_size:
+                self._cache.popitem(last=False)
+        return entry

@@ -1,0 +1,82 @@
+"""`irtools serve` (the Dash dashboard) and `irtools report` (a static HTML page): glue only."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from irtools.cli.common import EXIT_FINDINGS, EXIT_OK, positive_int
+from irtools.rules.registry import UsageError
+
+
+def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    srv = sub.add_parser(
+        "serve",
+        help="browse IR files in a web dashboard (timelines, L2/WL0 maps, findings)",
+        description=(
+            "Serve a dashboard for the IR files under a directory (or for one file, within its "
+            "directory). Only files under that directory can be opened. Binds 127.0.0.1 unless told otherwise."
+        ),
+    )
+    srv.add_argument(
+        "path", nargs="?", default=".", metavar="PATH_OR_DIR", help="directory to serve (default: .)"
+    )
+    srv.add_argument(
+        "--host", default="127.0.0.1", help="interface to bind (default 127.0.0.1, this machine only)"
+    )
+    srv.add_argument("--port", type=positive_int, default=8050, help="port (default 8050)")
+    srv.add_argument(
+        "--max-upload-mb", type=positive_int, default=200, metavar="MB", help="largest upload (default 200)"
+    )
+
+    rep = sub.add_parser(
+        "report",
+        help="write a self-contained HTML report (figures and findings, no server needed)",
+        description="One HTML file with the timeline, the L2/WL0 maps of each core and the findings.",
+    )
+    rep.add_argument("path", metavar="PATH", help="an IR file")
+    rep.add_argument("-o", "--output", required=True, metavar="FILE", help="HTML file to write (atomically)")
+    rep.add_argument(
+        "--max-cores",
+        type=positive_int,
+        default=16,
+        metavar="N",
+        help="occupancy maps for the first N cores (default 16)",
+    )
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    path = Path(args.path)
+    if not path.exists():
+        raise UsageError(f"{path} does not exist")
+    from dashboards.app import create_app
+
+    app = create_app(path, args.max_upload_mb * 10**6)
+    if args.host not in ("127.0.0.1", "localhost", "::1"):
+        print(
+            f"irtools serve: warning: listening on {args.host}: anyone who can reach it can read the IR files",
+            file=sys.stderr,
+        )
+    print(
+        f"irtools: serving {len(app.store.files())} IR files under {app.store.root} at http://{args.host}:{args.port}/",
+        file=sys.stderr,
+    )
+    app.run(host=args.host, port=args.port, debug=False)
+    return EXIT_OK
+
+
+def run_report(args: argparse.Namespace) -> int:
+    from dashboards.report import write_report
+    from irtools.analysis import AnalysisError
+
+    try:
+        summary = write_report(args.path, args.output, max_cores=args.max_cores)
+    except AnalysisError as exc:
+        print(f"irtools report: error: {exc}", file=sys.stderr)
+        return EXIT_FINDINGS
+    print(f"wrote {args.output}: {summary}")
+    return EXIT_OK
+
+
+COMMANDS = {"serve": run_serve, "report": run_report}

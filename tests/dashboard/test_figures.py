@@ -1,0 +1,108 @@
+"""Figure builders: what they draw, how they scale, and that IR text is escaped."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dashboards import figures
+from dashboards.figures import Focus, occupancy_figure, timeline_figure
+from irtools.analysis import analyze
+
+ROOT = Path(__file__).resolve().parents[2]
+MESH = ROOT / "sample_ir" / "valid" / "mesh2x2_conv_b1_c4_bw16_stschedule.json"
+
+
+@pytest.fixture(scope="module")
+def mesh():  # type: ignore[no-untyped-def]
+    return analyze(MESH)
+
+
+def test_timeline_has_a_bar_per_workload_and_marks_the_critical_path(mesh) -> None:  # type: ignore[no-untyped-def]
+    fig = timeline_figure(mesh.timeline, "dependency", core_transfers=mesh.core_transfers)
+    bars = [t for t in fig.data if t.type == "bar"]
+    assert sum(len(t.x) for t in bars) == 5
+    widths = np.concatenate([np.asarray(t.marker.line.width) for t in bars])
+    assert (widths > 0).sum() == 3  # Conv_0 on core 1 -> Conv_1 -> Relu_2 on core 2
+    arrows = next(t for t in fig.data if t.name == "transfers")
+    assert sum(x is None for x in arrows.x) == 4  # four cross-core transfers
+    assert "makespan 102,192 cycles" in fig.layout.title.text
+    assert len(fig.layout.shapes) == 1  # the makespan line; data never becomes layout shapes
+
+
+def test_layer_filter_dims_other_layers(mesh) -> None:  # type: ignore[no-untyped-def]
+    fig = timeline_figure(mesh.timeline, "sequential", layers=["Relu_2"])
+    opacities = np.concatenate([np.asarray(t.marker.opacity) for t in fig.data if t.type == "bar"])
+    assert sorted(opacities.tolist()) == [0.2, 0.2, 0.2, 0.2, 1.0]
+
+
+def test_focus_outlines_workloads_and_zooms(mesh) -> None:  # type: ignore[no-untyped-def]
+    focus = Focus(workloads=frozenset({(2, 1)}), core_id=2, position=1)
+    fig = timeline_figure(mesh.timeline, "dependency", focus=focus)
+    assert [len(t.x) for t in fig.data if t.name == "focus"] == [1]
+    low, high = fig.layout.xaxis.range
+    assert low < 94000 and high > 102192  # Relu_2 runs 94000-102192
+
+
+def test_occupancy_draws_wrapped_tensors_in_two_pieces(mesh) -> None:  # type: ignore[no-untyped-def]
+    fig = occupancy_figure(
+        mesh.tensors,
+        mesh.l2_occupancy,
+        core_id=0,
+        capacity=mesh.buffersize,
+        regions=[(0, 1 << 19), (1 << 19, 1 << 20)],
+    )
+    bars = [t for t in fig.data if t.type == "bar"]
+    bases = sorted(int(b) for t in bars for b in t.base)
+    assert bases == [0, 32768, 65536, 520192]  # the ifmap wraps: [520192, 524288) + [0, 256)
+    assert len(fig.layout.shapes) == 2  # the region boundary at 512 KiB and the capacity line
+
+
+def test_text_from_the_ir_is_escaped(mesh) -> None:  # type: ignore[no-untyped-def]
+    timeline = mesh.timeline.assign(layer_name="<img src=x onerror=alert(1)>", layer_type="<b>pe</b>")
+    fig = timeline_figure(timeline, "dependency")
+    payload = fig.to_json()
+    assert "<img" not in payload and "<b>pe" not in payload
+    assert "&lt;img src=x onerror=alert(1)&gt;" in payload
+
+
+def test_many_tensors_become_a_heatmap(monkeypatch: pytest.MonkeyPatch) -> None:
+    n = 30_000
+    rng = np.random.default_rng(0)
+    first = rng.integers(0, 1000, n)
+    address = rng.integers(0, 1 << 20, n) // 64 * 64
+    tensors = pd.DataFrame(
+        {
+            "core_id": 0,
+            "layer_name": "L",
+            "transfer_ids": "1",
+            "address": address,
+            "size": 4096,
+            "first_position": first,
+            "last_position": first + 3,
+            "first_workload_id": first,
+            "last_workload_id": first + 3,
+            "overlaps": False,
+        }
+    )
+    occupancy = pd.DataFrame(
+        {
+            "core_id": 0,
+            "position": range(1003),
+            "workload_id": range(1003),
+            "layer_name": "L",
+            "total_bytes": 0,
+        }
+    )
+    fig = occupancy_figure(tensors, occupancy, core_id=0, capacity=(1 << 20) + 4096, kind="WL0")
+    heat = [t for t in fig.data if t.type == "heatmap"]
+    assert len(heat) == 1 and "aggregated: 30,000 rectangles" in fig.layout.title.text
+    z = np.asarray(heat[0].z, dtype=float)
+    # Every tensor is counted in each of its 4 snapshots and at least one address bin.
+    assert np.nansum(z) >= 4 * n
+    assert len(json.dumps(fig.to_plotly_json(), default=str)) < 8_000_000
+    assert figures.MAX_RECTANGLES < n

@@ -1,0 +1,51 @@
+"""`irtools report` (static HTML) and `irtools serve` argument handling."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from irtools.cli.main import build_parser
+from tests.conftest import RunCli, WriteIR
+
+ROOT = Path(__file__).resolve().parents[2]
+OVERLAP = ROOT / "sample_ir" / "invalid" / "GIR302-buffer-overlap.json"
+
+
+def test_report_is_self_contained_with_figures_and_findings(run_cli: RunCli, tmp_path: Path) -> None:
+    out = tmp_path / "report.html"
+    code, stdout, err = run_cli("report", OVERLAP, "-o", out)
+    assert code == 0, err
+    assert "4 cores, 4 occupancy maps" in stdout
+    page = out.read_text()
+    assert page.count("Plotly.newPlot") == 2 + 2 * 4  # two timelines, L2 and WL0 per core
+    assert "<script src=" not in page  # plotly.js is inlined: no network needed
+    assert page.count('<tr class="error">') == 1 and "GIR302" in page
+    assert out.stat().st_mode & 0o644 == 0o644  # readable like any file the user writes
+
+
+def test_report_escapes_ir_text(run_cli: RunCli, write_ir: WriteIR, tmp_path: Path) -> None:
+    doc = json.loads(OVERLAP.read_text())
+    doc["2"][0]["layer_name"] = "<script>alert(1)</script>"
+    path = write_ir(doc, "evil.json")
+    code, _, err = run_cli("report", path, "-o", tmp_path / "r.html")
+    assert code == 0, err
+    page = (tmp_path / "r.html").read_text()
+    assert "<script>alert(1)</script>" not in page
+    assert "alert(1)" in page  # shown, as text
+
+
+def test_report_on_a_non_ir_fails_cleanly(run_cli: RunCli, write_ir: WriteIR, tmp_path: Path) -> None:
+    code, _, err = run_cli("report", write_ir(b"[1, 2"), "-o", tmp_path / "r.html")
+    assert code == 1 and "Traceback" not in err and "not an IR" in err
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_serve_binds_localhost_by_default() -> None:
+    args = build_parser().parse_args(["serve"])
+    assert (args.host, args.port, args.path, args.max_upload_mb) == ("127.0.0.1", 8050, ".", 200)
+
+
+def test_serve_missing_path_is_a_usage_error(run_cli: RunCli, tmp_path: Path) -> None:
+    code, _, err = run_cli("serve", tmp_path / "nope")
+    assert code == 2 and "does not exist" in err

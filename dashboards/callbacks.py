@@ -51,33 +51,52 @@ def register(app: Dash, store: FileStore) -> None:
         Output("layers", "value"),
         Output("core", "options"),
         Output("core", "value"),
-        Output("filter-severity", "options"),
-        Output("filter-code", "options"),
-        Output("filter-core", "options"),
         Output("transfer", "value"),
         Input("current", "data"),
+        State("layers", "value"),
+        State("transfer", "value"),
     )
-    def load(key: str | None) -> tuple[Any, ...]:
+    def load(key: str | None, layers_now: list[str] | None, transfer_now: int | None) -> tuple[Any, ...]:
+        # Reset the filters only when set: every output written re-runs the figures that read it.
+        reset_layers: Any = [] if layers_now else no_update
+        reset_transfer = None if transfer_now is not None else no_update
         if not key:
-            return "Pick an IR file or upload one.", [], [], [], None, [], [], [], None
+            return "Pick an IR file or upload one.", [], reset_layers, [], None, reset_transfer
         try:
             e = store.get(key)
         except (AccessError, AnalysisError, OSError) as exc:
-            return f"⚠ {exc}", [], [], [], None, [], [], [], None
-        summary = summarize(e.analysis)
-        counts = e.findings["severity"].value_counts()
-        found = ", ".join(f"{counts.get(s, 0)} {s}s" for s in ("error", "warning", "info"))
-        status = summary.render().rstrip() + f"\n  findings: {found}"
+            return f"⚠ {exc}", [], reset_layers, [], None, reset_transfer
         layers = e.analysis.layers["layer_name"].tolist()
         cores = [{"label": f"core {c}", "value": c} for c in e.analysis.index.cores]
+        first_core = cores[0]["value"] if cores else None
+        return (
+            summarize(e.analysis).render().rstrip(),
+            layers,
+            reset_layers,
+            cores,
+            first_core,
+            reset_transfer,
+        )
+
+    @app.callback(
+        Output("findings-summary", "children"),
+        Output("filter-severity", "options"),
+        Output("filter-code", "options"),
+        Output("filter-core", "options"),
+        Input("current", "data"),
+    )
+    def load_findings(key: str | None) -> tuple[Any, ...]:
+        # Checking a large file takes a while; the figures do not wait for it.
+        e = entry(key)
+        if e is None:
+            return "", [], [], []
         f = e.findings
+        counts = f["severity"].value_counts()
+        found = ", ".join(f"{counts.get(s, 0)} {s}s" for s in ("error", "warning", "info"))
         severities = [s for s in ("error", "warning", "info") if s in set(f["severity"])]
         codes = sorted(set(f["code"]))
-        finding_cores = [
-            {"label": f"core {int(c)}", "value": int(c)} for c in sorted(set(f["core_id"].dropna()))
-        ]
-        first_core = cores[0]["value"] if cores else None
-        return status, layers, [], cores, first_core, severities, codes, finding_cores, None
+        cores = [{"label": f"core {int(c)}", "value": int(c)} for c in sorted(set(f["core_id"].dropna()))]
+        return found, severities, codes, cores
 
     @app.callback(
         Output("findings", "children"),

@@ -8,7 +8,6 @@ import hashlib
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -25,13 +24,25 @@ class AccessError(ValueError):
     """A path outside the served directory, a missing file, or an upload over the limit."""
 
 
-@dataclass(frozen=True)
 class Entry:
-    """One IR as the dashboard shows it: its analysis and the checker's findings."""
+    """One IR as the dashboard shows it: its analysis now, the checker's findings when first asked.
 
-    name: str
-    analysis: Analysis
-    findings: pd.DataFrame
+    Checking a large file takes seconds; the timeline and maps need only the analysis, so they
+    do not wait for it.
+    """
+
+    def __init__(self, name: str, analysis: Analysis) -> None:
+        self.name = name
+        self.analysis = analysis
+        self._findings: pd.DataFrame | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def findings(self) -> pd.DataFrame:
+        with self._lock:
+            if self._findings is None:
+                self._findings = findings_frame(check_loaded(self.analysis.loaded))
+            return self._findings
 
 
 def findings_frame(findings: list[Finding]) -> pd.DataFrame:
@@ -66,13 +77,12 @@ def filter_findings(
 
 
 def entry_from_bytes(name: str, data: bytes) -> Entry:
-    """Load, check and wrap an IR; AnalysisError when it is not an IR at all."""
+    """Load and wrap an IR; AnalysisError (with the reason) when it is not an IR at all."""
     loaded = load_ir(data, name)
-    findings = check_loaded(loaded)
     if loaded.ir is None:
-        reason = findings[0].message if findings else "no content"
+        reason = loaded.findings[0].message if loaded.findings else "no content"
         raise AnalysisError(f"{name} is not an IR that can be shown: {reason}")
-    return Entry(name, Analysis(loaded), findings_frame(findings))
+    return Entry(name, Analysis(loaded))
 
 
 class FileStore:
@@ -87,6 +97,7 @@ class FileStore:
         self._uploads: dict[str, tuple[str, bytes]] = {}
         self._cache_size = cache_size
         self._lock = threading.Lock()
+        self._building: dict[tuple[object, ...], threading.Lock] = {}
 
     def files(self) -> list[str]:
         """*.json under the root (golden *.expected.json left out), as sorted relative paths."""
@@ -145,13 +156,20 @@ class FileStore:
         )
 
     def _cached(self, cache_key: tuple[object, ...], build: Callable[[], Entry]) -> Entry:
+        # Several callbacks ask for the same file at once: one builds it, the others wait for it.
         with self._lock:
             if cache_key in self._cache:
                 self._cache.move_to_end(cache_key)
                 return self._cache[cache_key]
-        entry = build()
-        with self._lock:
-            self._cache[cache_key] = entry
-            while len(self._cache) > self._cache_size:
-                self._cache.popitem(last=False)
+            building = self._building.setdefault(cache_key, threading.Lock())
+        with building:
+            with self._lock:
+                if cache_key in self._cache:
+                    return self._cache[cache_key]
+            entry = build()
+            with self._lock:
+                self._cache[cache_key] = entry
+                self._building.pop(cache_key, None)
+                while len(self._cache) > self._cache_size:
+                    self._cache.popitem(last=False)
         return entry

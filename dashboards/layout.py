@@ -158,7 +158,13 @@ def build_layout(files: list[str], selected: str | None, max_upload_bytes: int) 
                 ],
                 style={"display": "flex", "gap": "12px", "flexWrap": "wrap"},
             ),
-            html.H3("Findings", style={"fontSize": "17px", "margin": "14px 0 6px"}),
+            html.Div(
+                [
+                    html.H3("Findings", style={"fontSize": "17px", "margin": "0"}),
+                    dcc.Loading(html.Span(id="findings-summary", style={"fontSize": "14px"}), type="dot"),
+                ],
+                style={**_ROW, "margin": "14px 0 6px"},
+            ),
             html.Div(
                 [
                     _labeled(

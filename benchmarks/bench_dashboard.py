@@ -1,0 +1,169 @@
+"""Dashboard speed: figure building, page payload and first view in headless Chromium.
+
+Run: python benchmarks/bench_dashboard.py [--cores 16] [--workloads 800]
+
+Measures (1) the largest real fixture and (2) a synthetic IR with 16 cores and 100k+ tensor
+lifetimes (benchmarks/many_tensors.py): analysis time, figure build time, JSON payload of the
+first view, and in the browser the time from selecting the file in the picker until the
+timeline and both maps are drawn (the server starts cold: loading is included).
+Needs /usr/bin/chromium and chromedriver (as the browser tests do).
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE = ROOT / "sample_ir" / "valid" / "mesh2x2_conv_b1_c4_bw16_stschedule.json"
+FIXTURE = (
+    ROOT.parent / "shared" / "fixtures" / "gemini" / "int8_resnet50.sim_quantized_b1_c1_bw16_stschedule.json"
+)
+
+
+def build_figures(path: Path) -> dict[str, float]:
+    from dashboards.data import entry_from_bytes
+    from dashboards.figures import occupancy_figure, timeline_figure
+
+    t0 = time.perf_counter()
+    entry = entry_from_bytes(path.name, path.read_bytes())
+    a = entry.analysis
+    a.tables()
+    t1 = time.perf_counter()
+    core = next(iter(a.index.cores))
+    figs = [
+        timeline_figure(a.timeline, "dependency", core_transfers=a.core_transfers),
+        occupancy_figure(a.tensors, a.l2_occupancy, core_id=core, capacity=a.buffersize),
+        occupancy_figure(a.wl0_tensors, a.wl0_occupancy, core_id=core, capacity=None, kind="WL0"),
+    ]
+    t2 = time.perf_counter()
+    payload = sum(len(f.to_json()) for f in figs)
+    return {
+        "tensors": len(a.tensors),
+        "core0_tensors": int((a.tensors.core_id == core).sum()),
+        "workloads": len(a.timeline) // 2,
+        "load_analyze_s": t1 - t0,
+        "figures_s": t2 - t1,
+        "payload_mb": payload / 1e6,
+    }
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+_DRAWN = (
+    "return ['timeline', 'l2-map', 'wl0-map'].every(id => {"
+    "const g = document.querySelector('#' + id + ' .js-plotly-plot');"
+    "return !!(g && g.data && g.data.length > 0 && g.querySelector('.main-svg') && g.data !== (window.__old || {})[id]); });"
+)
+_REMEMBER = (
+    "window.__old = {}; for (const id of ['timeline', 'l2-map', 'wl0-map']) "
+    "{ window.__old[id] = document.querySelector('#' + id + ' .js-plotly-plot').data; }"
+)
+
+
+def first_view(path: Path) -> tuple[float, float]:
+    """Seconds until the timeline and both maps are drawn: opening the page on the small sample,
+    then selecting `path` in the file picker (what the 2-second target is about)."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.options import Options
+    from selenium.webdriver.common.by import By
+
+    with tempfile.TemporaryDirectory() as served:
+        # Copies: the dashboard refuses symlinks that lead out of the served directory.
+        shutil.copy(SAMPLE, Path(served) / "a_sample.json")
+        shutil.copy(path, Path(served) / "b_target.json")
+        port = _free_port()
+        server = subprocess.Popen(
+            [sys.executable, "-m", "irtools", "serve", served, "--port", str(port)],
+            stderr=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+        )
+        options = Options()
+        for arg in (
+            "--headless=new",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-dev-shm-usage",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--no-first-run",
+            "--window-size=1500,1200",
+        ):
+            options.add_argument(arg)
+        driver = webdriver.Chrome(options=options)
+        try:
+            for _ in range(100):
+                try:
+                    socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                    break
+                except OSError:
+                    time.sleep(0.1)
+            start = time.perf_counter()
+            driver.get(f"http://127.0.0.1:{port}/")
+            _until(driver, _DRAWN, start)
+            page = time.perf_counter() - start
+            driver.execute_script(_REMEMBER)
+            driver.find_element(By.ID, "file-select").click()
+            driver.find_element(By.CSS_SELECTOR, ".dash-dropdown-search").send_keys("b_target")
+            option = driver.find_element(By.CSS_SELECTOR, ".dash-dropdown-option")
+            start = time.perf_counter()
+            option.click()
+            _until(driver, _DRAWN, start)
+            return page, time.perf_counter() - start
+        finally:
+            driver.quit()
+            server.terminate()
+            server.wait()
+
+
+def _until(driver: object, script: str, start: float) -> None:
+    while not driver.execute_script(script):  # type: ignore[attr-defined]
+        if time.perf_counter() - start > 300:
+            raise TimeoutError("not drawn within 300 s")
+        time.sleep(0.02)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--cores", type=int, default=16)
+    parser.add_argument("--workloads", type=int, default=800, help="workloads per core in the synthetic IR")
+    args = parser.parse_args()
+    sys.path.insert(0, str(ROOT))
+    from benchmarks.many_tensors import write_many_tensors
+
+    print(
+        "| IR | MB | workloads | tensors (core 0) | load+analyze s | figures s | first-view payload MB "
+        "| page open on the small sample s | selection -> drawn s |"
+    )
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    with tempfile.TemporaryDirectory() as tmp:
+        synthetic = Path(tmp) / "many_tensors.json"
+        write_many_tensors(synthetic, args.cores, args.workloads)
+        for label, path in (("resnet50 fixture", FIXTURE), (f"synthetic {args.cores} cores", synthetic)):
+            if not path.exists():
+                print(f"| {label} | missing | | | | | | |")
+                continue
+            m = build_figures(path)
+            page, seconds = first_view(path)
+            print(
+                f"| {label} | {path.stat().st_size / 1e6:.1f} | {m['workloads']:,} | {m['tensors']:,} ({m['core0_tensors']:,}) "
+                f"| {m['load_analyze_s']:.2f} | {m['figures_s']:.2f} | {m['payload_mb']:.2f} | {page:.1f} | {seconds:.1f} |",
+                flush=True,
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

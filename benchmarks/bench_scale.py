@@ -18,14 +18,18 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SOURCE = ROOT.parent / "shared" / "fixtures" / "gemini" / "int8_resnet50.sim_quantized_b1_c1_bw16_stschedule.json"
+SOURCE = (
+    ROOT.parent / "shared" / "fixtures" / "gemini" / "int8_resnet50.sim_quantized_b1_c1_bw16_stschedule.json"
+)
 
 PROBE = r"""
 import gc, json, resource, sys, time
 path, mode = sys.argv[1], sys.argv[2]
 data = open(path, "rb").read()
-if mode in ("validate", "analyze"):
-    import irtools.validate, irtools.analysis  # imports are not part of the measurement
+if mode == "validate":
+    import irtools.validate  # imports are not part of the measurement (nor pandas in its peak RSS)
+elif mode == "analyze":
+    import irtools.analysis
 t0 = time.perf_counter()
 if mode == "json":
     json.loads(data)

@@ -95,8 +95,8 @@ def timeline_figure(
     cores = sorted(timeline["core_id"].unique())
     labels = {c: f"core {c}" for c in cores}
     fig = go.Figure()
-    if placed.empty:
-        return empty_figure("no workload can be scheduled under this model")
+    if rows.empty:
+        return empty_figure("no workloads")
     start = placed["start"].astype("int64").to_numpy()
     duration = placed["time"].to_numpy()
     keep = np.ones(len(placed), bool) if not layers else placed["layer_name"].isin(list(layers)).to_numpy()
@@ -142,6 +142,23 @@ def timeline_figure(
         fig.add_trace(_arrows(placed, core_transfers, labels))
     if focus and focus.workloads:
         fig.add_trace(_focus_bars(placed, focus.workloads, labels))
+    unplaced_per_core = rows[rows["start"].isna()].groupby("core_id").size()
+    if not unplaced_per_core.empty:
+        fig.add_trace(
+            go.Scatter(
+                x=np.zeros(len(unplaced_per_core)),
+                y=[labels[c] for c in unplaced_per_core.index],
+                mode="text",
+                text=[
+                    f"  {n} workload{'s' if n != 1 else ''} cannot start (wait cycle, GIR502)"
+                    for n in unplaced_per_core
+                ],
+                textposition="middle right",
+                textfont={"color": CONFLICT_COLOR, "size": 13},
+                name="unschedulable",
+                hoverinfo="skip",
+            )
+        )
     makespan = rows["end"].max() if rows["start"].notna().all() else None
     if makespan is not None:
         fig.add_vline(x=int(makespan), line={"color": "#555", "dash": "dot", "width": 1})
@@ -153,7 +170,13 @@ def timeline_figure(
         else f": {unplaced} workloads cannot be scheduled"
     )
     fig.update_layout(barmode="overlay", bargap=0.35)
-    fig.update_yaxes(categoryorder="array", categoryarray=[labels[c] for c in reversed(cores)], title=None)
+    # Every core gets its row, also one whose workloads cannot be placed.
+    fig.update_yaxes(
+        categoryorder="array",
+        categoryarray=[labels[c] for c in reversed(cores)],
+        range=[-0.5, len(cores) - 0.5],
+        title=None,
+    )
     fig.update_xaxes(title="cycles", rangemode="tozero")
     if focus and focus.position is not None and focus.core_id is not None:
         hit = placed[(placed["core_id"] == focus.core_id) & (placed["position"] == focus.position)]

@@ -106,3 +106,16 @@ def test_many_tensors_become_a_heatmap(monkeypatch: pytest.MonkeyPatch) -> None:
     assert np.nansum(z) >= 4 * n
     assert len(json.dumps(fig.to_plotly_json(), default=str)) < 8_000_000
     assert figures.MAX_RECTANGLES < n
+
+
+def test_unschedulable_workloads_are_named_on_their_core_rows() -> None:
+    a = analyze(ROOT / "sample_ir" / "invalid" / "GIR502-deadlock.json")
+    fig = timeline_figure(a.timeline, "dependency")
+    note = next(t for t in fig.data if t.name == "unschedulable")
+    # Core 0 waits on core 2 which waits on core 0; core 3 waits on core 0: only core 1 can run.
+    assert dict(zip(note.y, note.text)) == {
+        "core 0": "  1 workload cannot start (wait cycle, GIR502)",
+        "core 2": "  3 workloads cannot start (wait cycle, GIR502)",
+        "core 3": "  1 workload cannot start (wait cycle, GIR502)",
+    }
+    assert fig.layout.yaxis.range == (-0.5, 3.5)  # all four cores keep their row

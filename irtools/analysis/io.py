@@ -43,6 +43,11 @@ def write_tables(
     return written
 
 
+def write_csv(frame: pd.DataFrame, path: str | os.PathLike[str]) -> None:
+    """Write one table as CSV, atomically."""
+    write_atomic(path, partial(_write_csv, frame))
+
+
 def _write_csv(frame: pd.DataFrame, path: Path) -> None:
     frame.to_csv(path, index=False, lineterminator="\n")
 

@@ -59,6 +59,21 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         help="core clock, to show real time; default: one cycle shown as 1 us",
     )
 
+    swp = sub.add_parser(
+        "summarize",
+        help="one CSV row per IR file of a sweep: configuration, makespans, peak L2, DRAM bytes, findings",
+        description=(
+            "Summarize every IR under the given paths into one CSV (written atomically), to compare the "
+            "schedules of a design-space sweep. The configuration comes from Gemini's file names "
+            "(<model>_b<batch>_c<cores>_bw<GB/s>_stschedule.json). Exit 0 when written, 2 on usage errors."
+        ),
+    )
+    swp.add_argument("paths", nargs="+", metavar="PATH", help="IR files or directories (every *.json below)")
+    swp.add_argument("-o", "--output", required=True, metavar="FILE", help="CSV file to write")
+    swp.add_argument(
+        "--jobs", "-j", type=positive_int, default=1, metavar="N", help="summarize N files in parallel"
+    )
+
     tab = sub.add_parser("tables", help="list the analysis tables and their columns")
     tab.add_argument("name", nargs="?", help="one table's columns")
     tab.add_argument("--markdown", action="store_true", help="the catalogue as Markdown (docs/tables.md)")
@@ -139,6 +154,26 @@ def run_export_trace(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def run_summarize(args: argparse.Namespace) -> int:
+    from irtools.analysis.io import write_csv
+    from irtools.analysis.sweep import sweep_table
+
+    table = sweep_table(args.paths, args.jobs, _progress if show_progress() else None)
+    write_csv(table, args.output)
+    analyzed = int(table["analyzed"].sum())
+    print(
+        f"wrote {args.output}: {len(table)} files, {analyzed} analyzed, {int(table['errors'].sum())} errors in all"
+    )
+    return EXIT_OK
+
+
+def _progress(done: int, total: int) -> None:
+    sys.stderr.write(f"\rsummarized {done}/{total} files")
+    if done == total:
+        sys.stderr.write("\n")
+    sys.stderr.flush()
+
+
 def run_tables(args: argparse.Namespace) -> int:
     from irtools.analysis.tables import TABLES, tables_markdown
     from irtools.rules.registry import UsageError
@@ -160,4 +195,9 @@ def run_tables(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-COMMANDS = {"analyze": run_analyze, "export-trace": run_export_trace, "tables": run_tables}
+COMMANDS = {
+    "analyze": run_analyze,
+    "export-trace": run_export_trace,
+    "summarize": run_summarize,
+    "tables": run_tables,
+}

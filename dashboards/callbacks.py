@@ -42,7 +42,7 @@ def register(app: Dash, store: FileStore) -> None:
                 store.resolve(selected)
                 return selected, no_update
         except AccessError as exc:
-            return None, f"⚠ {exc}"
+            return no_update, f"⚠ {exc}"  # keep showing the current file; load would overwrite the message
         return no_update, no_update
 
     @app.callback(

@@ -164,3 +164,20 @@ def test_download_gives_the_same_csv_as_analyze(dash_duo: Any, tmp_path: Path) -
     import pandas as pd
 
     pd.testing.assert_frame_equal(read_table(target), expected)
+
+
+def test_upload_shows_the_file_and_refuses_one_over_the_limit(dash_duo: Any, tmp_path: Path) -> None:
+    served = tmp_path / "served"
+    served.mkdir()
+    small = tmp_path / "small.json"
+    small.write_text(json.dumps(json.loads((SAMPLES / MESH).read_text())))  # compact: under the limit below
+    big = tmp_path / "big.json"
+    big.write_text((SAMPLES / MESH).read_text() + " " * 200_000)
+    dash_duo.start_server(create_app(served, max_upload_bytes=100_000))
+    dash_duo.wait_for_contains_text("#status", "Pick an IR file", timeout=15)
+    upload = dash_duo.find_element("#upload input[type=file]")
+    upload.send_keys(str(big))
+    dash_duo.wait_for_contains_text("#status", "the upload limit is 0 MB", timeout=15)
+    upload.send_keys(str(small))
+    dash_duo.wait_for_contains_text("#status", "small.json: 4 cores, 5 workloads", timeout=15)
+    _wait(lambda: [t for t in _traces(dash_duo, "timeline") if t.get("type") == "bar"])

@@ -107,16 +107,26 @@ def l2_tables(index: IRIndex) -> dict[str, pd.DataFrame]:
     tensors: list[dict[str, Any]] = []
     occupancy: list[dict[str, Any]] = []
     regions_rows: list[dict[str, Any]] = []
+    region_sets: dict[tuple[tuple[int, ...], ...], list[tuple[int, int]]] = {}
+    placements: dict[tuple[int, int, int], Placement] = {}
     for core_id, refs in index.cores.items():
         lives = _Lifetimes()
         for ref in refs:
             w = ref.workload
-            regions = regions_of(w.ring_buffer_info, index.buffersize)
+            ring = tuple(map(tuple, w.ring_buffer_info))
+            regions = region_sets.get(ring)
+            if regions is None:
+                regions = region_sets[ring] = regions_of(w.ring_buffer_info, index.buffersize)
+            region_id = id(regions)
             segments: list[Segment] = []
             owners: list[_Lifetime] = []
             by_type = {"ifmap": 0, "ofmap": 0, "weight": 0}
             for entry in w.buffer:
-                placement = place(entry.address, entry.size, regions, index.buffersize)
+                # A tensor sits in many snapshots: place each (address, size, regions) once.
+                spot = (entry.address, entry.size, region_id)
+                placement = placements.get(spot)
+                if placement is None:
+                    placement = placements[spot] = place(entry.address, entry.size, regions, index.buffersize)
                 key = (entry.tensor_id, entry.type, entry.address, entry.size)
                 life = lives.see(
                     key, ref.position, w.workload_id, partial(_tensor_row, core_id, entry, placement)
@@ -128,7 +138,10 @@ def l2_tables(index: IRIndex) -> dict[str, pd.DataFrame]:
             used, largest, overlapping = covered(segments, 0, buffersize)
             for i in overlapping:
                 owners[i].overlaps = True
-            per_region = [(lo, hi, *covered(segments, lo, hi)[:2]) for lo, hi in regions]
+            if regions == [(0, buffersize)]:
+                per_region = [(0, buffersize, used, largest)]
+            else:
+                per_region = [(lo, hi, *covered(segments, lo, hi)[:2]) for lo, hi in regions]
             if per_region:
                 # A tensor lives inside one ring region, so a gap across a region boundary is two gaps.
                 largest = max(r[3] for r in per_region)

@@ -42,7 +42,8 @@ def tile_ir(source: dict[str, Any], cores: int, copies: int) -> dict[str, Any]:
     """`copies` back-to-back copies of the source's core 0 on each of `cores` cores."""
     workloads = source["0"]
     span_t = 1 + max(
-        [o["transfer_id"] for w in workloads for o in w["ofmap"]] + [o["transfer_id"] for o in source["-1"]["out"]]
+        [o["transfer_id"] for w in workloads for o in w["ofmap"]]
+        + [o["transfer_id"] for o in source["-1"]["out"]]
     )
     span_w = 1 + max(w["workload_id"] for w in workloads)
     span_x = 1 + max((b["tensor_id"] for w in workloads for b in w["buffer"]), default=0)
@@ -60,7 +61,12 @@ def tile_ir(source: dict[str, Any], cores: int, copies: int) -> dict[str, Any]:
             out["-1"]["in"].extend(dram["in"])
             out["-1"]["out"].extend(dram["out"])
         out[str(c)] = core_list
-    out.update(buffersize=source["buffersize"], top_batch_cut=source["top_batch_cut"], xlen=side, ylen=math.ceil(cores / side))
+    out.update(
+        buffersize=source["buffersize"],
+        top_batch_cut=source["top_batch_cut"],
+        xlen=side,
+        ylen=math.ceil(cores / side),
+    )
     return out
 
 

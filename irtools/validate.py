@@ -29,7 +29,7 @@ def check_loaded(loaded: LoadedIR, options: CheckOptions | None = None) -> list[
             if entry.check is None:
                 continue
             try:
-                findings.extend(entry.check(index, ctx))
+                findings.extend(map(loaded.to_file, entry.check(index, ctx)))
             except Exception as exc:  # noqa: BLE001 - a checker bug must not hide the other rules' findings
                 findings.append(
                     Finding(

@@ -12,6 +12,7 @@ import pytest
 
 from irtools.cli.main import main
 
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     # addopts passes --headless, which dash.testing only registers when dash[testing] is installed;
     # declaring it here too keeps `pytest` usable without it (the browser tests then skip).

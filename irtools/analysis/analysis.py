@@ -212,7 +212,9 @@ class Analysis:
             if any(o.transfer_id == transfer_id for o in ref.workload.ofmap)
         ]
         readers = [
-            (ref.core_id, ref.position) for ref in self.index.workloads() if transfer_id in workload_inputs(ref.workload)
+            (ref.core_id, ref.position)
+            for ref in self.index.workloads()
+            if transfer_id in workload_inputs(ref.workload)
         ]
         return producers, readers
 

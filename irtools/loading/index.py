@@ -16,7 +16,11 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True, slots=True)
 class WorkloadRef:
-    """A workload and where it sits: its core, its position in the core's list, its pointer."""
+    """A workload and where it sits: its core, its position in the core's list, its pointer.
+
+    Position and pointer are in `ir`, which lacks the entries skipped for schema errors;
+    `LoadedIR.file_pointer` maps a pointer to the file as written.
+    """
 
     core_id: int
     position: int

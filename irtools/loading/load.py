@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,7 +25,7 @@ from irtools.model import (
     Workload,
 )
 from irtools.model.ir import CORE_KEY
-from irtools.rules.schema_errors import key_findings, schema_findings
+from irtools.rules.schema_errors import first_errors, key_findings, schema_findings
 
 
 @dataclass(slots=True)
@@ -40,11 +41,58 @@ class LoadedIR:
     """Transfer ids produced by entries left out of `ir`: not dangling, merely unchecked."""
     unchecked_workloads: set[tuple[int, int]] = field(default_factory=set)
     """(core_id, workload_id) of workloads left out of `ir`."""
+    kept: dict[str, list[int]] = field(default_factory=dict)
+    """For each list that lost entries: its pointer in the file -> the file positions of the entries kept.
+
+    Lists in `ir` lack the skipped entries, so positions in `ir` (and the pointers the index and
+    the rules build from them) differ from the file's after the first skipped entry; `file_pointer`
+    maps them back.
+    """
+
+    _holders: tuple[int, frozenset[str]] = field(
+        default=(0, frozenset()), init=False, repr=False, compare=False
+    )
 
     def incomplete(self, workload_pointer: str) -> bool:
-        """Whether entries of this workload were left out, so absence-based checks must not judge it."""
-        prefix = workload_pointer + "/"
-        return any(p.startswith(prefix) for p in self.skipped)
+        """Whether entries of this workload (a pointer into `ir`) were left out.
+
+        Absence-based checks must not judge such a workload.
+        """
+        if self._holders[0] != len(self.skipped):
+            # Every proper prefix of a skipped pointer, built once: scanning `skipped` for each
+            # workload took time quadratic in the file size when many entries broke the schema.
+            holders: set[str] = set()
+            for ptr in self.skipped:
+                end = ptr.rfind("/")
+                while end > 0 and ptr[:end] not in holders:  # shorter prefixes are in already
+                    holders.add(ptr[:end])
+                    end = ptr.rfind("/", 0, end)
+            self._holders = (len(self.skipped), frozenset(holders))
+        return self.file_pointer(workload_pointer) in self._holders[1]
+
+    def file_pointer(self, pointer: str) -> str:
+        """The pointer into the file of the value `pointer` names in `ir`."""
+        if not self.kept or not pointer:
+            return pointer
+        tokens = pointer.split("/")  # still escaped, as the keys of `kept` are; tokens[0] is ""
+        prefix = ""
+        for n in range(1, len(tokens)):
+            positions = self.kept.get(prefix)
+            token = tokens[n]
+            if positions is not None and token.isascii() and token.isdigit() and int(token) < len(positions):
+                tokens[n] = str(positions[int(token)])
+            prefix += "/" + tokens[n]
+        return "/".join(tokens)
+
+    def to_file(self, finding: Finding) -> Finding:
+        """`finding` (made from `ir`) with its pointers mapped into the file."""
+        if not self.kept:
+            return finding
+        pointer = self.file_pointer(finding.pointer)
+        related = tuple(self.file_pointer(p) for p in finding.related)
+        if pointer == finding.pointer and related == finding.related:
+            return finding
+        return dataclasses.replace(finding, pointer=pointer, related=related)
 
     size_bytes: int = 0
 
@@ -65,12 +113,13 @@ def load_ir(source: str | os.PathLike[str] | bytes, path: str | None = None) -> 
         with gc_paused():
             loaded.ir = SchedulerIR.model_validate(doc)
     except ValidationError as exc:
-        loaded.findings.extend(schema_findings(doc, exc.errors(include_url=False)))
-        loaded.ir = _partial(doc, loaded.skipped)
+        loaded.findings.extend(schema_findings(doc, *first_errors(exc, doc)))
+    if loaded.ir is None:  # outside the handler, so the error (it holds every error) is released
+        loaded.ir = _partial(doc, loaded.skipped, loaded.kept)
         _note_unchecked(doc, loaded)
     if loaded.ir is not None:
         with gc_paused():
-            loaded.findings.extend(key_findings(loaded.ir))
+            loaded.findings.extend(map(loaded.to_file, key_findings(loaded.ir)))
     if loaded.skipped:
         loaded.findings.append(
             Finding(
@@ -86,6 +135,11 @@ def load_ir(source: str | os.PathLike[str] | bytes, path: str | None = None) -> 
 def _note_unchecked(doc: Any, loaded: LoadedIR) -> None:
     """Remember what skipped entries name, so cross-reference rules do not call it missing."""
     for ptr in loaded.skipped:
+        depth = ptr.count("/")  # skipped pointers: /-1/side/i, /core/w or /core/w/list/i
+        if not (
+            depth == 2 or (depth == 3 and ptr.startswith("/-1/out/")) or (depth == 4 and "/ofmap/" in ptr)
+        ):
+            continue  # names no workload and produces no transfer
         tokens = jp.split(ptr)
         try:
             value = jp.resolve(doc, ptr)
@@ -97,7 +151,8 @@ def _note_unchecked(doc: Any, loaded: LoadedIR) -> None:
             loaded.unchecked_transfer_ids.add(value["transfer_id"])
         elif len(tokens) == 2 and type(value.get("workload_id")) is int:
             loaded.unchecked_workloads.add((int(tokens[0]), value["workload_id"]))
-            for o in value.get("ofmap") or []:
+            ofmaps = value.get("ofmap")
+            for o in ofmaps if isinstance(ofmaps, list) else ():
                 if isinstance(o, dict) and type(o.get("transfer_id")) is int:
                     loaded.unchecked_transfer_ids.add(o["transfer_id"])
         elif len(tokens) == 4 and tokens[2] == "ofmap" and type(value.get("transfer_id")) is int:
@@ -105,11 +160,26 @@ def _note_unchecked(doc: Any, loaded: LoadedIR) -> None:
 
 
 def _valid(model: type[BaseModel], value: Any, ptr: str, skipped: list[str]) -> Any:
+    if not isinstance(value, dict):  # the strict models take only objects; skip building the error
+        skipped.append(ptr)
+        return None
     try:
         return model.model_validate(value)
     except ValidationError:
         skipped.append(ptr)
         return None
+
+
+def _valid_list(
+    model: type[BaseModel], entries: list[Any], ptr: str, skipped: list[str], kept: dict[str, list[int]]
+) -> list[Any]:
+    """The entries that fit `model`; records the kept positions in `kept[ptr]` when some do not."""
+    prefix = ptr + "/"  # positions need no escaping; jp.extend per entry cost more than validating it
+    parsed = [_valid(model, e, prefix + str(i), skipped) for i, e in enumerate(entries)]
+    positions = [i for i, e in enumerate(parsed) if e is not None]
+    if len(positions) < len(parsed):
+        kept[ptr] = positions
+    return [e for e in parsed if e is not None]
 
 
 _WORKLOAD_LISTS: dict[str, type[BaseModel]] = {
@@ -121,7 +191,7 @@ _WORKLOAD_LISTS: dict[str, type[BaseModel]] = {
 }
 
 
-def _valid_workload(value: Any, ptr: str, skipped: list[str]) -> Workload | None:
+def _valid_workload(value: Any, ptr: str, skipped: list[str], kept: dict[str, list[int]]) -> Workload | None:
     """A workload without its broken list entries (ifmap, ofmap, buffer, WL0), or None if still broken."""
     try:
         return Workload.model_validate(value)
@@ -132,18 +202,20 @@ def _valid_workload(value: Any, ptr: str, skipped: list[str]) -> Workload | None
         return None
     cleaned = dict(value)
     dropped: list[str] = []
+    positions: dict[str, list[int]] = {}
     for key, model in _WORKLOAD_LISTS.items():
         entries = value.get(key)
         if isinstance(entries, list):
-            kept = (_valid(model, e, jp.extend(ptr, key, i), dropped) for i, e in enumerate(entries))
-            cleaned[key] = [e.model_dump(by_alias=True, exclude_unset=True) for e in kept if e is not None]
+            valid = _valid_list(model, entries, jp.extend(ptr, key), dropped, positions)
+            cleaned[key] = [e.model_dump(by_alias=True, exclude_unset=True) for e in valid]
     workload: Workload | None = _valid(Workload, cleaned, ptr, skipped)
     if workload is not None:
         skipped.extend(dropped)
+        kept.update(positions)
     return workload
 
 
-def _partial(doc: Any, skipped: list[str]) -> SchedulerIR | None:
+def _partial(doc: Any, skipped: list[str], kept: dict[str, list[int]]) -> SchedulerIR | None:
     """Build the IR from the entries that are valid on their own, so semantic checks still run."""
     if not isinstance(doc, dict):
         return None
@@ -157,14 +229,15 @@ def _partial(doc: Any, skipped: list[str]) -> SchedulerIR | None:
     for side, model in (("in", DramIn), ("out", DramOut)):
         entries = dram.get(side)
         entries = entries if isinstance(entries, list) else []
-        parsed = (_valid(model, e, jp.join("-1", side, i), skipped) for i, e in enumerate(entries))
-        sections[side] = [e for e in parsed if e is not None]
+        sections[side] = _valid_list(model, entries, jp.join("-1", side), skipped, kept)
     fields["dram"] = DramSection.model_construct(in_=sections["in"], out=sections["out"])
     cores: dict[str, list[Workload]] = {}
     for key, workloads in doc.items():
         if not CORE_KEY.match(key) or not isinstance(workloads, list):
             continue
-        parsed_wl = (_valid_workload(w, jp.join(key, i), skipped) for i, w in enumerate(workloads))
+        parsed_wl = [_valid_workload(w, jp.join(key, i), skipped, kept) for i, w in enumerate(workloads)]
         cores[key] = [w for w in parsed_wl if w is not None]
+        if len(cores[key]) < len(parsed_wl):
+            kept[jp.join(key)] = [i for i, w in enumerate(parsed_wl) if w is not None]
     fields["cores"] = cores
     return SchedulerIR.model_construct(**fields)

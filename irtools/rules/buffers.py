@@ -13,7 +13,7 @@ from irtools.findings import Finding, Severity
 from irtools.loading.index import IRIndex, WorkloadRef, inverted, single_transfer
 from irtools.loading.l2 import place, regions_of
 from irtools.model import BufferEntry, IfmapTensor
-from irtools.rules.context import CheckContext
+from irtools.rules.context import CheckContext, id_list, short
 from irtools.rules.registry import rule
 
 
@@ -23,8 +23,8 @@ def _loc(ref: WorkloadRef, entry: BufferEntry | None = None) -> dict[str, Any]:
 
 
 def _describe(entry: BufferEntry) -> str:
-    ids = ",".join(str(t) for t in entry.transfer_id or []) or "-"
-    layer = f" ({entry.layer_name})" if entry.layer_name else ""
+    ids = id_list(entry.transfer_id or []) or "-"
+    layer = f" ({short(entry.layer_name)})" if entry.layer_name else ""
     return f"{entry.type} tensor {entry.tensor_id} [transfer {ids}]{layer}"
 
 
@@ -237,7 +237,7 @@ def source_union(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
             if entry.transfer_id is not None and sorted(set(entry.transfer_id)) != ids:
                 yield ctx.finding(
                     "GIR305",
-                    f"transfer_id {entry.transfer_id} differs from the sources' ids {ids}",
+                    f"transfer_id [{id_list(entry.transfer_id, ', ')}] differs from the sources' ids [{id_list(ids, ', ')}]",
                     ptr,
                     **_loc(ref, entry),
                 )
@@ -270,6 +270,7 @@ def cur_wl_ifmap(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     for ref in ir.workloads():
         wl = ref.workload
         wanted = {t for i in wl.ifmap for t in i.transfer_id}
+        wanted_text = ""
         flagged: set[int] = set()
         for i, entry in enumerate(wl.buffer):
             ids = set(entry.transfer_id or ())
@@ -277,16 +278,17 @@ def cur_wl_ifmap(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
             if entry.cur_wl_ifmap:
                 flagged |= ids
                 if not ids & wanted:
+                    wanted_text = wanted_text or f"[{id_list(sorted(wanted), ', ')}]"
                     yield ctx.finding(
                         "GIR306",
-                        f"{_describe(entry)} is flagged cur_wl_ifmap but holds none of the ifmap transfers {sorted(wanted)}",
+                        f"{_describe(entry)} is flagged cur_wl_ifmap but holds none of the ifmap transfers {wanted_text}",
                         ptr,
                         **_loc(ref, entry),
                     )
             elif entry.type == "ifmap" and ids & wanted:
                 yield ctx.finding(
                     "GIR306",
-                    f"{_describe(entry)} holds ifmap transfers {sorted(ids & wanted)} but is not flagged cur_wl_ifmap",
+                    f"{_describe(entry)} holds ifmap transfers [{id_list(sorted(ids & wanted), ', ')}] but is not flagged cur_wl_ifmap",
                     ptr,
                     **_loc(ref, entry),
                 )
@@ -295,7 +297,7 @@ def cur_wl_ifmap(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
         if missing and wl.buffer and ref.pointer not in ir.incomplete:
             yield ctx.finding(
                 "GIR306",
-                f"ifmap transfers {missing} are in no buffer entry flagged cur_wl_ifmap",
+                f"ifmap transfers [{id_list(missing, ', ')}] are in no buffer entry flagged cur_wl_ifmap",
                 jp.extend(ref.pointer, "ifmap"),
                 **_loc(ref),
             )

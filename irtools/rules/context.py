@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from irtools.findings import Finding, Severity
@@ -42,3 +43,20 @@ class CheckContext:
 
         level = severity or RULES[code].severity
         return Finding(code, level, message, pointer, core_id, workload_id, transfer_id, related=related)
+
+
+MESSAGE_IDS = 16
+MESSAGE_TEXT = 80
+"""Messages spell out at most this many ids and characters of a name: one tensor or layer can be named
+by thousands of findings, and repeating an unbounded list in each would grow the report quadratically."""
+
+
+def id_list(ids: Sequence[int], sep: str = ",") -> str:
+    """`ids` joined by `sep`, the ones past MESSAGE_IDS counted instead of listed."""
+    shown = sep.join(str(i) for i in ids[:MESSAGE_IDS])
+    return shown if len(ids) <= MESSAGE_IDS else f"{shown}{sep}... ({len(ids) - MESSAGE_IDS} more)"
+
+
+def short(text: str) -> str:
+    """`text` cut to MESSAGE_TEXT characters."""
+    return text if len(text) <= MESSAGE_TEXT else text[: MESSAGE_TEXT - 3] + "..."

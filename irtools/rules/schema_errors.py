@@ -7,10 +7,11 @@ and finds the keys the format document does not describe (GIR103).
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Iterator
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
 from irtools import pointer as jp
@@ -119,6 +120,12 @@ def error_pointer(raw: Any, loc: tuple[int | str, ...]) -> tuple[str, str | None
     Union tags and the models' internal core field are not in the file, so a token is kept
     only when it names something that exists at that point of the raw document.
     """
+    tokens, _, missing = _follow(raw, loc)
+    return jp.join(*tokens), missing
+
+
+def _follow(raw: Any, loc: tuple[int | str, ...]) -> tuple[list[str | int], Any, str | None]:
+    """(tokens that exist in the file, the value they lead to, missing last key or None)."""
     tokens: list[str | int] = []
     node = raw
     loc = tuple(t for t in loc if t != CORES_FIELD)
@@ -128,11 +135,40 @@ def error_pointer(raw: Any, loc: tuple[int | str, ...]) -> tuple[str, str | None
                 tokens.append(token)
                 node = node[token]
             elif position == len(loc) - 1:
-                return jp.join(*tokens), token
+                return tokens, node, token
         elif isinstance(node, list) and isinstance(token, int) and 0 <= token < len(node):
             tokens.append(token)
             node = node[token]
-    return jp.join(*tokens), None
+    return tokens, node, None
+
+
+DETAILED_ERRORS = 10 * MAX_SCHEMA_FINDINGS
+"""Up to this many errors, `ValidationError.errors()` is used as is."""
+
+
+def first_errors(exc: ValidationError, raw: Any) -> tuple[list[ErrorDetails], int]:
+    """The errors schema_findings shows (all, or the first MAX_SCHEMA_FINDINGS), and the total count.
+
+    `exc.errors()` builds a dict of about 1 KB per error, and a file of a few MB whose big lists hold
+    the wrong type has millions of errors. Past DETAILED_ERRORS, only the errors shown are decoded,
+    from `exc.json()` without inputs; each input is read back from `raw` at the error's location.
+    """
+    total = exc.error_count()
+    if total <= DETAILED_ERRORS:
+        return exc.errors(include_url=False), total
+    text = exc.json(include_url=False, include_input=False)
+    decoder = json.JSONDecoder()
+    errors: list[ErrorDetails] = []
+    position = 1  # past "[": the items are written without spaces, separated by ","
+    while len(errors) < min(total, MAX_SCHEMA_FINDINGS):
+        item, position = decoder.raw_decode(text, position)
+        position += 1
+        item["loc"] = tuple(item["loc"])
+        item["input"] = value = _follow(raw, item["loc"])[1]
+        if item["type"] == "string_unicode" and isinstance(value, dict):
+            item["input"] = next((k for k in value if not _utf8(k)), value)  # the key is the input
+        errors.append(item)
+    return errors, total
 
 
 def schema_message(error: ErrorDetails, missing_key: str | None) -> str:
@@ -160,19 +196,22 @@ def schema_message(error: ErrorDetails, missing_key: str | None) -> str:
     return f"{error['msg']}, got {got}"
 
 
-def schema_findings(raw: Any, errors: list[ErrorDetails]) -> Iterator[Finding]:
-    """GIR101 findings for Pydantic validation errors, capped at MAX_SCHEMA_FINDINGS."""
-    for count, error in enumerate(errors):
-        if count == MAX_SCHEMA_FINDINGS:
-            yield Finding(
-                "GIR101",
-                Severity.ERROR,
-                f"{len(errors) - MAX_SCHEMA_FINDINGS} more schema errors not shown",
-                "",
-            )
-            return
+def _utf8(text: str) -> bool:
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def schema_findings(raw: Any, errors: list[ErrorDetails], total: int | None = None) -> Iterator[Finding]:
+    """GIR101 findings for Pydantic validation errors (`total` of them), capped at MAX_SCHEMA_FINDINGS."""
+    for error in errors[:MAX_SCHEMA_FINDINGS]:
         pointer, missing = error_pointer(raw, tuple(error["loc"]))
         yield Finding("GIR101", Severity.ERROR, schema_message(error, missing), pointer, **_location(pointer))
+    hidden = (len(errors) if total is None else total) - MAX_SCHEMA_FINDINGS
+    if hidden > 0:
+        yield Finding("GIR101", Severity.ERROR, f"{hidden} more schema errors not shown", "")
 
 
 def _location(pointer: str) -> dict[str, Any]:

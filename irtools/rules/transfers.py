@@ -10,7 +10,7 @@ from irtools.findings import Finding, Severity
 from irtools.loading.index import IRIndex, WorkloadRef
 from irtools.model import CoreDestination
 from irtools.model.dram import Destination
-from irtools.rules.context import CheckContext
+from irtools.rules.context import CheckContext, short
 from irtools.rules.registry import rule
 
 
@@ -83,7 +83,7 @@ def duplicate_producer(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
         for dup in places[1:]:
             yield ctx.finding(
                 "GIR202",
-                f"transfer {tid} is also produced at {places[0].pointer}",
+                f"transfer {tid} is also produced at {ir.loaded.file_pointer(places[0].pointer)}",
                 dup.pointer,
                 core_id=dup.core_id,
                 workload_id=dup.workload_id,
@@ -227,7 +227,7 @@ def dram_in_mismatch(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
         if (ref.core_id, ref.workload_id) != (entry.core_id, entry.workload_id):
             problems.append(f"it is produced by core {ref.core_id} workload {ref.workload_id}")
         if ref.workload.layer_name != entry.layer_name:
-            problems.append(f"layer is {ref.workload.layer_name!r}, not {entry.layer_name!r}")
+            problems.append(f"layer is {short(ref.workload.layer_name)!r}, not {short(entry.layer_name)!r}")
         if _frame_free(o.lower, o.upper) != _frame_free(entry.lower, entry.upper):
             problems.append(f"ofmap range {o.lower}..{o.upper} differs from {entry.lower}..{entry.upper}")
         if problems:

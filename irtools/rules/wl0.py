@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from irtools import pointer as jp
 from irtools.findings import Finding, Severity
 from irtools.loading.index import IRIndex, single_transfer
-from irtools.rules.context import CheckContext
+from irtools.rules.context import CheckContext, id_list
 from irtools.rules.registry import rule
 
 
@@ -28,8 +28,8 @@ def wl0_overlap(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
                 a, b = entries[i], entries[reach_idx]
                 yield ctx.finding(
                     "GIR401",
-                    f"weight [transfer {','.join(map(str, a.transfer_id))}] [{a.address:#x}, {a.address + a.size:#x}) "
-                    f"overlaps weight [transfer {','.join(map(str, b.transfer_id))}] "
+                    f"weight [transfer {id_list(a.transfer_id)}] [{a.address:#x}, {a.address + a.size:#x}) "
+                    f"overlaps weight [transfer {id_list(b.transfer_id)}] "
                     f"[{b.address:#x}, {b.address + b.size:#x})",
                     jp.extend(ref.pointer, ref.workload.wl0_key, i),
                     core_id=ref.core_id,
@@ -58,7 +58,7 @@ def wl0_capacity(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
             if e.address + e.size > size:
                 yield ctx.finding(
                     "GIR402",
-                    f"weight [transfer {','.join(map(str, e.transfer_id))}] ends at {e.address + e.size:#x}, "
+                    f"weight [transfer {id_list(e.transfer_id)}] ends at {e.address + e.size:#x}, "
                     f"past WL0 size {size:#x}",
                     jp.extend(ref.pointer, ref.workload.wl0_key, i),
                     core_id=ref.core_id,

@@ -10,7 +10,7 @@ from irtools.findings import Finding, Severity
 from irtools.loading.index import IRIndex, WorkloadRef
 from irtools.model import CoreDestination
 from irtools.model.dram import Destination
-from irtools.rules.context import CheckContext, short
+from irtools.rules.context import CheckContext, id_list, short
 from irtools.rules.registry import rule
 
 
@@ -264,21 +264,22 @@ def related_dangling(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     """
     out_ids = {e.transfer_id for e in ir.ir.dram.out}
     in_ids = {e.transfer_id for e in ir.ir.dram.in_}
-    for k, entry in enumerate(ir.ir.dram.in_):
-        for j, tid in enumerate(entry.related_ofmap):
-            if tid not in out_ids:
-                yield ctx.finding(
-                    "GIR206",
-                    f"related_ofmap {tid} is not a DRAM out transfer",
-                    jp.join("-1", "in", k, "related_ofmap", j),
-                    transfer_id=entry.transfer_id,
-                )
-    for k, out in enumerate(ir.ir.dram.out):
-        for j, tid in enumerate(out.related_ifmap):
-            if tid not in in_ids:
-                yield ctx.finding(
-                    "GIR206",
-                    f"related_ifmap {tid} is not a DRAM in transfer",
-                    jp.join("-1", "out", k, "related_ifmap", j),
-                    transfer_id=out.transfer_id,
-                )
+    sides = [
+        ("in", k, "related_ofmap", e.related_ofmap, out_ids, "DRAM out", e.transfer_id)
+        for k, e in enumerate(ir.ir.dram.in_)
+    ] + [
+        ("out", k, "related_ifmap", e.related_ifmap, in_ids, "DRAM in", e.transfer_id)
+        for k, e in enumerate(ir.ir.dram.out)
+    ]
+    for side, k, key, related, known, other, own in sides:
+        # One finding per entry: an entry can list thousands of ids.
+        missing = [(j, tid) for j, tid in enumerate(related) if tid not in known]
+        if not missing:
+            continue
+        j, tid = missing[0]
+        if len(missing) == 1:
+            message = f"{key} {tid} is not a {other} transfer"
+        else:
+            ids = id_list([t for _, t in missing])
+            message = f"{key} names {len(missing)} ids that are not {other} transfers: {ids}"
+        yield ctx.finding("GIR206", message, jp.join("-1", side, k, key, j), transfer_id=own)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -11,6 +12,16 @@ from typing import Any, NamedTuple
 import pytest
 
 from irtools.cli.main import main
+
+# When a property fails, hypothesis's pytest plugin imports libcst to write a patch, and libcst's
+# import warns (DeprecationWarning from mypy_extensions); with filterwarnings = error that turns the
+# failure report into an INTERNALERROR that hides the falsifying example. Import it once, quietly.
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", DeprecationWarning)
+    try:
+        import hypothesis.extra._patching  # noqa: F401
+    except ImportError:  # libcst is optional
+        pass
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

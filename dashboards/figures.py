@@ -235,6 +235,8 @@ def _focus_bars(
 
 def _pieces(tensors: pd.DataFrame) -> pd.DataFrame:
     """One row per occupied byte range of a tensor lifetime (a wrapped tensor gives two)."""
+    if tensors.empty:
+        return tensors.assign(lo=pd.Series(dtype="int64"), hi=pd.Series(dtype="int64"))
     if "segments" in tensors:
         spans = tensors["segments"].str.split(";")
         exploded = tensors.assign(span=spans).explode("span")

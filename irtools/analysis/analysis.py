@@ -49,7 +49,8 @@ class Analysis:
         return self.loaded.path
 
     @property
-    def buffersize(self) -> int:
+    def buffersize(self) -> int | None:
+        """L2 size in bytes; None when the file's buffersize broke the schema."""
         return self.index.ir.buffersize
 
     @cached_property
@@ -194,7 +195,9 @@ class Analysis:
                 "peak_l2_bytes": grouped["l2_bytes"].max(),
             }
         ).reset_index()
-        table["peak_l2_fraction"] = table["peak_l2_bytes"] / self.buffersize
+        table["peak_l2_fraction"] = (
+            table["peak_l2_bytes"] / self.buffersize if self.buffersize else float("nan")
+        )
         # Layers that cannot be scheduled go last, in file order (the sort is stable).
         table = table.sort_values("start", kind="stable", na_position="last").reset_index(drop=True)
         return LAYERS.frame({c.name: table[c.name] for c in LAYERS.columns})

@@ -103,7 +103,10 @@ def _snapshot_key(ref: WorkloadRef) -> dict[str, Any]:
 
 def l2_tables(index: IRIndex) -> dict[str, pd.DataFrame]:
     """tensors, l2_occupancy and l2_regions for every core."""
-    buffersize = index.buffersize or 0
+    # A file whose buffersize broke the schema is measured against the highest address it uses.
+    buffersize = index.buffersize or max(
+        (e.address + e.size for ref in index.workloads() for e in ref.workload.buffer), default=0
+    )
     tensors: list[dict[str, Any]] = []
     occupancy: list[dict[str, Any]] = []
     regions_rows: list[dict[str, Any]] = []

@@ -14,7 +14,8 @@ class Summary:
     path: str
     cores: int
     workloads: int
-    buffersize: int
+    buffersize: int | None
+    """None when the file's buffersize broke the schema."""
     makespan: dict[str, int | None]
     """Cycles per timing model; None when some workload cannot be scheduled."""
     unscheduled: int
@@ -36,7 +37,8 @@ class Summary:
 
     def render(self) -> str:
         """Human-readable lines for the terminal."""
-        lines = [f"{self.path}: {self.cores} cores, {self.workloads} workloads, L2 {_size(self.buffersize)}"]
+        size = _size(self.buffersize) if self.buffersize else "size unknown"
+        lines = [f"{self.path}: {self.cores} cores, {self.workloads} workloads, L2 {size}"]
         for model in MODELS:
             value = self.makespan[model]
             text = (
@@ -47,7 +49,8 @@ class Summary:
             lines.append(f"  makespan ({model}): {text}")
         if self.peak_l2:
             peaks = ", ".join(
-                f"{core}: {_size(b)} ({b / self.buffersize:.0%})" for core, b in sorted(self.peak_l2.items())
+                f"{core}: {_size(b)}" + (f" ({b / self.buffersize:.0%})" if self.buffersize else "")
+                for core, b in sorted(self.peak_l2.items())
             )
             lines.append(f"  peak L2 per core: {peaks}")
         if any(self.peak_wl0.values()):

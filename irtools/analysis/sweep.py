@@ -81,7 +81,7 @@ def summarize_file(path: str) -> dict[str, Any]:
         makespan_sequential=s.makespan["sequential"],
         makespan_dependency=s.makespan["dependency"],
         peak_l2_max=max(peaks, default=0),
-        peak_l2_fraction=max(peaks, default=0) / s.buffersize,
+        peak_l2_fraction=max(peaks, default=0) / s.buffersize if s.buffersize else None,
         peak_l2_per_core=";".join(map(str, peaks)) or None,
         dram_read_bytes=s.dram_read_weight + s.dram_read_fmap,
         dram_write_bytes=s.dram_write,

@@ -14,6 +14,7 @@ import pandas as pd
 
 from irtools.analysis import Analysis, AnalysisError
 from irtools.findings import Finding
+from irtools.limits import size_problem
 from irtools.loading.load import load_ir
 from irtools.validate import check_loaded
 
@@ -88,11 +89,14 @@ def entry_from_bytes(name: str, data: bytes) -> Entry:
 class FileStore:
     """IR files under `root` and uploaded IRs, each analyzed on first use and kept in a small LRU."""
 
-    def __init__(self, root: str | Path, max_upload_bytes: int, cache_size: int = 4) -> None:
+    def __init__(
+        self, root: str | Path, max_upload_bytes: int, cache_size: int = 4, max_file_bytes: int | None = None
+    ) -> None:
         self.root = Path(root).resolve()
         if not self.root.is_dir():
             raise AccessError(f"{root} is not a directory")
         self.max_upload_bytes = max_upload_bytes
+        self.max_file_bytes = max_file_bytes
         self._cache: OrderedDict[tuple[object, ...], Entry] = OrderedDict()
         self._uploads: dict[str, tuple[str, bytes]] = {}
         self._cache_size = cache_size
@@ -151,6 +155,9 @@ class FileStore:
             return self._cached((key,), lambda: entry_from_bytes(name, data))
         path = self.resolve(key)
         stat = path.stat()
+        problem = size_problem(stat.st_size, self.max_file_bytes)
+        if problem:
+            raise AccessError(f"{key}: {problem} (irtools serve --max-mb)")
         return self._cached(
             (key, stat.st_mtime_ns, stat.st_size), lambda: entry_from_bytes(key, path.read_bytes())
         )

@@ -11,8 +11,10 @@ import plotly.io as pio
 
 from dashboards.data import FINDING_COLUMNS, entry_from_bytes
 from dashboards.figures import occupancy_figure, timeline_figure
+from irtools.analysis import AnalysisError
 from irtools.analysis.summary import summarize
 from irtools.atomic import write_text_atomic
+from irtools.limits import size_problem
 
 MAX_FINDING_ROWS = 5000
 
@@ -26,9 +28,12 @@ tr.error td { background: #fde2e1; } tr.warning td { background: #fff4d6; } tr.i
 """
 
 
-def build_report(path: str | Path, max_cores: int = 16) -> tuple[str, str]:
+def build_report(path: str | Path, max_cores: int = 16, max_bytes: int | None = None) -> tuple[str, str]:
     """The report's HTML and a one-line description of what it holds."""
     name = Path(path).name
+    problem = size_problem(Path(path).stat().st_size, max_bytes)
+    if problem:
+        raise AnalysisError(f"{path}: {problem}")
     entry = entry_from_bytes(str(path), Path(path).read_bytes())
     a = entry.analysis
     parts: list[str] = []
@@ -89,7 +94,9 @@ def _cell(value: object) -> str:
     return html.escape(str(value))
 
 
-def write_report(path: str | Path, output: str | Path, max_cores: int = 16) -> str:
-    page, summary = build_report(path, max_cores)
+def write_report(
+    path: str | Path, output: str | Path, max_cores: int = 16, max_bytes: int | None = None
+) -> str:
+    page, summary = build_report(path, max_cores, max_bytes)
     write_text_atomic(output, page)
     return summary

@@ -35,7 +35,10 @@ def write_atomic(path: str | os.PathLike[str], write: Callable[[Path], object]) 
 
 def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
     """Write `text` (UTF-8) to a temp file beside `path`, fsync it, then rename it over `path`."""
-    with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8", errors="backslashreplace", newline="") as f:
+    with (
+        atomic_path(path) as tmp,
+        open(tmp, "w", encoding="utf-8", errors="backslashreplace", newline="") as f,
+    ):
         f.write(text)
 
 

@@ -40,12 +40,18 @@ def check_loaded(loaded: LoadedIR, options: CheckOptions | None = None) -> list[
 
 
 def validate_file(
-    path: str, options: CheckOptions | None = None, enabled: frozenset[str] | None = None
+    path: str,
+    options: CheckOptions | None = None,
+    enabled: frozenset[str] | None = None,
+    max_bytes: int | None = None,
 ) -> FileReport:
-    """Validate one file and keep the findings of the enabled rules, with severity overrides applied."""
+    """Validate one file and keep the findings of the enabled rules, with severity overrides applied.
+
+    A file over `max_bytes` is not read; its report holds one GIR100 finding saying so.
+    """
     options = options or CheckOptions()
     try:
-        loaded = load_ir(path)
+        loaded = load_ir(path, max_bytes=max_bytes)
     except OSError as exc:
         findings = [Finding("GIR100", Severity.ERROR, f"cannot read file: {exc.strerror or exc}")]
     else:
@@ -56,7 +62,7 @@ def validate_file(
     return FileReport(path, kept)
 
 
-def _validate_one(args: tuple[str, CheckOptions, frozenset[str]]) -> FileReport:
+def _validate_one(args: tuple[str, CheckOptions, frozenset[str], int | None]) -> FileReport:
     return validate_file(*args)
 
 
@@ -67,12 +73,13 @@ def validate_paths(
     ignore: Iterable[str] | None = None,
     jobs: int = 1,
     progress: Callable[[int, int], None] | None = None,
+    max_bytes: int | None = None,
 ) -> Report:
     """Validate files and directories; raises UsageError for missing paths or unknown codes."""
     options = options or CheckOptions()
     enabled = resolve_selection(select, ignore)
     files = discover(paths)
-    work = [(f, options, enabled) for f in files]
+    work = [(f, options, enabled, max_bytes) for f in files]
     reports: list[FileReport] = []
     if jobs > 1 and len(files) > 1:
         with ProcessPoolExecutor(max_workers=min(jobs, len(files))) as pool:

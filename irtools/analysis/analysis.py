@@ -239,11 +239,13 @@ def _joined(ids: Iterable[int]) -> str | None:
 
 
 def analyze(
-    source: str | os.PathLike[str] | bytes | LoadedIR, options: AnalysisOptions | None = None
+    source: str | os.PathLike[str] | bytes | LoadedIR,
+    options: AnalysisOptions | None = None,
+    max_bytes: int | None = None,
 ) -> Analysis:
     """Load (unless given a LoadedIR) and wrap one IR; tables are computed when first read.
 
     Raises AnalysisError when the file is not JSON or not an IR at all, OSError when unreadable.
     """
-    loaded = source if isinstance(source, LoadedIR) else load_ir(source)
+    loaded = source if isinstance(source, LoadedIR) else load_ir(source, max_bytes=max_bytes)
     return Analysis(loaded, options)

@@ -50,7 +50,7 @@ SWEEP = TableSpec(
 )
 
 
-def summarize_file(path: str) -> dict[str, Any]:
+def summarize_file(path: str, max_bytes: int | None = None) -> dict[str, Any]:
     """One sweep row; never raises for bad content (the row says what could not be measured)."""
     row: dict[str, Any] = dict.fromkeys(SWEEP.dtypes)
     row["path"] = path
@@ -63,7 +63,7 @@ def summarize_file(path: str) -> dict[str, Any]:
             dram_gbps=int(match["bw"]),
         )
     try:
-        loaded = load_ir(path)
+        loaded = load_ir(path, max_bytes=max_bytes)
     except OSError:
         row.update(errors=1, warnings=0, analyzed=False)  # unreadable: counted as one error (GIR100)
         return row
@@ -90,20 +90,23 @@ def summarize_file(path: str) -> dict[str, Any]:
 
 
 def sweep_table(
-    paths: Sequence[str], jobs: int = 1, progress: Callable[[int, int], None] | None = None
+    paths: Sequence[str],
+    jobs: int = 1,
+    progress: Callable[[int, int], None] | None = None,
+    max_bytes: int | None = None,
 ) -> pd.DataFrame:
     """Summaries of every IR under `paths` (files or directories), sorted by path."""
     files = discover(paths)
     rows: list[dict[str, Any]] = []
     if jobs > 1 and len(files) > 1:
         with ProcessPoolExecutor(max_workers=min(jobs, len(files))) as pool:
-            for row in pool.map(summarize_file, files):
+            for row in pool.map(summarize_file, files, [max_bytes] * len(files)):
                 rows.append(row)
                 if progress:
                     progress(len(rows), len(files))
     else:
         for f in files:
-            rows.append(summarize_file(f))
+            rows.append(summarize_file(f, max_bytes))
             if progress:
                 progress(len(rows), len(files))
     return SWEEP.frame({c.name: [r[c.name] for r in rows] for c in SWEEP.columns})

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from irtools.atomic import write_text_atomic
-from irtools.cli.common import EXIT_FINDINGS, EXIT_OK, positive_int, show_progress
+from irtools.cli.common import EXIT_FINDINGS, EXIT_OK, add_max_mb, max_bytes, positive_int, show_progress
 from irtools.findings import Severity
 
 if TYPE_CHECKING:
@@ -38,6 +38,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         help="WL0 capacity; adds free space to wl0_occupancy",
     )
     ana.add_argument("--json", action="store_true", help="print the summary as JSON")
+    add_max_mb(ana)
 
     trc = sub.add_parser(
         "export-trace",
@@ -58,6 +59,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         metavar="MHZ",
         help="core clock, to show real time; default: one cycle shown as 1 us",
     )
+    add_max_mb(trc)
 
     swp = sub.add_parser(
         "summarize",
@@ -73,18 +75,19 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     swp.add_argument(
         "--jobs", "-j", type=positive_int, default=1, metavar="N", help="summarize N files in parallel"
     )
+    add_max_mb(swp)
 
     tab = sub.add_parser("tables", help="list the analysis tables and their columns")
     tab.add_argument("name", nargs="?", help="one table's columns")
     tab.add_argument("--markdown", action="store_true", help="the catalogue as Markdown (docs/tables.md)")
 
 
-def _analysis(path: str, wl0_size: int | None = None) -> Analysis:
+def _analysis(path: str, limit: int, wl0_size: int | None = None) -> Analysis:
     from irtools.analysis import AnalysisOptions, analyze
 
     if show_progress():
         sys.stderr.write(f"loading {path}\n")
-    analysis = analyze(path, AnalysisOptions(wl0_size=wl0_size))
+    analysis = analyze(path, AnalysisOptions(wl0_size=wl0_size), max_bytes=limit)
     errors = [f for f in analysis.loaded.findings if f.severity is Severity.ERROR]
     if errors:
         print(
@@ -121,7 +124,7 @@ def run_analyze(args: argparse.Namespace) -> int:
 
     if args.format == "parquet" and not parquet_available():
         raise UsageError("--format parquet needs pyarrow (pip install pyarrow)")
-    analysis = _analysis(args.path, args.wl0_size)
+    analysis = _analysis(args.path, max_bytes(args), args.wl0_size)
     written = write_tables(
         analysis.tables(), args.out, args.format, _note_writing if show_progress() else None
     )
@@ -141,7 +144,7 @@ def run_export_trace(args: argparse.Namespace) -> int:
 
     if args.clock_mhz is not None and not args.clock_mhz > 0:
         raise UsageError(f"--clock-mhz must be positive, got {args.clock_mhz}")
-    analysis = _analysis(args.path)
+    analysis = _analysis(args.path, max_bytes(args))
     trace = chrome_trace(analysis, args.model, args.clock_mhz)
     write_text_atomic(args.output, json.dumps(trace, separators=(",", ":")))
     other = trace["otherData"]
@@ -158,7 +161,7 @@ def run_summarize(args: argparse.Namespace) -> int:
     from irtools.analysis.io import write_csv
     from irtools.analysis.sweep import sweep_table
 
-    table = sweep_table(args.paths, args.jobs, _progress if show_progress() else None)
+    table = sweep_table(args.paths, args.jobs, _progress if show_progress() else None, max_bytes(args))
     write_csv(table, args.output)
     analyzed = int(table["analyzed"].sum())
     print(

@@ -19,6 +19,24 @@ def positive_int(text: str) -> int:
     return value
 
 
+def add_max_mb(parser: argparse.ArgumentParser) -> None:
+    """The input size guard every command that reads IR files takes."""
+    from irtools.limits import DEFAULT_MAX_MB, MEMORY_PER_BYTE
+
+    parser.add_argument(
+        "--max-mb",
+        type=positive_int,
+        default=DEFAULT_MAX_MB,
+        metavar="MB",
+        help=f"refuse IR files larger than this, unread (default {DEFAULT_MAX_MB}; "
+        f"checking needs about {MEMORY_PER_BYTE}x the file size in memory)",
+    )
+
+
+def max_bytes(args: argparse.Namespace) -> int:
+    return int(args.max_mb) * 10**6
+
+
 def show_progress() -> bool:
     """Progress goes to stderr only on a terminal, and never in CI."""
     return sys.stderr.isatty() and not os.environ.get("CI")

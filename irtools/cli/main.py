@@ -10,7 +10,15 @@ from collections.abc import Sequence
 from irtools import __version__
 from irtools.atomic import write_text_atomic
 from irtools.cli import analyze, serve
-from irtools.cli.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, positive_int, show_progress
+from irtools.cli.common import (
+    EXIT_FINDINGS,
+    EXIT_OK,
+    EXIT_USAGE,
+    add_max_mb,
+    max_bytes,
+    positive_int,
+    show_progress,
+)
 from irtools.report import REPORTERS
 from irtools.rules import RULES
 from irtools.rules.context import CheckOptions
@@ -66,6 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
     val.add_argument(
         "--jobs", "-j", type=positive_int, default=1, metavar="N", help="check N files in parallel"
     )
+    add_max_mb(val)
 
     sch = sub.add_parser("schema", help="print the JSON Schema (Draft 2020-12) of the Scheduler IR")
     sch.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
@@ -111,6 +120,7 @@ def run_validate(args: argparse.Namespace) -> int:
         ignore=args.ignore,
         jobs=args.jobs,
         progress=_progress if show_progress() else None,
+        max_bytes=max_bytes(args),
     )
     buffer = io.StringIO()
     REPORTERS[args.format]().render(report, buffer)

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ValidationError
 
 from irtools import pointer as jp
 from irtools.findings import Finding, Severity
+from irtools.limits import size_problem
 from irtools.loading.reader import gc_paused, read_bytes
 from irtools.model import (
     BufferEntry,
@@ -97,12 +98,22 @@ class LoadedIR:
     size_bytes: int = 0
 
 
-def load_ir(source: str | os.PathLike[str] | bytes, path: str | None = None) -> LoadedIR:
-    """Load an IR from a path or from bytes; never raises for bad content, only for unreadable paths."""
+def load_ir(
+    source: str | os.PathLike[str] | bytes, path: str | None = None, max_bytes: int | None = None
+) -> LoadedIR:
+    """Load an IR from a path or from bytes; never raises for bad content, only for unreadable paths.
+
+    A file larger than `max_bytes` is not read: it gets one GIR100 finding saying why.
+    """
     if isinstance(source, bytes):
         data, name = source, path or "<bytes>"
     else:
-        data, name = Path(source).read_bytes(), path or str(source)
+        name = path or str(source)
+        size = Path(source).stat().st_size
+        problem = size_problem(size, max_bytes)
+        if problem:
+            return LoadedIR(name, None, [Finding("GIR100", Severity.ERROR, problem)], size_bytes=size)
+        data = Path(source).read_bytes()
     raw = read_bytes(data)
     loaded = LoadedIR(name, None, list(raw.findings), size_bytes=len(data))
     if not raw.ok:

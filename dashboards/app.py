@@ -18,15 +18,17 @@ def create_app(
     max_upload_bytes: int = DEFAULT_MAX_UPLOAD_MB * 10**6,
     open_file: str | None = None,
     max_file_bytes: int | None = None,
+    wl0_size: int | None = None,
 ) -> Dash:
     """An app serving IR files under `path` (a directory, or a file to open in its directory).
 
     `open_file` names the file to show first, relative to the directory; files larger than
-    `max_file_bytes` are refused with a message.
+    `max_file_bytes` are refused with a message; `wl0_size` gives the WL0 maps a capacity (and
+    turns on GIR402).
     """
     target = Path(path)
     root = target.parent if target.is_file() else target
-    store = FileStore(root, max_upload_bytes, max_file_bytes=max_file_bytes)
+    store = FileStore(root, max_upload_bytes, max_file_bytes=max_file_bytes, wl0_size=wl0_size)
     selected = open_file
     if target.is_file():
         selected = target.resolve().relative_to(store.root).as_posix()

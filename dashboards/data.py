@@ -12,10 +12,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from irtools.analysis import Analysis, AnalysisError
+from irtools.analysis import Analysis, AnalysisError, AnalysisOptions
 from irtools.findings import Finding
 from irtools.limits import size_problem
 from irtools.loading.load import load_ir
+from irtools.rules.context import CheckOptions
 from irtools.validate import check_loaded
 
 FINDING_COLUMNS = ["severity", "code", "core_id", "workload_id", "transfer_id", "message", "pointer"]
@@ -42,7 +43,8 @@ class Entry:
     def findings(self) -> pd.DataFrame:
         with self._lock:
             if self._findings is None:
-                self._findings = findings_frame(check_loaded(self.analysis.loaded))
+                options = CheckOptions(wl0_size=self.analysis.options.wl0_size)  # enables GIR402
+                self._findings = findings_frame(check_loaded(self.analysis.loaded, options))
             return self._findings
 
 
@@ -77,26 +79,32 @@ def filter_findings(
     return shown.astype(object).where(shown.notna(), None)  # JSON-ready: missing ids become null
 
 
-def entry_from_bytes(name: str, data: bytes) -> Entry:
+def entry_from_bytes(name: str, data: bytes, wl0_size: int | None = None) -> Entry:
     """Load and wrap an IR; AnalysisError (with the reason) when it is not an IR at all."""
     loaded = load_ir(data, name)
     if loaded.ir is None:
         reason = loaded.findings[0].message if loaded.findings else "no content"
         raise AnalysisError(f"{name} is not an IR that can be shown: {reason}")
-    return Entry(name, Analysis(loaded))
+    return Entry(name, Analysis(loaded, AnalysisOptions(wl0_size=wl0_size)))
 
 
 class FileStore:
     """IR files under `root` and uploaded IRs, each analyzed on first use and kept in a small LRU."""
 
     def __init__(
-        self, root: str | Path, max_upload_bytes: int, cache_size: int = 4, max_file_bytes: int | None = None
+        self,
+        root: str | Path,
+        max_upload_bytes: int,
+        cache_size: int = 4,
+        max_file_bytes: int | None = None,
+        wl0_size: int | None = None,
     ) -> None:
         self.root = Path(root).resolve()
         if not self.root.is_dir():
             raise AccessError(f"{root} is not a directory")
         self.max_upload_bytes = max_upload_bytes
         self.max_file_bytes = max_file_bytes
+        self.wl0_size = wl0_size
         self._cache: OrderedDict[tuple[object, ...], Entry] = OrderedDict()
         self._uploads: dict[str, tuple[str, bytes]] = {}
         self._cache_size = cache_size
@@ -152,14 +160,15 @@ class FileStore:
             if key not in self._uploads:
                 raise AccessError("that upload is no longer available; upload it again")
             name, data = self._uploads[key]
-            return self._cached((key,), lambda: entry_from_bytes(name, data))
+            return self._cached((key,), lambda: entry_from_bytes(name, data, self.wl0_size))
         path = self.resolve(key)
         stat = path.stat()
         problem = size_problem(stat.st_size, self.max_file_bytes)
         if problem:
             raise AccessError(f"{key}: {problem} (irtools serve --max-mb)")
         return self._cached(
-            (key, stat.st_mtime_ns, stat.st_size), lambda: entry_from_bytes(key, path.read_bytes())
+            (key, stat.st_mtime_ns, stat.st_size),
+            lambda: entry_from_bytes(key, path.read_bytes(), self.wl0_size),
         )
 
     def _cached(self, cache_key: tuple[object, ...], build: Callable[[], Entry]) -> Entry:

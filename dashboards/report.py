@@ -28,13 +28,15 @@ tr.error td { background: #fde2e1; } tr.warning td { background: #fff4d6; } tr.i
 """
 
 
-def build_report(path: str | Path, max_cores: int = 16, max_bytes: int | None = None) -> tuple[str, str]:
+def build_report(
+    path: str | Path, max_cores: int = 16, max_bytes: int | None = None, wl0_size: int | None = None
+) -> tuple[str, str]:
     """The report's HTML and a one-line description of what it holds."""
     name = Path(path).name
     problem = size_problem(Path(path).stat().st_size, max_bytes)
     if problem:
         raise AnalysisError(f"{path}: {problem}")
-    entry = entry_from_bytes(str(path), Path(path).read_bytes())
+    entry = entry_from_bytes(str(path), Path(path).read_bytes(), wl0_size)
     a = entry.analysis
     parts: list[str] = []
     first = True
@@ -95,8 +97,12 @@ def _cell(value: object) -> str:
 
 
 def write_report(
-    path: str | Path, output: str | Path, max_cores: int = 16, max_bytes: int | None = None
+    path: str | Path,
+    output: str | Path,
+    max_cores: int = 16,
+    max_bytes: int | None = None,
+    wl0_size: int | None = None,
 ) -> str:
-    page, summary = build_report(path, max_cores, max_bytes)
+    page, summary = build_report(path, max_cores, max_bytes, wl0_size)
     write_text_atomic(output, page)
     return summary

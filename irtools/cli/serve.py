@@ -35,6 +35,12 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         help="write a self-contained HTML report (figures and findings, no server needed)",
         description="One HTML file with the timeline, the L2/WL0 maps of each core and the findings.",
     )
+    srv.add_argument(
+        "--wl0-size",
+        type=positive_int,
+        metavar="BYTES",
+        help="WL0 capacity: free space in the WL0 maps, GIR402",
+    )
     add_max_mb(srv)
     rep.add_argument("path", metavar="PATH", help="an IR file")
     rep.add_argument("-o", "--output", required=True, metavar="FILE", help="HTML file to write (atomically)")
@@ -45,6 +51,12 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         metavar="N",
         help="occupancy maps for the first N cores (default 16)",
     )
+    rep.add_argument(
+        "--wl0-size",
+        type=positive_int,
+        metavar="BYTES",
+        help="WL0 capacity: free space in the WL0 maps, GIR402",
+    )
     add_max_mb(rep)
 
 
@@ -54,7 +66,7 @@ def run_serve(args: argparse.Namespace) -> int:
         raise UsageError(f"{path} does not exist")
     from dashboards.app import create_app
 
-    app = create_app(path, args.max_upload_mb * 10**6, max_file_bytes=max_bytes(args))
+    app = create_app(path, args.max_upload_mb * 10**6, max_file_bytes=max_bytes(args), wl0_size=args.wl0_size)
     if args.host not in ("127.0.0.1", "localhost", "::1"):
         print(
             f"irtools serve: warning: listening on {args.host}: anyone who can reach it can read the IR files",
@@ -73,7 +85,13 @@ def run_report(args: argparse.Namespace) -> int:
     from irtools.analysis import AnalysisError
 
     try:
-        summary = write_report(args.path, args.output, max_cores=args.max_cores, max_bytes=max_bytes(args))
+        summary = write_report(
+            args.path,
+            args.output,
+            max_cores=args.max_cores,
+            max_bytes=max_bytes(args),
+            wl0_size=args.wl0_size,
+        )
     except AnalysisError as exc:
         print(f"irtools report: error: {exc}", file=sys.stderr)
         return EXIT_FINDINGS

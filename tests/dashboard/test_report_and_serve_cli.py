@@ -49,3 +49,13 @@ def test_serve_binds_localhost_by_default() -> None:
 def test_serve_missing_path_is_a_usage_error(run_cli: RunCli, tmp_path: Path) -> None:
     code, _, err = run_cli("serve", tmp_path / "nope")
     assert code == 2 and "does not exist" in err
+
+
+def test_report_with_a_wl0_size_shows_capacity_and_gir402(run_cli: RunCli, tmp_path: Path) -> None:
+    mesh = ROOT / "sample_ir" / "valid" / "mesh2x2_conv_b1_c4_bw16_stschedule.json"
+    code, _, err = run_cli("report", mesh, "-o", tmp_path / "r.html", "--wl0-size", "1024")
+    assert code == 0, err
+    page = (tmp_path / "r.html").read_text()
+    assert "WL0 occupancy, core 0 (1,024 B)" in page
+    # Conv_1's 2304-byte weights on cores 2 and 3 do not fit a 1 KiB WL0.
+    assert page.count("GIR402") == 2

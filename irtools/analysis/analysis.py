@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
 
 import pandas as pd
 
 from irtools.analysis.buffers import l2_tables, wl0_tables
-from irtools.analysis.tables import CORE_TRANSFERS, CORES, LAYERS, TABLES, TIMELINE
-from irtools.analysis.timeline import MODELS, Schedule, schedules
+from irtools.analysis.layers import layers_table
+from irtools.analysis.schedule_tables import core_transfers_table, cores_table, timeline_table
+from irtools.analysis.tables import TABLES
+from irtools.analysis.timeline import Schedule, schedules
 from irtools.analysis.traffic import dram_traffic, dram_transfers
 from irtools.loading.index import IRIndex, workload_inputs
 from irtools.loading.load import LoadedIR, load_ir
@@ -68,69 +68,15 @@ class Analysis:
 
     @cached_property
     def timeline(self) -> pd.DataFrame:
-        columns: dict[str, list[Any]] = {c.name: [] for c in TIMELINE.columns}
-        incomplete = self.index.incomplete
-        for model in MODELS:
-            schedule = self.schedules[model]
-            critical = set(schedule.critical_path)
-            for n, ref in enumerate(schedule.nodes):
-                w = ref.workload
-                columns["model"].append(model)
-                columns["core_id"].append(ref.core_id)
-                columns["position"].append(ref.position)
-                columns["workload_id"].append(w.workload_id)
-                columns["layer_name"].append(w.layer_name)
-                columns["layer_type"].append(w.layer_type)
-                columns["time"].append(w.time)
-                columns["start"].append(schedule.start[n])
-                columns["end"].append(schedule.end[n])
-                columns["wait"].append(schedule.wait[n])
-                columns["critical"].append(n in critical)
-                columns["ifmap_transfers"].append(_joined(workload_inputs(w)))
-                columns["ofmap_transfers"].append(_joined(o.transfer_id for o in w.ofmap))
-                columns["incomplete"].append(ref.pointer in incomplete)
-        return TIMELINE.frame(columns)
+        return timeline_table(self.index, self.schedules)
 
     @cached_property
     def core_transfers(self) -> pd.DataFrame:
-        columns: dict[str, list[int]] = {c.name: [] for c in CORE_TRANSFERS.columns}
-        producers = self.index.ofmap_producer
-        for ref in self.index.workloads():
-            for tid in sorted(workload_inputs(ref.workload)):
-                producer = producers.get(tid)
-                if producer is None or producer.core_id == ref.core_id:
-                    continue
-                columns["transfer_id"].append(tid)
-                columns["src_core"].append(producer.core_id)
-                columns["src_position"].append(producer.position)
-                columns["dst_core"].append(ref.core_id)
-                columns["dst_position"].append(ref.position)
-        return CORE_TRANSFERS.frame(columns)
+        return core_transfers_table(self.index)
 
     @cached_property
     def cores(self) -> pd.DataFrame:
-        columns: dict[str, list[Any]] = {c.name: [] for c in CORES.columns}
-        for model in MODELS:
-            schedule = self.schedules[model]
-            makespan = schedule.makespan
-            n = 0
-            for core_id, refs in self.index.cores.items():
-                ends = schedule.end[n : n + len(refs)]
-                n += len(refs)
-                busy = sum(ref.workload.time for ref in refs)
-                last_end = (
-                    None
-                    if any(e is None for e in ends)
-                    else max((e for e in ends if e is not None), default=0)
-                )
-                columns["model"].append(model)
-                columns["core_id"].append(core_id)
-                columns["workloads"].append(len(refs))
-                columns["busy"].append(busy)
-                columns["idle"].append(makespan - busy if makespan is not None else None)
-                columns["last_end"].append(last_end)
-                columns["utilization"].append(busy / makespan if makespan else float("nan"))
-        return CORES.frame(columns)
+        return cores_table(self.index, self.schedules)
 
     @cached_property
     def _l2(self) -> dict[str, pd.DataFrame]:
@@ -170,37 +116,7 @@ class Analysis:
 
     @cached_property
     def layers(self) -> pd.DataFrame:
-        dep = self.timeline[self.timeline["model"] == "dependency"]
-        keys = ["core_id", "position"]
-        merged = dep.merge(
-            self.dram_traffic.drop(columns=["workload_id", "layer_name"]), on=keys, how="left"
-        ).merge(
-            self.l2_occupancy[[*keys, "total_bytes"]].rename(columns={"total_bytes": "l2_bytes"}), on=keys
-        )
-        if merged.empty:
-            return LAYERS.empty()
-        grouped = merged.groupby("layer_name", sort=False)
-        table = pd.DataFrame(
-            {
-                "layer_type": grouped["layer_type"].first(),
-                "workloads": grouped.size(),
-                "cores": grouped["core_id"].nunique(),
-                "core_ids": grouped["core_id"].agg(lambda s: ";".join(map(str, sorted(set(s))))),
-                "total_time": grouped["time"].sum(),
-                "start": grouped["start"].min(),
-                "end": grouped["end"].max(),
-                "read_weight_bytes": grouped["read_weight_bytes"].sum(),
-                "read_fmap_bytes": grouped["read_fmap_bytes"].sum(),
-                "write_bytes": grouped["write_bytes"].sum(),
-                "peak_l2_bytes": grouped["l2_bytes"].max(),
-            }
-        ).reset_index()
-        table["peak_l2_fraction"] = (
-            table["peak_l2_bytes"] / self.buffersize if self.buffersize else float("nan")
-        )
-        # Layers that cannot be scheduled go last, in file order (the sort is stable).
-        table = table.sort_values("start", kind="stable", na_position="last").reset_index(drop=True)
-        return LAYERS.frame({c.name: table[c.name] for c in LAYERS.columns})
+        return layers_table(self.timeline, self.dram_traffic, self.l2_occupancy, self.buffersize)
 
     def position_of(self, core_id: int, workload_id: int) -> int | None:
         """Position of the workload with this id on the core, if there is one."""
@@ -232,10 +148,6 @@ class Analysis:
 
     def tables(self) -> dict[str, pd.DataFrame]:
         return {name: self.table(name) for name in TABLES}
-
-
-def _joined(ids: Iterable[int]) -> str | None:
-    return ";".join(map(str, sorted(set(ids)))) or None
 
 
 def analyze(

@@ -1,0 +1,78 @@
+"""The timeline, cores and core_transfers tables, from the schedules of both timing models."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import pandas as pd
+
+from irtools.analysis.tables import CORE_TRANSFERS, CORES, TIMELINE
+from irtools.analysis.timeline import MODELS, Schedule
+from irtools.loading.index import IRIndex, workload_inputs
+
+
+def _joined(ids: Iterable[int]) -> str | None:
+    return ";".join(map(str, sorted(set(ids)))) or None
+
+
+def timeline_table(index: IRIndex, schedules: dict[str, Schedule]) -> pd.DataFrame:
+    columns: dict[str, list[Any]] = {c.name: [] for c in TIMELINE.columns}
+    incomplete = index.incomplete
+    for model in MODELS:
+        schedule = schedules[model]
+        critical = set(schedule.critical_path)
+        for n, ref in enumerate(schedule.nodes):
+            w = ref.workload
+            columns["model"].append(model)
+            columns["core_id"].append(ref.core_id)
+            columns["position"].append(ref.position)
+            columns["workload_id"].append(w.workload_id)
+            columns["layer_name"].append(w.layer_name)
+            columns["layer_type"].append(w.layer_type)
+            columns["time"].append(w.time)
+            columns["start"].append(schedule.start[n])
+            columns["end"].append(schedule.end[n])
+            columns["wait"].append(schedule.wait[n])
+            columns["critical"].append(n in critical)
+            columns["ifmap_transfers"].append(_joined(workload_inputs(w)))
+            columns["ofmap_transfers"].append(_joined(o.transfer_id for o in w.ofmap))
+            columns["incomplete"].append(ref.pointer in incomplete)
+    return TIMELINE.frame(columns)
+
+
+def core_transfers_table(index: IRIndex) -> pd.DataFrame:
+    columns: dict[str, list[int]] = {c.name: [] for c in CORE_TRANSFERS.columns}
+    producers = index.ofmap_producer
+    for ref in index.workloads():
+        for tid in sorted(workload_inputs(ref.workload)):
+            producer = producers.get(tid)
+            if producer is None or producer.core_id == ref.core_id:
+                continue
+            columns["transfer_id"].append(tid)
+            columns["src_core"].append(producer.core_id)
+            columns["src_position"].append(producer.position)
+            columns["dst_core"].append(ref.core_id)
+            columns["dst_position"].append(ref.position)
+    return CORE_TRANSFERS.frame(columns)
+
+
+def cores_table(index: IRIndex, schedules: dict[str, Schedule]) -> pd.DataFrame:
+    columns: dict[str, list[Any]] = {c.name: [] for c in CORES.columns}
+    for model in MODELS:
+        schedule = schedules[model]
+        makespan = schedule.makespan
+        n = 0
+        for core_id, refs in index.cores.items():
+            ends = schedule.end[n : n + len(refs)]
+            n += len(refs)
+            busy = sum(ref.workload.time for ref in refs)
+            placed = [e for e in ends if e is not None]
+            columns["model"].append(model)
+            columns["core_id"].append(core_id)
+            columns["workloads"].append(len(refs))
+            columns["busy"].append(busy)
+            columns["idle"].append(makespan - busy if makespan is not None else None)
+            columns["last_end"].append(max(placed, default=0) if len(placed) == len(ends) else None)
+            columns["utilization"].append(busy / makespan if makespan else float("nan"))
+    return CORES.frame(columns)

@@ -36,6 +36,7 @@ COMMANDS = {
     "report": (["report", str(MESH), "-o", "{out}/report.html"], "report.html"),
     "summarize": (["summarize", str(MESH), "-o", "{out}/sweep.csv"], "sweep.csv"),
     "schema": (["schema", "-o", "{out}/schema.json"], "schema.json"),
+    "synth": (["synth", "--layers", "4", "-o", "{out}/synth.json"], "synth.json"),
 }
 
 

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from irtools import __version__
 from irtools.atomic import write_text_atomic
-from irtools.cli import analyze, serve
+from irtools.cli import analyze, serve, synth
 from irtools.cli.common import (
     EXIT_FINDINGS,
     EXIT_OK,
@@ -86,6 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     analyze.add_parsers(sub)
     serve.add_parsers(sub)
+    synth.add_parsers(sub)
     return parser
 
 
@@ -162,6 +163,7 @@ COMMANDS = {
     "rules": run_rules,
     **analyze.COMMANDS,
     **serve.COMMANDS,
+    **synth.COMMANDS,
 }
 
 

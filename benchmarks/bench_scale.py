@@ -1,6 +1,11 @@
-"""Validate and analyze time and memory, as ratios to a raw JSON parse, on large IRs.
+"""Validate, analyze and dashboard-figure time and memory, as ratios to a raw JSON parse, on large IRs.
 
-Run: python benchmarks/bench_scale.py [--sizes 1,10,100] [--cores 4,16,64]
+Run: python benchmarks/bench_scale.py [--sizes 1,10,100] [--source synth|tiled]
+
+The IRs come from `irtools synth` (about 1, 10 and 100 MB on 4, 16 and 64 cores) or, with
+--source tiled, from the real ResNet-50 schedule copied over the cores.
+`figures` is the time to build the dashboard's first view (timeline, core 0's L2 and WL0 maps)
+from the analysis tables, and the JSON payload it sends to the browser.
 
 Each measurement runs in a fresh process so peak RSS is its own. Reported as ratios against
 a raw `json.loads` of the same bytes in the same run; absolute times depend on the machine.
@@ -28,8 +33,10 @@ path, mode = sys.argv[1], sys.argv[2]
 data = open(path, "rb").read()
 if mode == "validate":
     import irtools.validate  # imports are not part of the measurement (nor pandas in its peak RSS)
-elif mode == "analyze":
+elif mode in ("analyze", "figures"):
     import irtools.analysis
+    if mode == "figures":
+        import dashboards.figures
 t0 = time.perf_counter()
 if mode == "json":
     json.loads(data)
@@ -50,6 +57,22 @@ elif mode == "analyze":
     t0 = time.perf_counter()
     tables = Analysis(loaded).tables()
     print(json.dumps({"rows": sum(len(t) for t in tables.values())}), file=sys.stderr)
+elif mode == "figures":
+    # The dashboard's first view from the analysis tables: timeline and core 0's L2 and WL0 maps.
+    from irtools.analysis import Analysis
+    from irtools.loading.load import load_ir
+    from dashboards.figures import occupancy_figure, timeline_figure
+    a = Analysis(load_ir(data, path))
+    a.tables()
+    t0 = time.perf_counter()
+    core = next(iter(a.index.cores))
+    figs = [
+        timeline_figure(a.timeline, "dependency", core_transfers=a.core_transfers),
+        occupancy_figure(a.tensors, a.l2_occupancy, core_id=core, capacity=a.buffersize),
+        occupancy_figure(a.wl0_tensors, a.wl0_occupancy, core_id=core, capacity=None, kind="WL0"),
+    ]
+    payload = sum(len(f.to_json()) for f in figs)
+    print(json.dumps({"payload": payload}), file=sys.stderr)
 elapsed = time.perf_counter() - t0
 print(json.dumps({"seconds": elapsed, "peak_rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}))
 """
@@ -65,37 +88,71 @@ def measure(path: Path, mode: str) -> dict[str, float]:
     return result
 
 
+SYNTH = {
+    1: ["--mesh", "2x2", "--layers", "100", "--batch", "2"],
+    10: ["--mesh", "4x4", "--layers", "200", "--batch", "6"],
+    100: ["--mesh", "8x8", "--layers", "400", "--batch", "8"],
+}
+"""`irtools synth` settings giving about 1, 10 and 100 MB with 4, 16 and 64 cores."""
+
+
+def _synth(path: Path, size: int) -> tuple[int, int]:
+    cmd = [sys.executable, "-m", "irtools", "synth", "-o", str(path), *SYNTH[size]]
+    subprocess.run(cmd, check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
+    mesh = SYNTH[size][1].split("x")
+    return path.stat().st_size, int(mesh[0]) * int(mesh[1])
+
+
+def _tiled(path: Path, size: int, cores: int) -> tuple[int, int]:
+    from benchmarks.scale import write_scaled
+
+    return write_scaled(str(SOURCE), str(path), size, cores), cores
+
+
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--sizes", default="1,10,100", help="target sizes in MB (default 1,10,100)")
-    parser.add_argument("--cores", default="4,16,64", help="core counts, one per size")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--sizes", default="1,10,100", help="target sizes in MB: 1, 10 and/or 100 (default all)"
+    )
+    parser.add_argument(
+        "--source",
+        choices=("synth", "tiled"),
+        default="synth",
+        help="synth: `irtools synth` IRs (default); tiled: the real ResNet-50 schedule copied over cores",
+    )
     args = parser.parse_args()
-    if not SOURCE.exists():
+    if args.source == "tiled" and not SOURCE.exists():
         print(f"needs {SOURCE}", file=sys.stderr)
         return 2
     sys.path.insert(0, str(ROOT))
-    from benchmarks.scale import write_scaled
-
-    sizes = [float(s) for s in args.sizes.split(",")]
-    cores = [int(c) for c in args.cores.split(",")]
+    sizes = [int(s) for s in args.sizes.split(",")]
     print(
         "| file MB | cores | json.loads s | validate s | validate / json.loads | validate / json.loads (gc off) "
-        "| load share | peak RSS / file size | findings | analyze s | analyze / json.loads | table rows |"
+        "| load share | peak RSS / file size | findings | analyze s | analyze / json.loads | figures s "
+        "| figures / json.loads | figure payload MB |"
     )
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     with tempfile.TemporaryDirectory() as tmp:
-        for size, n in zip(sizes, cores):
-            path = Path(tmp) / f"scaled_{size:g}MB.json"
-            nbytes = write_scaled(str(SOURCE), str(path), size, n)
+        for size in sizes:
+            path = Path(tmp) / f"{args.source}_{size}MB.json"
+            nbytes, cores = (
+                _synth(path, size)
+                if args.source == "synth"
+                else _tiled(path, size, {1: 4, 10: 16, 100: 64}[size])
+            )
             raw = measure(path, "json")
             raw_nogc = measure(path, "json-nogc")
             full = measure(path, "validate")
             ana = measure(path, "analyze")
+            fig = measure(path, "figures")
             print(
-                f"| {nbytes / 1e6:.1f} | {n} | {raw['seconds']:.2f} | {full['seconds']:.2f} "
+                f"| {nbytes / 1e6:.1f} | {cores} | {raw['seconds']:.2f} | {full['seconds']:.2f} "
                 f"| {full['seconds'] / raw['seconds']:.1f}x | {full['seconds'] / raw_nogc['seconds']:.1f}x "
                 f"| {full['load'] / full['seconds']:.0%} | {full['peak_rss'] / nbytes:.1f}x | {full['findings']:.0f} "
-                f"| {ana['seconds']:.2f} | {ana['seconds'] / raw['seconds']:.2f}x | {ana['rows']:.0f} |",
+                f"| {ana['seconds']:.2f} | {ana['seconds'] / raw['seconds']:.2f}x "
+                f"| {fig['seconds']:.2f} | {fig['seconds'] / raw['seconds']:.2f}x | {fig['payload'] / 1e6:.2f} |",
                 flush=True,
             )
     return 0

@@ -22,6 +22,8 @@ TYPE_COLORS = {"ifmap": "#4C78A8", "ofmap": "#F58518", "weight": "#54A24B"}
 LAYER_TYPE_COLORS = ["#4C78A8", "#F58518", "#54A24B", "#B279A2", "#9D755D", "#72B7B2", "#EECA3B", "#BAB0AC"]
 CONFLICT_COLOR = "#D62728"
 HIGHLIGHT_COLOR = "#E45756"
+MAX_ARROWS = 5_000
+"""Cross-core transfer arrows drawn in the timeline at most."""
 MAX_RECTANGLES = 20_000
 """Above this many tensor rectangles in one map, draw an aggregated heatmap instead."""
 ADDRESS_BINS = 512
@@ -188,29 +190,36 @@ def timeline_figure(
 
 
 def _arrows(placed: pd.DataFrame, edges: pd.DataFrame, labels: dict[int, str]) -> go.Scatter:
-    """Producer end -> consumer start, one NaN-separated line trace with arrowheads."""
-    at = placed.set_index(["core_id", "position"])
-    xs: list[object] = []
-    ys: list[object] = []
-    sizes: list[int] = []
-    for src_core, src_pos, dst_core, dst_pos in zip(
-        edges["src_core"], edges["src_position"], edges["dst_core"], edges["dst_position"]
-    ):
-        try:
-            x0 = at.at[(src_core, src_pos), "end"]
-            x1 = at.at[(dst_core, dst_pos), "start"]
-        except KeyError:
-            continue
-        xs += [int(x0), int(x1), None]
-        ys += [labels[src_core], labels[dst_core], None]
-        sizes += [0, 9, 0]
+    """Producer end -> consumer start, one NaN-separated line trace with arrowheads.
+
+    At most MAX_ARROWS: beyond a few thousand they are noise on screen and megabytes in the page.
+    """
+    times = placed[["core_id", "position", "start", "end"]]
+    src = times.rename(columns={"core_id": "src_core", "position": "src_position", "end": "x0"})
+    dst = times.rename(columns={"core_id": "dst_core", "position": "dst_position", "start": "x1"})
+    joined = edges.merge(src[["src_core", "src_position", "x0"]], on=["src_core", "src_position"]).merge(
+        dst[["dst_core", "dst_position", "x1"]], on=["dst_core", "dst_position"]
+    )
+    total = len(joined)
+    joined = joined.head(MAX_ARROWS)
+    n = len(joined)
+    xs = np.empty(3 * n, dtype=object)
+    ys = np.empty(3 * n, dtype=object)
+    xs[0::3], xs[1::3] = joined["x0"].astype("int64").to_numpy(), joined["x1"].astype("int64").to_numpy()
+    ys[0::3], ys[1::3] = joined["src_core"].map(labels).to_numpy(), joined["dst_core"].map(labels).to_numpy()
+    name = "transfers" if total <= MAX_ARROWS else f"transfers (first {MAX_ARROWS:,} of {total:,})"
     return go.Scatter(
         x=xs,
         y=ys,
         mode="lines+markers",
-        name="transfers",
+        name=name,
         line={"color": "rgba(60,60,60,0.55)", "width": 1},
-        marker={"symbol": "arrow", "angleref": "previous", "size": sizes, "color": "rgba(60,60,60,0.8)"},
+        marker={
+            "symbol": "arrow",
+            "angleref": "previous",
+            "size": np.tile([0, 9, 0], n),
+            "color": "rgba(60,60,60,0.8)",
+        },
         hoverinfo="skip",
     )
 

@@ -119,3 +119,10 @@ def test_unschedulable_workloads_are_named_on_their_core_rows() -> None:
         "core 3": "  1 workload cannot start (wait cycle, GIR502)",
     }
     assert fig.layout.yaxis.range == (-0.5, 3.5)  # all four cores keep their row
+
+
+def test_transfer_arrows_are_capped(mesh, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setattr(figures, "MAX_ARROWS", 2)
+    fig = timeline_figure(mesh.timeline, "dependency", core_transfers=mesh.core_transfers)
+    arrows = next(t for t in fig.data if t.name.startswith("transfers"))
+    assert arrows.name == "transfers (first 2 of 4)" and len(arrows.x) == 6

@@ -9,7 +9,15 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from irtools.atomic import write_text_atomic
-from irtools.cli.common import EXIT_FINDINGS, EXIT_OK, add_max_mb, max_bytes, positive_int, show_progress
+from irtools.cli.common import (
+    EXIT_FINDINGS,
+    EXIT_OK,
+    add_max_mb,
+    file_progress,
+    max_bytes,
+    positive_int,
+    show_progress,
+)
 from irtools.findings import Severity
 
 if TYPE_CHECKING:
@@ -161,20 +169,13 @@ def run_summarize(args: argparse.Namespace) -> int:
     from irtools.analysis.io import write_csv
     from irtools.analysis.sweep import sweep_table
 
-    table = sweep_table(args.paths, args.jobs, _progress if show_progress() else None, max_bytes(args))
+    table = sweep_table(args.paths, args.jobs, file_progress("summarized"), max_bytes(args))
     write_csv(table, args.output)
     analyzed = int(table["analyzed"].sum())
     print(
         f"wrote {args.output}: {len(table)} files, {analyzed} analyzed, {int(table['errors'].sum())} errors in all"
     )
     return EXIT_OK
-
-
-def _progress(done: int, total: int) -> None:
-    sys.stderr.write(f"\rsummarized {done}/{total} files")
-    if done == total:
-        sys.stderr.write("\n")
-    sys.stderr.flush()
 
 
 def run_tables(args: argparse.Namespace) -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Callable
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
@@ -40,3 +41,17 @@ def max_bytes(args: argparse.Namespace) -> int:
 def show_progress() -> bool:
     """Progress goes to stderr only on a terminal, and never in CI."""
     return sys.stderr.isatty() and not os.environ.get("CI")
+
+
+def file_progress(verb: str) -> Callable[[int, int], None] | None:
+    """A `done/total files` counter on stderr, or None where progress is not shown."""
+    if not show_progress():
+        return None
+
+    def report(done: int, total: int) -> None:
+        sys.stderr.write(f"\r{verb} {done}/{total} files")
+        if done == total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+    return report

@@ -15,9 +15,9 @@ from irtools.cli.common import (
     EXIT_OK,
     EXIT_USAGE,
     add_max_mb,
+    file_progress,
     max_bytes,
     positive_int,
-    show_progress,
 )
 from irtools.report import REPORTERS
 from irtools.rules import RULES
@@ -98,13 +98,6 @@ def _emit(text: str, output: str | None) -> None:
         sys.stdout.flush()
 
 
-def _progress(done: int, total: int) -> None:
-    sys.stderr.write(f"\rchecked {done}/{total} files")
-    if done == total:
-        sys.stderr.write("\n")
-    sys.stderr.flush()
-
-
 def run_validate(args: argparse.Namespace) -> int:
     """`irtools validate`."""
     from irtools.validate import validate_paths
@@ -120,7 +113,7 @@ def run_validate(args: argparse.Namespace) -> int:
         select=args.select,
         ignore=args.ignore,
         jobs=args.jobs,
-        progress=_progress if show_progress() else None,
+        progress=file_progress("checked"),
         max_bytes=max_bytes(args),
     )
     buffer = io.StringIO()

@@ -23,6 +23,11 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         "path", nargs="?", default=".", metavar="PATH_OR_DIR", help="directory to serve (default: .)"
     )
     srv.add_argument(
+        "--open",
+        metavar="FILE",
+        help="file to show first, relative to the served directory (default: the first)",
+    )
+    srv.add_argument(
         "--host", default="127.0.0.1", help="interface to bind (default 127.0.0.1, this machine only)"
     )
     srv.add_argument("--port", type=positive_int, default=8050, help="port (default 8050)")
@@ -66,7 +71,20 @@ def run_serve(args: argparse.Namespace) -> int:
         raise UsageError(f"{path} does not exist")
     from dashboards.app import create_app
 
-    app = create_app(path, args.max_upload_mb * 10**6, max_file_bytes=max_bytes(args), wl0_size=args.wl0_size)
+    app = create_app(
+        path,
+        args.max_upload_mb * 10**6,
+        max_file_bytes=max_bytes(args),
+        wl0_size=args.wl0_size,
+        open_file=args.open,
+    )
+    if args.open:
+        from dashboards.data import AccessError
+
+        try:
+            app.store.resolve(args.open)
+        except AccessError as exc:
+            raise UsageError(f"--open: {exc}") from None
     if args.host not in ("127.0.0.1", "localhost", "::1"):
         print(
             f"irtools serve: warning: listening on {args.host}: anyone who can reach it can read the IR files",

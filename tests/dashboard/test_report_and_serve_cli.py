@@ -59,3 +59,8 @@ def test_report_with_a_wl0_size_shows_capacity_and_gir402(run_cli: RunCli, tmp_p
     assert "WL0 occupancy, core 0 (1,024 B)" in page
     # Conv_1's 2304-byte weights on cores 2 and 3 do not fit a 1 KiB WL0.
     assert page.count("GIR402") == 2
+
+
+def test_serve_open_must_name_a_served_file(run_cli: RunCli) -> None:
+    code, _, err = run_cli("serve", ROOT / "sample_ir", "--open", "../README.md")
+    assert code == 2 and "--open" in err and "outside the served directory" in err

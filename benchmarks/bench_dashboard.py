@@ -29,7 +29,7 @@ FIXTURE = (
 
 def build_figures(path: Path) -> dict[str, float]:
     from dashboards.data import entry_from_bytes
-    from dashboards.figures import occupancy_figure, timeline_figure
+    from dashboards.figures import first_view
 
     t0 = time.perf_counter()
     entry = entry_from_bytes(path.name, path.read_bytes())
@@ -37,11 +37,7 @@ def build_figures(path: Path) -> dict[str, float]:
     a.tables()
     t1 = time.perf_counter()
     core = next(iter(a.index.cores))
-    figs = [
-        timeline_figure(a.timeline, "dependency", core_transfers=a.core_transfers),
-        occupancy_figure(a.tensors, a.l2_occupancy, core_id=core, capacity=a.buffersize),
-        occupancy_figure(a.wl0_tensors, a.wl0_occupancy, core_id=core, capacity=None, kind="WL0"),
-    ]
+    figs = first_view(a)
     t2 = time.perf_counter()
     payload = sum(len(f.to_json()) for f in figs)
     return {

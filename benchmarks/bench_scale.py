@@ -61,16 +61,11 @@ elif mode == "figures":
     # The dashboard's first view from the analysis tables: timeline and core 0's L2 and WL0 maps.
     from irtools.analysis import Analysis
     from irtools.loading.load import load_ir
-    from dashboards.figures import occupancy_figure, timeline_figure
+    from dashboards.figures import first_view
     a = Analysis(load_ir(data, path))
     a.tables()
     t0 = time.perf_counter()
-    core = next(iter(a.index.cores))
-    figs = [
-        timeline_figure(a.timeline, "dependency", core_transfers=a.core_transfers),
-        occupancy_figure(a.tensors, a.l2_occupancy, core_id=core, capacity=a.buffersize),
-        occupancy_figure(a.wl0_tensors, a.wl0_occupancy, core_id=core, capacity=None, kind="WL0"),
-    ]
+    figs = first_view(a)
     payload = sum(len(f.to_json()) for f in figs)
     print(json.dumps({"payload": payload}), file=sys.stderr)
 elapsed = time.perf_counter() - t0

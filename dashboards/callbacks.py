@@ -9,7 +9,7 @@ from dash import ALL, Dash, Input, Output, State, ctx, no_update
 from dash.dcc.express import send_data_frame
 
 from dashboards.data import AccessError, Entry, FileStore, filter_findings
-from dashboards.figures import Focus, empty_figure, occupancy_figure, timeline_figure
+from dashboards.figures import Focus, core_maps, empty_figure, timeline_figure
 from dashboards.layout import findings_table
 from irtools.analysis import AnalysisError
 from irtools.analysis.summary import summarize
@@ -191,17 +191,7 @@ def register(app: Dash, store: FileStore) -> None:
         if e is None or core is None:
             blank = empty_figure("no IR loaded")
             return blank, blank
-        a = e.analysis
-        refs = a.index.cores.get(core) or []
-        regions = sorted({(r[0], r[1]) for ref in refs for r in ref.workload.ring_buffer_info})
-        f = _focus(focus)
-        l2 = occupancy_figure(
-            a.tensors, a.l2_occupancy, core_id=core, capacity=a.buffersize, regions=regions, focus=f
-        )
-        wl0 = occupancy_figure(
-            a.wl0_tensors, a.wl0_occupancy, core_id=core, capacity=a.options.wl0_size, kind="WL0", focus=f
-        )
-        return l2, wl0
+        return core_maps(e.analysis, core, _focus(focus))
 
     @app.callback(
         Output("download", "data"),

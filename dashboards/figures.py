@@ -17,6 +17,8 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from irtools.analysis import Analysis
+
 TYPE_COLORS = {"ifmap": "#4C78A8", "ofmap": "#F58518", "weight": "#54A24B"}
 """Tensor types: blue, orange, green (distinguishable for the common color-vision deficiencies)."""
 LAYER_TYPE_COLORS = ["#4C78A8", "#F58518", "#54A24B", "#B279A2", "#9D755D", "#72B7B2", "#EECA3B", "#BAB0AC"]
@@ -428,3 +430,24 @@ def _heatmap(pieces: pd.DataFrame, positions: int, capacity: int | None) -> go.H
         hovertemplate="position %{x}<br>address ~%{y:,}<br>%{z} tensors<extra></extra>",
         name="tensors",
     )
+
+
+def core_maps(analysis: Analysis, core_id: int, focus: Focus | None = None) -> tuple[go.Figure, go.Figure]:
+    """The L2 and WL0 occupancy maps of one core, with its ring regions (as the dashboard shows them)."""
+    a = analysis
+    regions = a.l2_regions[a.l2_regions["core_id"] == core_id][["region_start", "region_end"]]
+    bounds = sorted(set(zip(regions["region_start"].tolist(), regions["region_end"].tolist())))
+    l2 = occupancy_figure(
+        a.tensors, a.l2_occupancy, core_id=core_id, capacity=a.buffersize, regions=bounds, focus=focus
+    )
+    wl0 = occupancy_figure(
+        a.wl0_tensors, a.wl0_occupancy, core_id=core_id, capacity=a.options.wl0_size, kind="WL0", focus=focus
+    )
+    return l2, wl0
+
+
+def first_view(analysis: Analysis) -> list[go.Figure]:
+    """What the dashboard draws on opening a file: the dependency timeline and the first core's maps."""
+    timeline = timeline_figure(analysis.timeline, "dependency", core_transfers=analysis.core_transfers)
+    first_core = next(iter(analysis.index.cores), None)
+    return [timeline, *(core_maps(analysis, first_core) if first_core is not None else ())]

@@ -10,7 +10,7 @@ import pandas as pd
 import plotly.io as pio
 
 from dashboards.data import FINDING_COLUMNS, entry_from_bytes
-from dashboards.figures import occupancy_figure, timeline_figure
+from dashboards.figures import core_maps, timeline_figure
 from irtools.analysis import AnalysisError
 from irtools.analysis.summary import summarize
 from irtools.atomic import write_text_atomic
@@ -54,11 +54,7 @@ def build_report(
     parts.append(figure(timeline_figure(a.timeline, "sequential")))
     cores = list(a.index.cores)[:max_cores]
     for core in cores:
-        regions = sorted({(r[0], r[1]) for ref in a.index.cores[core] for r in ref.workload.ring_buffer_info})
-        l2 = occupancy_figure(a.tensors, a.l2_occupancy, core_id=core, capacity=a.buffersize, regions=regions)
-        wl0 = occupancy_figure(
-            a.wl0_tensors, a.wl0_occupancy, core_id=core, capacity=a.options.wl0_size, kind="WL0"
-        )
+        l2, wl0 = core_maps(a, core)
         parts.append(f'<div class="maps"><div>{figure(l2)}</div><div>{figure(wl0)}</div></div>')
     skipped = len(a.index.cores) - len(cores)
     note = f"<p>Occupancy maps of {skipped} more cores left out (--max-cores).</p>" if skipped else ""

@@ -44,7 +44,8 @@ class Entry:
         with self._lock:
             if self._findings is None:
                 options = CheckOptions(wl0_size=self.analysis.options.wl0_size)  # enables GIR402
-                self._findings = findings_frame(check_loaded(self.analysis.loaded, options))
+                findings = check_loaded(self.analysis.loaded, options, self.analysis.index)
+                self._findings = findings_frame(findings)
             return self._findings
 
 

@@ -16,12 +16,17 @@ from irtools.rules.context import CheckContext, CheckOptions
 from irtools.rules.registry import resolve_selection
 
 
-def check_loaded(loaded: LoadedIR, options: CheckOptions | None = None) -> list[Finding]:
-    """Run every semantic rule on a loaded IR; loader findings included, nothing filtered."""
+def check_loaded(
+    loaded: LoadedIR, options: CheckOptions | None = None, index: IRIndex | None = None
+) -> list[Finding]:
+    """Run every semantic rule on a loaded IR; loader findings included, nothing filtered.
+
+    Pass the `index` an analysis of the same IR already built to share its lookups.
+    """
     findings = list(loaded.findings)
     if loaded.ir is None:
         return findings
-    index = IRIndex(loaded)
+    index = index or IRIndex(loaded)
     ctx = CheckContext(options or CheckOptions())
     # The checks allocate no cycles; with millions of live model objects, collector passes dominate.
     with gc_paused():

@@ -67,13 +67,14 @@ def summarize_file(path: str, max_bytes: int | None = None) -> dict[str, Any]:
     except OSError:
         row.update(errors=1, warnings=0, analyzed=False)  # unreadable: counted as one error (GIR100)
         return row
-    findings = check_loaded(loaded)
+    analysis = Analysis(loaded) if loaded.ir is not None else None
+    findings = check_loaded(loaded, index=analysis.index if analysis else None)
     row["errors"] = sum(f.severity is Severity.ERROR for f in findings)
     row["warnings"] = sum(f.severity is Severity.WARNING for f in findings)
-    row["analyzed"] = loaded.ir is not None
-    if loaded.ir is None:
+    row["analyzed"] = analysis is not None
+    if analysis is None:
         return row
-    s = summarize(Analysis(loaded))
+    s = summarize(analysis)
     peaks = [s.peak_l2[c] for c in sorted(s.peak_l2)]
     row.update(
         cores=s.cores,

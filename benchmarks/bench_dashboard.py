@@ -28,11 +28,11 @@ FIXTURE = (
 
 
 def build_figures(path: Path) -> dict[str, float]:
-    from dashboards.data import entry_from_bytes
+    from dashboards.data import load_entry
     from dashboards.figures import first_view
 
     t0 = time.perf_counter()
-    entry = entry_from_bytes(path.name, path.read_bytes())
+    entry = load_entry(path, path.name)
     a = entry.analysis
     a.tables()
     t1 = time.perf_counter()

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from irtools.analysis import Analysis, AnalysisError, AnalysisOptions
+from irtools.analysis import Analysis, AnalysisOptions
 from irtools.findings import Finding
 from irtools.limits import size_problem
 from irtools.loading.load import load_ir
@@ -80,12 +80,12 @@ def filter_findings(
     return shown.astype(object).where(shown.notna(), None)  # JSON-ready: missing ids become null
 
 
-def entry_from_bytes(name: str, data: bytes, wl0_size: int | None = None) -> Entry:
-    """Load and wrap an IR; AnalysisError (with the reason) when it is not an IR at all."""
-    loaded = load_ir(data, name)
-    if loaded.ir is None:
-        reason = loaded.findings[0].message if loaded.findings else "no content"
-        raise AnalysisError(f"{name} is not an IR that can be shown: {reason}")
+def load_entry(
+    source: str | Path | bytes, name: str, wl0_size: int | None = None, max_bytes: int | None = None
+) -> Entry:
+    """Load (a path or bytes) and wrap an IR; AnalysisError with the reason when it is not an IR at all
+    (or a file over `max_bytes`)."""
+    loaded = load_ir(source, name, max_bytes)
     return Entry(name, Analysis(loaded, AnalysisOptions(wl0_size=wl0_size)))
 
 
@@ -161,7 +161,7 @@ class FileStore:
             if key not in self._uploads:
                 raise AccessError("that upload is no longer available; upload it again")
             name, data = self._uploads[key]
-            return self._cached((key,), lambda: entry_from_bytes(name, data, self.wl0_size))
+            return self._cached((key,), lambda: load_entry(data, name, self.wl0_size))
         path = self.resolve(key)
         stat = path.stat()
         problem = size_problem(stat.st_size, self.max_file_bytes)
@@ -169,7 +169,7 @@ class FileStore:
             raise AccessError(f"{key}: {problem} (irtools serve --max-mb)")
         return self._cached(
             (key, stat.st_mtime_ns, stat.st_size),
-            lambda: entry_from_bytes(key, path.read_bytes(), self.wl0_size),
+            lambda: load_entry(path, key, self.wl0_size),
         )
 
     def _cached(self, cache_key: tuple[object, ...], build: Callable[[], Entry]) -> Entry:

@@ -9,12 +9,10 @@ from pathlib import Path
 import pandas as pd
 import plotly.io as pio
 
-from dashboards.data import FINDING_COLUMNS, entry_from_bytes
+from dashboards.data import FINDING_COLUMNS, load_entry
 from dashboards.figures import core_maps, timeline_figure
-from irtools.analysis import AnalysisError
 from irtools.analysis.summary import summarize
 from irtools.atomic import write_text_atomic
-from irtools.limits import size_problem
 
 MAX_FINDING_ROWS = 5000
 
@@ -33,10 +31,7 @@ def build_report(
 ) -> tuple[str, str]:
     """The report's HTML and a one-line description of what it holds."""
     name = Path(path).name
-    problem = size_problem(Path(path).stat().st_size, max_bytes)
-    if problem:
-        raise AnalysisError(f"{path}: {problem}")
-    entry = entry_from_bytes(str(path), Path(path).read_bytes(), wl0_size)
+    entry = load_entry(path, str(path), wl0_size, max_bytes)
     a = entry.analysis
     parts: list[str] = []
     first = True

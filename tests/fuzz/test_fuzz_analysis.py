@@ -14,7 +14,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dashboards.data import entry_from_bytes
+from dashboards.data import load_entry
 from dashboards.figures import occupancy_figure, timeline_figure
 from irtools.analysis import TABLES, AnalysisError
 from irtools.analysis.summary import summarize
@@ -26,7 +26,7 @@ SAMPLES = M.sample_bases()
 
 def analyzes_or_refuses(data: bytes) -> None:
     try:
-        entry = entry_from_bytes("fuzz.json", data)
+        entry = load_entry(data, "fuzz.json")
     except AnalysisError:
         return
     a = entry.analysis
@@ -69,7 +69,7 @@ def test_regression_a_core_with_no_tensors_draws_an_empty_map() -> None:
     for w in doc["0"]:
         for b in w["buffer"]:
             b["address"] = True
-    entry = entry_from_bytes("x.json", json.dumps(doc).encode())
+    entry = load_entry(json.dumps(doc).encode(), "x.json")
     a = entry.analysis
     fig = occupancy_figure(a.tensors, a.l2_occupancy, core_id=0, capacity=a.buffersize)
     assert not [t for t in fig.data if t.type == "bar"]
@@ -79,7 +79,7 @@ def test_regression_unknown_buffersize_is_said_not_divided_by() -> None:
     # buffersize broke the schema (a string), so the partial IR has none: summaries divided by None.
     doc = json.loads((M.SAMPLE).read_text())
     doc["buffersize"] = "1MB"
-    a = entry_from_bytes("x.json", json.dumps(doc).encode()).analysis
+    a = load_entry(json.dumps(doc).encode(), "x.json").analysis
     assert a.buffersize is None
     assert "L2 size unknown" in summarize(a).render()
     assert a.layers.peak_l2_fraction.isna().all()

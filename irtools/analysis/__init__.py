@@ -4,10 +4,11 @@ The CLI, the dashboard and the HTML report are thin fronts over this package; it
 neither plotly nor dash.
 """
 
-from irtools.analysis.analysis import Analysis, AnalysisError, AnalysisOptions, analyze
+from irtools.analysis.analysis import Analysis, AnalysisOptions, analyze
 from irtools.analysis.io import read_table, write_tables
 from irtools.analysis.tables import TABLES, TableSpec
 from irtools.analysis.timeline import MODELS
+from irtools.errors import AnalysisError
 
 __all__ = [
     "MODELS",

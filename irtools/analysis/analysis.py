@@ -14,13 +14,10 @@ from irtools.analysis.schedule_tables import core_transfers_table, cores_table, 
 from irtools.analysis.tables import TABLES
 from irtools.analysis.timeline import Schedule, schedules
 from irtools.analysis.traffic import dram_traffic, dram_transfers
+from irtools.errors import AnalysisError
 from irtools.loading.index import IRIndex, workload_inputs
 from irtools.loading.load import LoadedIR, load_ir
 from irtools.loading.reader import gc_paused
-
-
-class AnalysisError(ValueError):
-    """The file could not be read as an IR at all, so there is nothing to analyze."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,7 +8,7 @@ from typing import Any
 import pandas as pd
 
 from irtools.analysis.tables import CORE_TRANSFERS, CORES, TIMELINE
-from irtools.analysis.timeline import MODELS, Schedule
+from irtools.analysis.timeline import MODELS, Schedule, core_ranges
 from irtools.loading.index import IRIndex, workload_inputs
 
 
@@ -62,10 +62,8 @@ def cores_table(index: IRIndex, schedules: dict[str, Schedule]) -> pd.DataFrame:
     for model in MODELS:
         schedule = schedules[model]
         makespan = schedule.makespan
-        n = 0
-        for core_id, refs in index.cores.items():
-            ends = schedule.end[n : n + len(refs)]
-            n += len(refs)
+        for (core_id, refs), nodes in zip(index.cores.items(), core_ranges(index)):
+            ends = [schedule.end[n] for n in nodes]
             busy = sum(ref.workload.time for ref in refs)
             placed = [e for e in ends if e is not None]
             columns["model"].append(model)

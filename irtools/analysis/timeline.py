@@ -84,9 +84,9 @@ def dependency(index: IRIndex) -> Schedule:
             if pending[m] == 0:
                 ready.append(m)
     wait: list[int | None] = [None] * count
-    for refs_start in _core_ranges(index):
+    for members in core_ranges(index):
         previous_end = 0
-        for n in refs_start:
+        for n in members:
             s = start[n]
             if s is None:
                 break
@@ -95,7 +95,8 @@ def dependency(index: IRIndex) -> Schedule:
     return Schedule("dependency", nodes, start, end, wait, _chain(end, binding))
 
 
-def _core_ranges(index: IRIndex) -> list[range]:
+def core_ranges(index: IRIndex) -> list[range]:
+    """Node numbers of each core's workloads in a schedule (cores in order, program order within)."""
     ranges, first = [], 0
     for refs in index.cores.values():
         ranges.append(range(first, first + len(refs)))

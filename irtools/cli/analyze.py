@@ -5,12 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from irtools.atomic import write_text_atomic
 from irtools.cli.common import (
-    EXIT_FINDINGS,
     EXIT_OK,
     add_max_mb,
     file_progress,
@@ -106,24 +104,10 @@ def _analysis(path: str, limit: int, wl0_size: int | None = None) -> Analysis:
     return analysis
 
 
-def _guard(run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
-    def guarded(args: argparse.Namespace) -> int:
-        from irtools.analysis import AnalysisError
-
-        try:
-            return run(args)
-        except AnalysisError as exc:
-            print(f"irtools {args.command}: error: {exc}", file=sys.stderr)
-            return EXIT_FINDINGS
-
-    return guarded
-
-
 def _note_writing(name: str) -> None:
     sys.stderr.write(f"writing {name}\n")
 
 
-@_guard
 def run_analyze(args: argparse.Namespace) -> int:
     from irtools.analysis import write_tables
     from irtools.analysis.io import parquet_available
@@ -145,7 +129,6 @@ def run_analyze(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-@_guard
 def run_export_trace(args: argparse.Namespace) -> int:
     from irtools.analysis.trace import chrome_trace
     from irtools.rules.registry import UsageError

@@ -19,6 +19,7 @@ from irtools.cli.common import (
     max_bytes,
     positive_int,
 )
+from irtools.errors import AnalysisError
 from irtools.report import REPORTERS
 from irtools.rules import RULES
 from irtools.rules.context import CheckOptions
@@ -172,6 +173,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as exc:
         print(f"irtools {args.command}: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except AnalysisError as exc:  # the file is not an IR at all
+        print(f"irtools {args.command}: error: {exc}", file=sys.stderr)
+        return EXIT_FINDINGS
     except OSError as exc:
         print(f"irtools {args.command}: error: {exc}", file=sys.stderr)
         return EXIT_USAGE

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from irtools.cli.common import EXIT_FINDINGS, EXIT_OK, add_max_mb, max_bytes, positive_int
+from irtools.cli.common import EXIT_OK, add_max_mb, max_bytes, positive_int
 from irtools.rules.registry import UsageError
 
 
@@ -100,19 +100,14 @@ def run_serve(args: argparse.Namespace) -> int:
 
 def run_report(args: argparse.Namespace) -> int:
     from dashboards.report import write_report
-    from irtools.analysis import AnalysisError
 
-    try:
-        summary = write_report(
-            args.path,
-            args.output,
-            max_cores=args.max_cores,
-            max_bytes=max_bytes(args),
-            wl0_size=args.wl0_size,
-        )
-    except AnalysisError as exc:
-        print(f"irtools report: error: {exc}", file=sys.stderr)
-        return EXIT_FINDINGS
+    summary = write_report(
+        args.path,
+        args.output,
+        max_cores=args.max_cores,
+        max_bytes=max_bytes(args),
+        wl0_size=args.wl0_size,
+    )
     print(f"wrote {args.output}: {summary}")
     return EXIT_OK
 

@@ -1,0 +1,7 @@
+"""Errors the CLI turns into one line and an exit code (kept free of heavy imports for start-up)."""
+
+from __future__ import annotations
+
+
+class AnalysisError(ValueError):
+    """The file could not be read as an IR at all, so there is nothing to analyze."""

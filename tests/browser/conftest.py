@@ -7,6 +7,8 @@
 from __future__ import annotations
 
 import shutil
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -53,3 +55,22 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.browser)
             if skip:
                 item.add_marker(pytest.mark.skip(reason=skip))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _ignore_server_kill() -> Iterator[None]:
+    """Drop the SystemExit with which dash.testing stops its server thread.
+
+    Its KillerThread raises SystemExit asynchronously; when that lands in one of werkzeug's request
+    threads, pytest reports an unhandled thread exception and (with warnings as errors) fails the
+    test's teardown, although the app did nothing wrong. Every other thread exception still counts.
+    """
+    previous = threading.excepthook
+
+    def hook(args: threading.ExceptHookArgs) -> None:
+        if args.exc_type is not SystemExit:
+            previous(args)
+
+    threading.excepthook = hook
+    yield
+    threading.excepthook = previous

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 from irtools import pointer as jp
 from irtools.findings import Finding, Severity
@@ -26,7 +27,8 @@ from irtools.model import (
     Workload,
 )
 from irtools.model.ir import CORE_KEY
-from irtools.rules.schema_errors import first_errors, key_findings, schema_findings
+from irtools.rules.keys import KeyScan
+from irtools.rules.schema_errors import SchemaErrors
 
 
 @dataclass(slots=True)
@@ -120,17 +122,8 @@ def load_ir(
         return loaded
     doc = raw.data
     del raw, data
-    try:
-        with gc_paused():
-            loaded.ir = SchedulerIR.model_validate(doc)
-    except ValidationError as exc:
-        loaded.findings.extend(schema_findings(doc, *first_errors(exc, doc)))
-    if loaded.ir is None:  # outside the handler, so the error (it holds every error) is released
-        loaded.ir = _partial(doc, loaded.skipped, loaded.kept)
-        _note_unchecked(doc, loaded)
-    if loaded.ir is not None:
-        with gc_paused():
-            loaded.findings.extend(map(loaded.to_file, key_findings(loaded.ir)))
+    with gc_paused():
+        loaded.ir = _validate(doc, loaded)
     if loaded.skipped:
         loaded.findings.append(
             Finding(
@@ -143,9 +136,9 @@ def load_ir(
     return loaded
 
 
-def _note_unchecked(doc: Any, loaded: LoadedIR) -> None:
-    """Remember what skipped entries name, so cross-reference rules do not call it missing."""
-    for ptr in loaded.skipped:
+def _note_unchecked(doc: Any, skipped: list[str], loaded: LoadedIR) -> None:
+    """Remember what the `skipped` entries of `doc` name, so cross-reference rules do not call it missing."""
+    for ptr in skipped:
         depth = ptr.count("/")  # skipped pointers: /-1/side/i, /core/w or /core/w/list/i
         if not (
             depth == 2 or (depth == 3 and ptr.startswith("/-1/out/")) or (depth == 4 and "/ofmap/" in ptr)
@@ -170,19 +163,24 @@ def _note_unchecked(doc: Any, loaded: LoadedIR) -> None:
             loaded.unchecked_transfer_ids.add(value["transfer_id"])
 
 
-def _valid(model: type[BaseModel], value: Any, ptr: str, skipped: list[str]) -> Any:
+@functools.cache
+def _adapter(model: type) -> TypeAdapter[Any]:
+    return TypeAdapter(model)
+
+
+def _valid(model: type, value: Any, ptr: str, skipped: list[str]) -> Any:
     if not isinstance(value, dict):  # the strict models take only objects; skip building the error
         skipped.append(ptr)
         return None
     try:
-        return model.model_validate(value)
+        return _adapter(model).validate_python(value)
     except ValidationError:
         skipped.append(ptr)
         return None
 
 
 def _valid_list(
-    model: type[BaseModel], entries: list[Any], ptr: str, skipped: list[str], kept: dict[str, list[int]]
+    model: type, entries: list[Any], ptr: str, skipped: list[str], kept: dict[str, list[int]]
 ) -> list[Any]:
     """The entries that fit `model`; records the kept positions in `kept[ptr]` when some do not."""
     prefix = ptr + "/"  # positions need no escaping; jp.extend per entry cost more than validating it
@@ -193,7 +191,7 @@ def _valid_list(
     return [e for e in parsed if e is not None]
 
 
-_WORKLOAD_LISTS: dict[str, type[BaseModel]] = {
+_WORKLOAD_LISTS: dict[str, type] = {
     "ifmap": IfmapTensor,
     "ofmap": OfmapTensor,
     "buffer": BufferEntry,
@@ -217,8 +215,10 @@ def _valid_workload(value: Any, ptr: str, skipped: list[str], kept: dict[str, li
     for key, model in _WORKLOAD_LISTS.items():
         entries = value.get(key)
         if isinstance(entries, list):
-            valid = _valid_list(model, entries, jp.extend(ptr, key), dropped, positions)
-            cleaned[key] = [e.model_dump(by_alias=True, exclude_unset=True) for e in valid]
+            list_ptr = jp.extend(ptr, key)
+            _valid_list(model, entries, list_ptr, dropped, positions)
+            if list_ptr in positions:  # some entries break the schema: the workload keeps the others
+                cleaned[key] = [entries[i] for i in positions[list_ptr]]
     workload: Workload | None = _valid(Workload, cleaned, ptr, skipped)
     if workload is not None:
         skipped.extend(dropped)
@@ -226,15 +226,70 @@ def _valid_workload(value: Any, ptr: str, skipped: list[str], kept: dict[str, li
     return workload
 
 
-def _partial(doc: Any, skipped: list[str], kept: dict[str, list[int]]) -> SchedulerIR | None:
-    """Build the IR from the entries that are valid on their own, so semantic checks still run."""
+_CORE = TypeAdapter(dict[str, list[Workload]])
+"""A core's workloads, validated as {key: workloads} so error locations start at the core key."""
+
+
+def _validate(doc: Any, loaded: LoadedIR) -> SchedulerIR | None:
+    """The IR, validated one top-level part at a time; each core's raw JSON is released once validated.
+
+    Holding the whole raw document next to the whole model tree doubled the peak memory. A part
+    that breaks the schema is rebuilt from its entries that are valid on their own, so the
+    semantic checks still run on the rest.
+    """
+    schema = SchemaErrors()
+    keys = KeyScan()
     if not isinstance(doc, dict):
+        try:
+            SchedulerIR.model_validate(doc)
+        except ValidationError as exc:
+            schema.add(exc, doc)
+        loaded.findings.extend(schema.findings())
         return None
+    core_keys = [key for key in doc if CORE_KEY.match(key)]
+    top = {key: value for key, value in doc.items() if not CORE_KEY.match(key)}
+    ir: SchedulerIR | None = None
+    try:
+        ir = SchedulerIR.model_validate(top)
+    except ValidationError as exc:
+        schema.add(exc, top)
+    skipped_before = len(loaded.skipped)
+    fields = None if ir is not None else _partial_top(top, loaded.skipped, loaded.kept)
+    skipped = loaded.skipped[skipped_before:]
+    _note_unchecked(top, skipped, loaded)
+    keys.top(top)
+    keys.dram(top.get("-1"), skipped)
+    del top
+    cores: dict[str, list[Workload]] = {}
+    for key in core_keys:
+        part = {key: doc.pop(key)}
+        try:
+            cores[key] = _CORE.validate_python(part)[key]
+        except ValidationError as exc:
+            schema.add(exc, part)
+        skipped = []
+        if key not in cores:  # outside the handler, so the error (it holds every error) is released
+            cores[key] = _partial_core(key, part[key], skipped, loaded.kept)
+            _note_unchecked(part, skipped, loaded)
+            loaded.skipped.extend(skipped)
+        keys.core(key, part[key], skipped)
+        del part
+    loaded.findings.extend(schema.findings())
+    loaded.findings.extend(keys.findings())
+    if ir is not None:
+        ir.cores = cores
+        return ir
+    assert fields is not None
+    return SchedulerIR.model_construct(**fields, cores=cores)
+
+
+def _partial_top(top: dict[str, Any], skipped: list[str], kept: dict[str, list[int]]) -> dict[str, Any]:
+    """The top-level fields: valid scalars (None otherwise) and the DRAM entries valid on their own."""
     fields: dict[str, Any] = {}
     for name in ("buffersize", "top_batch_cut", "xlen", "ylen"):
-        value = doc.get(name)
+        value = top.get(name)
         fields[name] = value if type(value) is int and value > 0 else None
-    dram = doc.get("-1")
+    dram = top.get("-1")
     dram = dram if isinstance(dram, dict) else {}
     sections: dict[str, list[Any]] = {}
     for side, model in (("in", DramIn), ("out", DramOut)):
@@ -242,13 +297,15 @@ def _partial(doc: Any, skipped: list[str], kept: dict[str, list[int]]) -> Schedu
         entries = entries if isinstance(entries, list) else []
         sections[side] = _valid_list(model, entries, jp.join("-1", side), skipped, kept)
     fields["dram"] = DramSection.model_construct(in_=sections["in"], out=sections["out"])
-    cores: dict[str, list[Workload]] = {}
-    for key, workloads in doc.items():
-        if not CORE_KEY.match(key) or not isinstance(workloads, list):
-            continue
-        parsed_wl = [_valid_workload(w, jp.join(key, i), skipped, kept) for i, w in enumerate(workloads)]
-        cores[key] = [w for w in parsed_wl if w is not None]
-        if len(cores[key]) < len(parsed_wl):
-            kept[jp.join(key)] = [i for i, w in enumerate(parsed_wl) if w is not None]
-    fields["cores"] = cores
-    return SchedulerIR.model_construct(**fields)
+    return fields
+
+
+def _partial_core(key: str, workloads: Any, skipped: list[str], kept: dict[str, list[int]]) -> list[Workload]:
+    """The workloads of a core that are valid on their own (without their broken list entries)."""
+    if not isinstance(workloads, list):
+        return []
+    parsed = [_valid_workload(w, jp.join(key, i), skipped, kept) for i, w in enumerate(workloads)]
+    valid = [w for w in parsed if w is not None]
+    if len(valid) < len(parsed):
+        kept[jp.join(key)] = [i for i, w in enumerate(parsed) if w is not None]
+    return valid

@@ -5,12 +5,26 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from pydantic import Field
+from pydantic.dataclasses import dataclass
 
-from irtools.model.base import Coord4, IRModel, NonNegInt, Padding4, PositiveInt, TransferIds, dialect
+from irtools.model.base import (
+    RECORD,
+    Coord4,
+    IRModel,
+    NonNegInt,
+    Padding4,
+    PositiveInt,
+    StrictBool,
+    StrictFloat,
+    StrictStr,
+    TransferIds,
+    dialect,
+)
 from irtools.model.dram import Destination
 
 
-class IfmapTensor(IRModel):
+@dataclass(slots=True, kw_only=True, config=RECORD)
+class IfmapTensor:
     """One ifmap tensor of a workload, held in L2."""
 
     align: PositiveInt
@@ -27,7 +41,8 @@ class IfmapTensor(IRModel):
     """Transfers that bring this tensor: a DRAM `out` entry or other workloads' ofmaps."""
 
 
-class OfmapTensor(IRModel):
+@dataclass(slots=True, kw_only=True, config=RECORD)
+class OfmapTensor:
     """One ofmap tensor of a workload and where it is sent."""
 
     lower: Coord4
@@ -42,7 +57,8 @@ class OfmapTensor(IRModel):
     """Receiving workloads (type core) and/or DRAM."""
 
 
-class WeightTensor(IRModel):
+@dataclass(slots=True, kw_only=True, config=RECORD)
+class WeightTensor:
     """The weight of a workload ([K, C, R, S])."""
 
     lower: Coord4
@@ -55,7 +71,8 @@ class WeightTensor(IRModel):
     """Transfers that bring this weight (DRAM `out` entries)."""
 
 
-class DramSource(IRModel):
+@dataclass(slots=True, kw_only=True, config=RECORD)
+class DramSource:
     """The DRAM source of a buffer entry: the whole tensor comes from one DRAM `out` transfer."""
 
     type: Literal["DRAM"]
@@ -70,11 +87,12 @@ class DramSource(IRModel):
     """Lower coordinate; equals the entry's own."""
     upper: Coord4
     """Upper coordinate (inclusive)."""
-    layer_name: str | None = None
+    layer_name: StrictStr | None = None
     """Layer that reads this tensor."""
 
 
-class CoreSource(IRModel):
+@dataclass(slots=True, kw_only=True, config=RECORD)
+class CoreSource:
     """A core source of a buffer entry: its intersection with one producer's ofmap."""
 
     type: Literal["core"]
@@ -89,14 +107,15 @@ class CoreSource(IRModel):
     """Lower coordinate of the intersection."""
     upper: Coord4
     """Upper coordinate (inclusive)."""
-    layer_name: str | None = None
+    layer_name: StrictStr | None = None
     """The producing layer."""
 
 
 BufferSource = Annotated[DramSource | CoreSource, Field(discriminator="type")]
 
 
-class BufferEntry(IRModel):
+@dataclass(slots=True, kw_only=True, config=RECORD)
+class BufferEntry:
     """One tensor in the L2 buffer snapshot taken before the workload starts."""
 
     tensor_id: NonNegInt
@@ -117,23 +136,24 @@ class BufferEntry(IRModel):
     """Upper coordinate (inclusive)."""
     tensor_order: NonNegInt | None = None
     """Absolute order of the tensor in the DRAM access queue."""
-    layer_name: str | None = None
+    layer_name: StrictStr | None = None
     """Layer of the workload this tensor belongs to."""
-    newly_added: bool | None = None
+    newly_added: StrictBool | None = None
     """Whether this tensor was added at the beginning of this workload."""
-    cur_wl_ifmap: bool | None = None
+    cur_wl_ifmap: StrictBool | None = None
     """Whether this is an ifmap of the current workload."""
     source: list[BufferSource] | None = None
     """Where the data comes from: one DRAM element, or one element per producing core transfer."""
     transfer_id: TransferIds | None = None
     """Union of the sources' transfer ids."""
-    start_send: bool | None = dialect(
+    start_send: StrictBool | None = dialect(
         "ofmap entries that go only to DRAM carry start_send instead of source/transfer_id/newly_added"
     )
     """Output that is sent to DRAM (real files; not in the format document)."""
 
 
-class Wl0Entry(IRModel):
+@dataclass(slots=True, kw_only=True, config=RECORD)
+class Wl0Entry:
     """One weight in the WL0 buffer snapshot (WL0 holds only weights)."""
 
     address: NonNegInt
@@ -144,7 +164,7 @@ class Wl0Entry(IRModel):
     """Channel alignment."""
     bitwidth: PositiveInt
     """Bits per element."""
-    layer_name: str
+    layer_name: StrictStr
     """Layer that uses this weight."""
     source: Literal["CORE", "DDR"]
     """Where WL0 reads it from: the L2 buffer (CORE) or DRAM (DDR, in real files)."""
@@ -158,7 +178,8 @@ class Wl0Entry(IRModel):
     """Upper coordinate (inclusive)."""
 
 
-class Tile(IRModel):
+@dataclass(slots=True, kw_only=True, config=RECORD)
+class Tile:
     """One intra-core tile chosen by the Intra-Core Compiler."""
 
     ifmap_lower: Coord4
@@ -169,15 +190,15 @@ class Tile(IRModel):
     """Lower coordinate of the tile's ofmap."""
     ofmap_upper: Coord4
     """Upper coordinate of the tile's ofmap (inclusive)."""
-    single_tile_time_pred: Annotated[float, Field(ge=0, allow_inf_nan=False)]
+    single_tile_time_pred: Annotated[StrictFloat, Field(ge=0, allow_inf_nan=False)]
     """Predicted running time of this tile, in cycles."""
     tile_padding_tblr: Padding4 | None = None
     """Padding [top, bottom, left, right] of this tile's ofmap."""
-    layer_name: str | None = None
+    layer_name: StrictStr | None = None
     """Layer of this tile."""
-    loop_order: str | None = None
+    loop_order: StrictStr | None = None
     """Loop order, e.g. KNHW."""
-    cut_mode: str | None = None
+    cut_mode: StrictStr | None = None
     """Cut mode, e.g. KH."""
     ci_cut_num: NonNegInt | None = None
     """Number of input-channel cuts."""
@@ -201,9 +222,9 @@ class Workload(IRModel):
 
     workload_id: NonNegInt
     """Position in the core's program order (ascending)."""
-    layer_name: str
+    layer_name: StrictStr
     """Layer this workload computes."""
-    layer_type: str
+    layer_type: StrictStr
     """Hardware module: pe (processing element), vp (vector processor) or dt (data transfer)."""
     time: NonNegInt
     """Estimated running time, in cycles."""

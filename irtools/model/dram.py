@@ -5,11 +5,13 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from pydantic import Field
+from pydantic.dataclasses import dataclass
 
-from irtools.model.base import Coord4, IRModel, NonNegInt, TransferIds
+from irtools.model.base import RECORD, Coord4, IRModel, NonNegInt, StrictStr, TransferIds
 
 
-class CoreDestination(IRModel):
+@dataclass(slots=True, kw_only=True, config=RECORD)
+class CoreDestination:
     """A workload on a core that receives this tensor."""
 
     type: Literal["core"]
@@ -18,11 +20,12 @@ class CoreDestination(IRModel):
     """Core that runs the receiving workload."""
     workload_id: NonNegInt
     """The receiving workload on that core."""
-    layer_name: str | None = None
+    layer_name: StrictStr | None = None
     """Layer of the receiving workload (present in DRAM `out` destinations)."""
 
 
-class DramDestination(IRModel):
+@dataclass(slots=True, kw_only=True, config=RECORD)
+class DramDestination:
     """DRAM as the destination of an ofmap; its `in` entry carries the same transfer id."""
 
     type: Literal["DRAM"]
@@ -34,14 +37,15 @@ class DramDestination(IRModel):
 Destination = Annotated[CoreDestination | DramDestination, Field(discriminator="type")]
 
 
-class DramIn(IRModel):
+@dataclass(slots=True, kw_only=True, config=RECORD)
+class DramIn:
     """A tensor written to DRAM: the ofmap of a workload (`IR["-1"]["in"]`)."""
 
     core_id: NonNegInt
     """Core of the workload that produces this tensor."""
     workload_id: NonNegInt
     """Workload that produces this tensor."""
-    layer_name: str
+    layer_name: StrictStr
     """Layer whose ofmap this tensor is."""
     lower: Coord4
     """Absolute lower coordinate of this tensor within the whole layer's ofmap."""
@@ -53,7 +57,8 @@ class DramIn(IRModel):
     """Transfer ids of DRAM `out` tensors that read (part of) this tensor back."""
 
 
-class DramOut(IRModel):
+@dataclass(slots=True, kw_only=True, config=RECORD)
+class DramOut:
     """A tensor read from DRAM: weights, network inputs, or fmaps spilled earlier (`IR["-1"]["out"]`)."""
 
     type: Literal["weight", "fmap"]

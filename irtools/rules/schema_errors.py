@@ -1,23 +1,20 @@
 """GIR100-GIR103: the file is not JSON, does not fit the schema, repeats keys, or uses unknown keys.
 
-GIR100 and GIR102 come from the reader; this module turns Pydantic errors into GIR101 findings
-and finds the keys the format document does not describe (GIR103).
+GIR100 and GIR102 come from the reader and GIR103 from `irtools.rules.keys`; this module turns
+Pydantic errors into GIR101 findings.
 """
 
 from __future__ import annotations
 
-import functools
 import json
-from collections.abc import Iterator
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
 from irtools import pointer as jp
 from irtools.findings import Finding, Severity
-from irtools.model.base import DIALECT
-from irtools.model.ir import CORES_FIELD, SchedulerIR
+from irtools.model.ir import CORES_FIELD
 from irtools.rules.registry import register
 
 register(
@@ -65,8 +62,8 @@ register(
 
     Why: keys real Gemini files use but the document omits (`wl1_buffer`, `start_send`,
     `ifmap_lower2`/`ifmap_upper2`) are read and reported as info; any other unknown key is a
-    warning, since it is often a typo of a documented key whose value is then missing. The
-    data of unknown keys is kept, never dropped.
+    warning, since it is often a typo of a documented key whose value is then missing. Unknown
+    keys are reported once per object kind (with a count) and otherwise ignored.
     Example: `/0/0/ofmap/0/destination/0/id: GIR103 warning unknown key 'id' in CoreDestination`
     Fix: rename typos; ignore with `--ignore GIR103` for files from other writers.
     """,
@@ -94,6 +91,7 @@ _EXPECTED = {
     "dict_type": "an object",
     "model_type": "an object",
     "model_attributes_type": "an object",
+    "dataclass_type": "an object",
     "none_required": "null",
     "finite_number": "a finite number",
 }
@@ -146,8 +144,8 @@ DETAILED_ERRORS = 10 * MAX_SCHEMA_FINDINGS
 """Up to this many errors, `ValidationError.errors()` is used as is."""
 
 
-def first_errors(exc: ValidationError, raw: Any) -> tuple[list[ErrorDetails], int]:
-    """The errors schema_findings shows (all, or the first MAX_SCHEMA_FINDINGS), and the total count.
+def first_errors(exc: ValidationError, raw: Any, limit: int) -> tuple[list[ErrorDetails], int]:
+    """At least the first `limit` errors (all of them when there are few), and the total count.
 
     `exc.errors()` builds a dict of about 1 KB per error, and a file of a few MB whose big lists hold
     the wrong type has millions of errors. Past DETAILED_ERRORS, only the errors shown are decoded,
@@ -160,7 +158,7 @@ def first_errors(exc: ValidationError, raw: Any) -> tuple[list[ErrorDetails], in
     decoder = json.JSONDecoder()
     errors: list[ErrorDetails] = []
     position = 1  # past "[": the items are written without spaces, separated by ","
-    while len(errors) < min(total, MAX_SCHEMA_FINDINGS):
+    while len(errors) < min(total, limit):
         item, position = decoder.raw_decode(text, position)
         position += 1
         item["loc"] = tuple(item["loc"])
@@ -204,14 +202,31 @@ def _utf8(text: str) -> bool:
     return True
 
 
-def schema_findings(raw: Any, errors: list[ErrorDetails], total: int | None = None) -> Iterator[Finding]:
-    """GIR101 findings for Pydantic validation errors (`total` of them), capped at MAX_SCHEMA_FINDINGS."""
-    for error in errors[:MAX_SCHEMA_FINDINGS]:
-        pointer, missing = error_pointer(raw, tuple(error["loc"]))
-        yield Finding("GIR101", Severity.ERROR, schema_message(error, missing), pointer, **_location(pointer))
-    hidden = (len(errors) if total is None else total) - MAX_SCHEMA_FINDINGS
-    if hidden > 0:
-        yield Finding("GIR101", Severity.ERROR, f"{hidden} more schema errors not shown", "")
+class SchemaErrors:
+    """GIR101 findings for the validation errors of a file's parts; the first MAX_SCHEMA_FINDINGS are shown."""
+
+    def __init__(self) -> None:
+        self.shown: list[Finding] = []
+        self.total = 0
+
+    def add(self, exc: ValidationError, raw: Any) -> None:
+        """The errors of validating `raw`, a value whose locations are pointers into the file."""
+        room = MAX_SCHEMA_FINDINGS - len(self.shown)
+        errors, total = first_errors(exc, raw, room)
+        self.total += total
+        for error in errors[:room]:
+            pointer, missing = error_pointer(raw, tuple(error["loc"]))
+            self.shown.append(
+                Finding(
+                    "GIR101", Severity.ERROR, schema_message(error, missing), pointer, **_location(pointer)
+                )
+            )
+
+    def findings(self) -> list[Finding]:
+        hidden = self.total - len(self.shown)
+        if hidden <= 0:
+            return self.shown
+        return [*self.shown, Finding("GIR101", Severity.ERROR, f"{hidden} more schema errors not shown", "")]
 
 
 def _location(pointer: str) -> dict[str, Any]:
@@ -219,100 +234,3 @@ def _location(pointer: str) -> dict[str, Any]:
     if len(tokens) >= 2 and tokens[0].isdigit() and tokens[1].isdigit():
         return {"core_id": int(tokens[0])}
     return {}
-
-
-@functools.cache
-def _dialect_fields(model: type[BaseModel]) -> frozenset[str]:
-    return frozenset(
-        name
-        for name, info in model.model_fields.items()
-        if isinstance(info.json_schema_extra, dict) and DIALECT in info.json_schema_extra
-    )
-
-
-def key_findings(ir: SchedulerIR) -> Iterator[Finding]:
-    """GIR103: one finding per (object kind, key) with its count and first pointer."""
-    seen: dict[tuple[str, str], list[Any]] = {}
-    for model, base, tokens in _walk(ir):
-        extra = model.__pydantic_extra__
-        dialect = _dialect_fields(type(model))
-        if not extra and not dialect:
-            continue
-        kind = type(model).__name__
-        for key in extra or ():
-            _note(seen, kind, key, base, tokens, False)
-        for key in dialect:
-            if key in model.model_fields_set:
-                _note(seen, kind, key, base, tokens, True)
-    for (kind, key), (count, ptr, is_dialect) in seen.items():
-        times = f" ({count} occurrences)" if count > 1 else ""
-        if is_dialect:
-            note = type_field_note(kind, key)
-            yield Finding("GIR103", Severity.INFO, f"dialect key {key!r} in {kind}{times}: {note}", ptr)
-        else:
-            yield Finding(
-                "GIR103", Severity.WARNING, f"unknown key {key!r} in {kind}{times}; kept but not checked", ptr
-            )
-
-
-def type_field_note(kind: str, key: str) -> str:
-    """The note a dialect field carries in the models."""
-    from irtools import model as models
-
-    info = getattr(models, kind).model_fields[key]
-    return str(info.json_schema_extra[DIALECT])
-
-
-def _note(
-    seen: dict[tuple[str, str], list[Any]],
-    kind: str,
-    key: str,
-    base: str,
-    tokens: tuple[Any, ...],
-    is_dialect: bool,
-) -> None:
-    entry = seen.get((kind, key))
-    if entry is None:
-        seen[(kind, key)] = [1, jp.extend(base, *tokens, key), is_dialect]
-    else:
-        entry[0] += 1
-
-
-_Site = tuple[BaseModel, str, tuple[Any, ...]]
-
-
-def _walk(ir: SchedulerIR) -> Iterator[_Site]:
-    # Pointers are assembled only for the first occurrence of each key, from (base, tokens).
-    yield ir, "", ()
-    yield ir.dram, "/-1", ()
-    for side, entries in (("in", ir.dram.in_), ("out", ir.dram.out)):
-        base = jp.join("-1", side)
-        for i, entry in enumerate(entries):
-            yield entry, base, (i,)
-            for j, dest in enumerate(getattr(entry, "destination", ())):
-                yield dest, base, (i, "destination", j)
-    for key, workloads in ir.cores.items():
-        for w, wl in enumerate(workloads):
-            base = jp.join(key, w)
-            yield wl, base, ()
-            yield from _walk_workload(wl, base)
-
-
-def _walk_workload(wl: Any, base: str) -> Iterator[_Site]:
-    for i, t in enumerate(wl.ifmap):
-        yield t, base, ("ifmap", i)
-    for i, t in enumerate(wl.ofmap):
-        yield t, base, ("ofmap", i)
-        for j, d in enumerate(t.destination):
-            yield d, base, ("ofmap", i, "destination", j)
-    if wl.weight is not None:
-        yield wl.weight, base, ("weight",)
-    for i, b in enumerate(wl.buffer):
-        yield b, base, ("buffer", i)
-        for j, s in enumerate(b.source or ()):
-            yield s, base, ("buffer", i, "source", j)
-    key = wl.wl0_key
-    for i, e in enumerate(wl.wl0_entries):
-        yield e, base, (key, i)
-    for name, tile in (wl.tile_info or {}).items():
-        yield tile, base, ("tile_info", name)

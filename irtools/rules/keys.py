@@ -1,0 +1,200 @@
+"""GIR103 from the raw file: keys the models do not know, and dialect keys, per object kind.
+
+The models drop unknown keys (the records are slotted dataclasses), so the keys are counted on the
+raw JSON, one top-level part at a time, while that part is still in memory.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Collection, Iterator
+from typing import Any
+
+from irtools import pointer as jp
+from irtools.findings import Finding, Severity
+from irtools.model import (
+    BufferEntry,
+    CoreDestination,
+    CoreSource,
+    DramDestination,
+    DramIn,
+    DramOut,
+    DramSection,
+    DramSource,
+    IfmapTensor,
+    OfmapTensor,
+    SchedulerIR,
+    Tile,
+    WeightTensor,
+    Wl0Entry,
+    Workload,
+)
+from irtools.model.base import DIALECT
+from irtools.model.ir import CORE_KEY, CORES_FIELD
+
+_DESTINATIONS = {"core": CoreDestination, "DRAM": DramDestination}
+_SOURCES = {"DRAM": DramSource, "core": CoreSource}
+_DRAM_SIDES = {"in": DramIn, "out": DramOut}
+_TENSOR_LISTS = {"ifmap": IfmapTensor, "ofmap": OfmapTensor, "buffer": BufferEntry}
+_WL0_LISTS = ("wl0_buffer", "wl1_buffer")
+
+# Per (kind, key): [count, first pointer, is dialect]. One table per top-level part, merged in the
+# order of the models (top level, DRAM, cores) whatever the order of the keys in the file.
+_Seen = dict[tuple[str, str], list[Any]]
+
+
+@functools.cache
+def _fields(model: type) -> tuple[frozenset[str], frozenset[str]]:
+    """(every key the model reads, the dialect keys among them)."""
+    fields = model.__pydantic_fields__  # type: ignore[attr-defined]
+    known = frozenset((info.alias or name) for name, info in fields.items()) - {CORES_FIELD}
+    dialect = frozenset(
+        (info.alias or name)
+        for name, info in fields.items()
+        if isinstance(info.json_schema_extra, dict) and DIALECT in info.json_schema_extra
+    )
+    return known, dialect
+
+
+def type_field_note(kind: str, key: str) -> str:
+    """The note a dialect field carries in the models."""
+    from irtools import model as models
+
+    info = getattr(models, kind).__pydantic_fields__[key]
+    return str(info.json_schema_extra[DIALECT])
+
+
+class KeyScan:
+    """Counts unknown and dialect keys; `findings()` gives one GIR103 per (object kind, key).
+
+    Entries whose file pointer is in `skipped` (left out for schema errors) are not looked into,
+    as the semantic checks do not look at them either.
+    """
+
+    def __init__(self) -> None:
+        self._top: _Seen = {}
+        self._dram: _Seen = {}
+        self._cores: list[_Seen] = []
+        self._skipped: Collection[str] = ()
+
+    def top(self, doc: dict[str, Any]) -> None:
+        """The top-level keys; pass the DRAM section to `dram` and each core to `core`."""
+        known, _ = _fields(SchedulerIR)
+        for key in doc:
+            if key not in known and not CORE_KEY.match(key):
+                _note(self._top, "SchedulerIR", key, "", (), False)
+
+    def dram(self, section: Any, skipped: Collection[str] = ()) -> None:
+        self._skipped = set(skipped)
+        if not isinstance(section, dict):
+            return
+        seen = self._dram
+        self._record(seen, DramSection, section, "/-1", ())
+        for side, model in _DRAM_SIDES.items():
+            entries = section.get(side)
+            if not isinstance(entries, list):
+                continue
+            base = "/-1/" + side
+            for i, entry in self._entries(entries, base):
+                self._record(seen, model, entry, base, (i,))
+                self._typed_list(seen, _DESTINATIONS, entry.get("destination"), base, (i, "destination"))
+
+    def core(self, key: str, workloads: Any, skipped: Collection[str] = ()) -> None:
+        self._skipped = set(skipped)
+        if not isinstance(workloads, list):
+            return
+        seen: _Seen = {}
+        self._cores.append(seen)
+        for w, workload in self._entries(workloads, jp.join(key)):
+            self._workload(seen, workload, jp.join(key, w))
+
+    def findings(self) -> Iterator[Finding]:
+        merged: _Seen = {}
+        for seen in (self._top, self._dram, *self._cores):
+            for kind_key, (count, pointer, is_dialect) in seen.items():
+                entry = merged.get(kind_key)
+                if entry is None:
+                    merged[kind_key] = [count, pointer, is_dialect]
+                else:
+                    entry[0] += count
+        for (kind, key), (count, pointer, is_dialect) in merged.items():
+            if not isinstance(pointer, str):
+                pointer = jp.extend(pointer[0], *pointer[1], key)
+            times = f" ({count} occurrences)" if count > 1 else ""
+            if is_dialect:
+                note = type_field_note(kind, key)
+                yield Finding(
+                    "GIR103", Severity.INFO, f"dialect key {key!r} in {kind}{times}: {note}", pointer
+                )
+            else:
+                yield Finding(
+                    "GIR103", Severity.WARNING, f"unknown key {key!r} in {kind}{times}; not checked", pointer
+                )
+
+    def _workload(self, seen: _Seen, wl: dict[str, Any], base: str) -> None:
+        self._record(seen, Workload, wl, base, ())
+        for key, model in _TENSOR_LISTS.items():
+            entries = wl.get(key)
+            if not isinstance(entries, list):
+                continue
+            for i, entry in self._entries(entries, f"{base}/{key}"):
+                self._record(seen, model, entry, base, (key, i))
+                if model is OfmapTensor:
+                    self._typed_list(
+                        seen, _DESTINATIONS, entry.get("destination"), base, (key, i, "destination")
+                    )
+                elif model is BufferEntry:
+                    self._typed_list(seen, _SOURCES, entry.get("source"), base, (key, i, "source"))
+        weight = wl.get("weight")
+        if isinstance(weight, dict):
+            self._record(seen, WeightTensor, weight, base, ("weight",))
+        for key in _WL0_LISTS:
+            entries = wl.get(key)
+            if isinstance(entries, list):
+                for i, entry in self._entries(entries, f"{base}/{key}"):
+                    self._record(seen, Wl0Entry, entry, base, (key, i))
+        tiles = wl.get("tile_info")
+        if isinstance(tiles, dict):
+            for name, tile in tiles.items():
+                if isinstance(tile, dict):
+                    self._record(seen, Tile, tile, base, ("tile_info", name))
+
+    def _entries(self, entries: list[Any], base: str) -> Iterator[tuple[int, dict[str, Any]]]:
+        """(position, entry) for the object entries of a list that were not skipped."""
+        skipped = self._skipped
+        for i, entry in enumerate(entries):
+            if isinstance(entry, dict) and not (skipped and f"{base}/{i}" in skipped):
+                yield i, entry
+
+    def _typed_list(
+        self, seen: _Seen, kinds: dict[str, type], entries: Any, base: str, tokens: tuple[Any, ...]
+    ) -> None:
+        """Sources or destinations: the model is chosen by each entry's "type"."""
+        if not isinstance(entries, list):
+            return
+        for j, entry in enumerate(entries):
+            if isinstance(entry, dict):
+                kind = entry.get("type")
+                model = kinds.get(kind) if isinstance(kind, str) else None
+                if model is not None:
+                    self._record(seen, model, entry, base, (*tokens, j))
+
+    @staticmethod
+    def _record(seen: _Seen, model: type, raw: dict[str, Any], base: str, tokens: tuple[Any, ...]) -> None:
+        known, dialect = _fields(model)
+        if not known.issuperset(raw):
+            for key in raw:
+                if key not in known:
+                    _note(seen, model.__name__, key, base, tokens, False)
+        for key in dialect:
+            if key in raw:
+                _note(seen, model.__name__, key, base, tokens, True)
+
+
+def _note(seen: _Seen, kind: str, key: str, base: str, tokens: tuple[Any, ...], is_dialect: bool) -> None:
+    # The pointer is assembled from (base, tokens) only for the finding, once per (kind, key).
+    entry = seen.get((kind, key))
+    if entry is None:
+        seen[(kind, key)] = [1, (base, tokens), is_dialect]
+    else:
+        entry[0] += 1

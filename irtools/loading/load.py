@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import os
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ from pydantic import TypeAdapter, ValidationError
 from irtools import pointer as jp
 from irtools.findings import Finding, Severity
 from irtools.limits import size_problem
-from irtools.loading.reader import gc_paused, read_bytes
+from irtools.loading.reader import StreamError, gc_paused, read_bytes, read_members
 from irtools.model import (
     BufferEntry,
     DramIn,
@@ -26,6 +27,7 @@ from irtools.model import (
     Wl0Entry,
     Workload,
 )
+from irtools.model.base import sharing_values
 from irtools.model.ir import CORE_KEY
 from irtools.rules.keys import KeyScan
 from irtools.rules.schema_errors import SchemaErrors
@@ -116,14 +118,36 @@ def load_ir(
         if problem:
             return LoadedIR(name, None, [Finding("GIR100", Severity.ERROR, problem)], size_bytes=size)
         data = Path(source).read_bytes()
+    size = len(data)
+    members = read_members(data)
+    if members is not None:
+        if not isinstance(source, bytes):
+            del data  # the decoded text is all that is needed now: a third less peak memory
+        loaded = LoadedIR(name, None, members.findings, size_bytes=size)
+        try:
+            with gc_paused(), sharing_values():
+                loaded.ir = _validate_members(members, loaded)
+            return _finish(loaded)
+        except StreamError:
+            del members, loaded  # the whole-document read below reports the problem exactly
+        if not isinstance(source, bytes):
+            data = Path(source).read_bytes()
     raw = read_bytes(data)
-    loaded = LoadedIR(name, None, list(raw.findings), size_bytes=len(data))
+    del data
+    loaded = LoadedIR(name, None, list(raw.findings), size_bytes=size)
     if not raw.ok:
         return loaded
     doc = raw.data
-    del raw, data
-    with gc_paused():
-        loaded.ir = _validate(doc, loaded)
+    del raw
+    with gc_paused(), sharing_values():
+        if isinstance(doc, dict):
+            loaded.ir = _validate_members(_drain(doc), loaded)
+        else:
+            _not_an_object(doc, loaded)
+    return _finish(loaded)
+
+
+def _finish(loaded: LoadedIR) -> LoadedIR:
     if loaded.skipped:
         loaded.findings.append(
             Finding(
@@ -229,74 +253,102 @@ def _valid_workload(value: Any, ptr: str, skipped: list[str], kept: dict[str, li
 _CORE = TypeAdapter(dict[str, list[Workload]])
 """A core's workloads, validated as {key: workloads} so error locations start at the core key."""
 
+_DRAM = TypeAdapter(dict[str, DramSection])
+"""The DRAM section, validated as {"-1": section} for the same reason."""
 
-def _validate(doc: Any, loaded: LoadedIR) -> SchedulerIR | None:
-    """The IR, validated one top-level part at a time; each core's raw JSON is released once validated.
 
-    Holding the whole raw document next to the whole model tree doubled the peak memory. A part
-    that breaks the schema is rebuilt from its entries that are valid on their own, so the
-    semantic checks still run on the rest.
+def _drain(doc: dict[str, Any]) -> Iterator[tuple[str, Any]]:
+    """The members of `doc`, each removed as it is given, so validated parts are released."""
+    for key in list(doc):
+        yield key, doc.pop(key)
+
+
+def _not_an_object(doc: Any, loaded: LoadedIR) -> None:
+    schema = SchemaErrors()
+    try:
+        SchedulerIR.model_validate(doc)
+    except ValidationError as exc:
+        schema.add(exc, doc)
+    loaded.findings.extend(schema.findings())
+
+
+def _validate_members(members: Iterable[tuple[str, Any]], loaded: LoadedIR) -> SchedulerIR:
+    """The IR from a file's top-level members, each validated and released as it comes.
+
+    The raw JSON of a core is dropped as soon as its models exist: a whole document as dicts
+    next to the whole model tree doubled the peak memory. A part that breaks the schema is
+    rebuilt from its entries that are valid on their own, so the semantic checks still run on
+    the rest. Findings come in the order of the models (DRAM, top level, cores in file order),
+    wherever the file puts its keys.
     """
     schema = SchemaErrors()
     keys = KeyScan()
-    if not isinstance(doc, dict):
+    skipped: dict[str, list[str]] = {}  # per part, merged in the order of the findings
+    top: dict[str, Any] = {}
+    cores: dict[str, list[Workload]] = {}
+    for key, value in members:
+        if not CORE_KEY.match(key):
+            top[key] = _dram(value, loaded, schema, keys, skipped) if key == "-1" else value
+            continue
+        part = {key: value}
+        del value
         try:
-            SchedulerIR.model_validate(doc)
+            cores[key] = _CORE.validate_python(part)[key]
         except ValidationError as exc:
-            schema.add(exc, doc)
-        loaded.findings.extend(schema.findings())
-        return None
-    core_keys = [key for key in doc if CORE_KEY.match(key)]
-    top = {key: value for key, value in doc.items() if not CORE_KEY.match(key)}
+            schema.add(exc, part, key)
+        lost = skipped[key] = []
+        if key not in cores:  # outside the handler, so the error (it holds every error) is released
+            cores[key] = _partial_core(key, part[key], lost, loaded.kept)
+            _note_unchecked(part, lost, loaded)
+        keys.core(key, part[key], lost)
+        del part
+    keys.top(top)
     ir: SchedulerIR | None = None
     try:
         ir = SchedulerIR.model_validate(top)
     except ValidationError as exc:
-        schema.add(exc, top)
-    skipped_before = len(loaded.skipped)
-    fields = None if ir is not None else _partial_top(top, loaded.skipped, loaded.kept)
-    skipped = loaded.skipped[skipped_before:]
-    _note_unchecked(top, skipped, loaded)
-    keys.top(top)
-    keys.dram(top.get("-1"), skipped)
-    del top
-    cores: dict[str, list[Workload]] = {}
-    for key in core_keys:
-        part = {key: doc.pop(key)}
-        try:
-            cores[key] = _CORE.validate_python(part)[key]
-        except ValidationError as exc:
-            schema.add(exc, part)
-        skipped = []
-        if key not in cores:  # outside the handler, so the error (it holds every error) is released
-            cores[key] = _partial_core(key, part[key], skipped, loaded.kept)
-            _note_unchecked(part, skipped, loaded)
-            loaded.skipped.extend(skipped)
-        keys.core(key, part[key], skipped)
-        del part
-    loaded.findings.extend(schema.findings())
+        schema.add(exc, top, "")
+    order = ["-1", "", *cores]
+    for part_key in order:
+        loaded.skipped.extend(skipped.get(part_key, ()))
+    loaded.findings.extend(schema.findings(order))
     loaded.findings.extend(keys.findings())
-    if ir is not None:
-        ir.cores = cores
-        return ir
-    assert fields is not None
-    return SchedulerIR.model_construct(**fields, cores=cores)
+    if ir is None:
+        dram = top.get("-1") or DramSection.model_construct(in_=[], out=[])
+        ir = SchedulerIR.model_construct(**_valid_scalars(top), dram=dram)
+    ir.cores = cores
+    return ir
 
 
-def _partial_top(top: dict[str, Any], skipped: list[str], kept: dict[str, list[int]]) -> dict[str, Any]:
-    """The top-level fields: valid scalars (None otherwise) and the DRAM entries valid on their own."""
+def _dram(
+    value: Any, loaded: LoadedIR, schema: SchemaErrors, keys: KeyScan, skipped: dict[str, list[str]]
+) -> DramSection:
+    """The DRAM section as a model: without its broken entries when some break the schema."""
+    part = {"-1": value}
+    lost = skipped["-1"] = []
+    section: DramSection | None = None
+    try:
+        section = _DRAM.validate_python(part)["-1"]
+    except ValidationError as exc:
+        schema.add(exc, part, "-1")
+    if section is None:  # outside the handler, so the error (it holds every error) is released
+        sides: dict[str, list[Any]] = {}
+        for side, model in (("in", DramIn), ("out", DramOut)):
+            entries = value.get(side) if isinstance(value, dict) else None
+            entries = entries if isinstance(entries, list) else []
+            sides[side] = _valid_list(model, entries, jp.join("-1", side), lost, loaded.kept)
+        _note_unchecked(part, lost, loaded)
+        section = DramSection.model_construct(in_=sides["in"], out=sides["out"])
+    keys.dram(value, lost)
+    return section
+
+
+def _valid_scalars(top: dict[str, Any]) -> dict[str, Any]:
+    """The top-level numbers that are valid (None for the others)."""
     fields: dict[str, Any] = {}
     for name in ("buffersize", "top_batch_cut", "xlen", "ylen"):
         value = top.get(name)
         fields[name] = value if type(value) is int and value > 0 else None
-    dram = top.get("-1")
-    dram = dram if isinstance(dram, dict) else {}
-    sections: dict[str, list[Any]] = {}
-    for side, model in (("in", DramIn), ("out", DramOut)):
-        entries = dram.get(side)
-        entries = entries if isinstance(entries, list) else []
-        sections[side] = _valid_list(model, entries, jp.join("-1", side), skipped, kept)
-    fields["dram"] = DramSection.model_construct(in_=sections["in"], out=sections["out"])
     return fields
 
 

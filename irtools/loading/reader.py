@@ -157,9 +157,9 @@ def read_bytes(data: bytes) -> RawDocument:
     return RawDocument(doc, findings)
 
 
-def _duplicate_key_findings(doc: Any) -> Iterator[Finding]:
+def _duplicate_key_findings(doc: Any, base: str = "") -> Iterator[Finding]:
     # Called only when the decoder saw a duplicate (rare), so normal files never pay for this walk.
-    stack: list[tuple[Any, str]] = [(doc, "")]
+    stack: list[tuple[Any, str]] = [(doc, base)]
     while stack:
         node, ptr = stack.pop()
         if isinstance(node, dict):
@@ -175,3 +175,79 @@ def _duplicate_key_findings(doc: Any) -> Iterator[Finding]:
             stack.extend((v, jp.extend(ptr, k)) for k, v in node.items())
         elif isinstance(node, list):
             stack.extend((v, jp.extend(ptr, i)) for i, v in enumerate(node))
+
+
+class StreamError(Exception):
+    """The member-by-member read met something only `read_bytes` reports exactly: read the whole file."""
+
+
+_WHITESPACE = re.compile(r"[ \t\n\r]*")
+
+
+def _skip(text: str, position: int = 0) -> int:
+    """The position of the first non-whitespace character at or after `position`."""
+    match = _WHITESPACE.match(text, position)
+    assert match is not None  # "*" matches the empty string
+    return match.end()
+
+
+class Members:
+    """A JSON object document read one top-level member at a time.
+
+    A whole IR as Python dicts takes about 4.6x its size; reading core by core, each core's raw
+    JSON can be dropped once validated. Iterating gives (key, value) pairs in file order and adds
+    GIR102 findings for duplicate keys inside them to `findings`. Anything else that is not plain
+    JSON (a syntax error, NaN, a repeated top-level key, nesting too deep) raises StreamError.
+    """
+
+    def __init__(self, text: str, findings: list[Finding]) -> None:
+        self.findings = findings
+        self._text = text
+
+    def __iter__(self) -> Iterator[tuple[str, Any]]:
+        text, self._text = self._text, ""  # one pass; the text is released with the iterator
+        duplicates: list[bool] = []
+        scan = _decoder(duplicates).scan_once  # type: ignore[attr-defined]  # set in JSONDecoder.__init__
+        position = _skip(text, _skip(text) + 1)  # past "{": Members only exists for objects
+        keys: set[str] = set()
+        more = not text.startswith("}", position)
+        if not more:
+            position += 1
+        while more:
+            try:
+                if not text.startswith('"', position):
+                    raise StreamError("expecting a key")
+                key, position = json.decoder.scanstring(text, position + 1)  # type: ignore[attr-defined]
+                position = _skip(text, position)
+                if not text.startswith(":", position):
+                    raise StreamError("expecting ':'")
+                seen = len(duplicates)
+                value, position = scan(text, _skip(text, position + 1))
+            except (StopIteration, ValueError, RecursionError) as exc:
+                raise StreamError(str(exc)) from exc
+            if key in keys:
+                raise StreamError(f"top-level key {key!r} repeated")
+            keys.add(key)
+            if len(duplicates) > seen:
+                self.findings.extend(_duplicate_key_findings(value, jp.join(key)))
+            yield key, value
+            del value
+            position = _skip(text, position)
+            more = text.startswith(",", position)
+            if more:
+                position = _skip(text, position + 1)
+            elif text.startswith("}", position):
+                position += 1
+            else:
+                raise StreamError("expecting ',' or '}'")
+        if _skip(text, position) != len(text):
+            raise StreamError("extra data")
+
+
+def read_members(data: bytes) -> Members | None:
+    """`data` as Members when it is UTF-8 text holding an object; None otherwise (use read_bytes)."""
+    findings: list[Finding] = []
+    text = _decode(data, findings)
+    if text is None or not text.startswith("{", _skip(text)):
+        return None
+    return Members(text, findings)

@@ -7,6 +7,7 @@ Pydantic errors into GIR101 findings.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from typing import Any
 
 from pydantic import ValidationError
@@ -206,27 +207,32 @@ class SchemaErrors:
     """GIR101 findings for the validation errors of a file's parts; the first MAX_SCHEMA_FINDINGS are shown."""
 
     def __init__(self) -> None:
-        self.shown: list[Finding] = []
-        self.total = 0
+        self._shown: dict[str, list[Finding]] = {}
+        self._count = 0
+        self._total = 0
 
-    def add(self, exc: ValidationError, raw: Any) -> None:
-        """The errors of validating `raw`, a value whose locations are pointers into the file."""
-        room = MAX_SCHEMA_FINDINGS - len(self.shown)
+    def add(self, exc: ValidationError, raw: Any, part: str = "") -> None:
+        """The errors of validating `raw`, a value whose error locations are pointers into the file."""
+        room = MAX_SCHEMA_FINDINGS - self._count
         errors, total = first_errors(exc, raw, room)
-        self.total += total
+        self._total += total
+        shown = self._shown.setdefault(part, [])
         for error in errors[:room]:
             pointer, missing = error_pointer(raw, tuple(error["loc"]))
-            self.shown.append(
+            shown.append(
                 Finding(
                     "GIR101", Severity.ERROR, schema_message(error, missing), pointer, **_location(pointer)
                 )
             )
+        self._count += min(room, len(errors))
 
-    def findings(self) -> list[Finding]:
-        hidden = self.total - len(self.shown)
-        if hidden <= 0:
-            return self.shown
-        return [*self.shown, Finding("GIR101", Severity.ERROR, f"{hidden} more schema errors not shown", "")]
+    def findings(self, order: Iterable[str] = ("",)) -> list[Finding]:
+        """The findings shown, parts in `order`, and one finding counting the others."""
+        findings = [f for part in order for f in self._shown.get(part, ())]
+        hidden = self._total - len(findings)
+        if hidden > 0:
+            findings.append(Finding("GIR101", Severity.ERROR, f"{hidden} more schema errors not shown", ""))
+        return findings
 
 
 def _location(pointer: str) -> dict[str, Any]:

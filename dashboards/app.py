@@ -36,9 +36,10 @@ def create_app(
     # Requests larger than an upload at the limit (base64 adds a third) are refused by the server.
     app.server.config["MAX_CONTENT_LENGTH"] = max_upload_bytes * 4 // 3 + (1 << 20)
     files = store.files()
-    app.layout = lambda: build_layout(
-        store.files(), selected or (files[0] if files else None), max_upload_bytes
-    )
+    selected = selected or (files[0] if files else None)
+    if selected is not None:
+        store.warm(selected)  # large IRs take seconds to load: start before the browser asks
+    app.layout = lambda: build_layout(store.files(), selected, max_upload_bytes)
     register(app, store)
     app.store = store  # type: ignore[attr-defined]  # for tests and the report
     return app

@@ -9,8 +9,10 @@ from dash import ALL, Dash, Input, Output, State, ctx, no_update
 from dash.dcc.express import send_data_frame
 
 from dashboards.data import AccessError, Entry, FileStore, filter_findings
-from dashboards.figures import Focus, core_maps, empty_figure, timeline_figure
+from dashboards.figures import Focus, empty_figure
 from dashboards.layout import findings_table
+from dashboards.timeline import aggregated, timeline_figure
+from dashboards.views import core_maps
 from irtools.analysis import AnalysisError
 from irtools.analysis.summary import summarize
 
@@ -166,17 +168,31 @@ def register(app: Dash, store: FileStore) -> None:
         Input("arrows", "value"),
         Input("layers", "value"),
         Input("focus", "data"),
+        Input("timeline", "relayoutData"),
     )
     def timeline(
-        key: str | None, model: str, arrows: list[str], layers: list[str], focus: dict[str, Any] | None
+        key: str | None,
+        model: str,
+        arrows: list[str],
+        layers: list[str],
+        focus: dict[str, Any] | None,
+        relayout: dict[str, Any] | None,
     ) -> Figure:
         e = entry(key)
         if e is None:
             return empty_figure("no IR loaded")
         a = e.analysis
+        window = _window(relayout)
+        if ctx.triggered_id == "timeline":
+            # Only an aggregated timeline changes with the zoom; bars are all in the page already.
+            reset = bool((relayout or {}).get("xaxis.autorange"))
+            if (window is None and not reset) or not aggregated(a.timeline, model):
+                return no_update
+        elif ctx.triggered_id in ("current", "model", "focus"):
+            window = None  # a new file or timing model shows it all; a focus sets its own window
         edges = a.core_transfers if "arrows" in (arrows or []) else None
         return timeline_figure(
-            a.timeline, model, core_transfers=edges, layers=layers or None, focus=_focus(focus)
+            a.timeline, model, core_transfers=edges, layers=layers or None, focus=_focus(focus), window=window
         )
 
     @app.callback(
@@ -206,6 +222,17 @@ def register(app: Dash, store: FileStore) -> None:
             return no_update
         table = e.analysis.table(name)
         return send_data_frame(table.to_csv, f"{name}.csv", index=False)  # type: ignore[no-untyped-call]
+
+
+def _window(relayout: dict[str, Any] | None) -> tuple[float, float] | None:
+    """The x range a zoom or pan of the timeline set (Plotly's relayoutData), or None."""
+    data = relayout or {}
+    bounds = data.get("xaxis.range") or [data.get("xaxis.range[0]"), data.get("xaxis.range[1]")]
+    try:
+        lo, hi = float(bounds[0]), float(bounds[1])
+    except (TypeError, ValueError, IndexError):
+        return None
+    return (lo, hi) if lo < hi else None
 
 
 def _focus(data: dict[str, Any] | None) -> Focus | None:

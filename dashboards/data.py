@@ -172,6 +172,24 @@ class FileStore:
             lambda: load_entry(path, key, self.wl0_size),
         )
 
+    def warm(self, key: str) -> threading.Thread:
+        """Load, analyze and check `key` in the background, so showing it does not wait for that.
+
+        Problems are left for the moment the file is shown, which reports them.
+        """
+
+        def run() -> None:
+            try:
+                entry = self.get(key)
+                entry.analysis.tables()
+                entry.findings  # noqa: B018 - computed and cached on first access
+            except Exception:  # noqa: BLE001, S110 - showing the file reports it
+                pass
+
+        thread = threading.Thread(target=run, name=f"irtools warm {key}", daemon=True)
+        thread.start()
+        return thread
+
     def _cached(self, cache_key: tuple[object, ...], build: Callable[[], Entry]) -> Entry:
         # Several callbacks ask for the same file at once: one builds it, the others wait for it.
         with self._lock:

@@ -1,4 +1,4 @@
-"""Plotly figures from the analysis tables: per-core timeline, L2/WL0 occupancy maps.
+"""Plotly figures from the analysis tables: L2/WL0 occupancy maps, and what every figure shares.
 
 Builders take DataFrames from `irtools.analysis` and return figures; they hold no analysis
 logic. Data is drawn as a few traces with arrays (bars with `base=`), never as layout shapes,
@@ -17,15 +17,11 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from irtools.analysis import Analysis
-
 TYPE_COLORS = {"ifmap": "#4C78A8", "ofmap": "#F58518", "weight": "#54A24B"}
 """Tensor types: blue, orange, green (distinguishable for the common color-vision deficiencies)."""
 LAYER_TYPE_COLORS = ["#4C78A8", "#F58518", "#54A24B", "#B279A2", "#9D755D", "#72B7B2", "#EECA3B", "#BAB0AC"]
 CONFLICT_COLOR = "#D62728"
 HIGHLIGHT_COLOR = "#E45756"
-MAX_ARROWS = 5_000
-"""Cross-core transfer arrows drawn in the timeline at most."""
 MAX_RECTANGLES = 20_000
 """Above this many tensor rectangles in one map, draw an aggregated heatmap instead."""
 ADDRESS_BINS = 512
@@ -52,7 +48,8 @@ def escape(values: Iterable[object]) -> list[str]:
     ]
 
 
-def _layout(fig: go.Figure, title: str, height: int) -> go.Figure:
+def finish_layout(fig: go.Figure, title: str, height: int) -> go.Figure:
+    """The look every figure shares: title, size, margins, legend on top, and a UI revision per title."""
     fig.update_layout(
         title={"text": html.escape(title, quote=False), "x": 0.01, "font": {"size": 15}},
         height=height,
@@ -78,170 +75,7 @@ def empty_figure(message: str) -> go.Figure:
     )
     fig.update_xaxes(visible=False)
     fig.update_yaxes(visible=False)
-    return _layout(fig, "", 200)
-
-
-def timeline_figure(
-    timeline: pd.DataFrame,
-    model: str,
-    *,
-    core_transfers: pd.DataFrame | None = None,
-    layers: Sequence[str] | None = None,
-    focus: Focus | None = None,
-) -> go.Figure:
-    """A Gantt chart: one row per core, workloads as bars colored by layer_type.
-
-    `core_transfers` adds an arrow per cross-core transfer; `layers` dims every other layer;
-    `focus` outlines workloads and zooms to the focused one.
-    """
-    rows = timeline[(timeline["model"] == model)]
-    placed = rows[rows["start"].notna()]
-    cores = sorted(timeline["core_id"].unique())
-    labels = {c: f"core {c}" for c in cores}
-    fig = go.Figure()
-    if rows.empty:
-        return empty_figure("no workloads")
-    start = placed["start"].astype("int64").to_numpy()
-    duration = placed["time"].to_numpy()
-    keep = np.ones(len(placed), bool) if not layers else placed["layer_name"].isin(list(layers)).to_numpy()
-    custom = np.column_stack(
-        [
-            escape(placed["layer_name"]),
-            placed["workload_id"].to_numpy(),
-            placed["position"].to_numpy(),
-            duration,
-            start,
-            start + duration,
-            escape(placed["ifmap_transfers"]),
-            escape(placed["ofmap_transfers"]),
-            escape(placed["layer_type"]),
-        ]
-    )
-    hover = (
-        "<b>%{customdata[0]}</b> (%{customdata[8]})<br>%{y}, workload %{customdata[1]} "
-        "(position %{customdata[2]})<br>time %{customdata[3]:,} cycles: %{customdata[4]:,} - %{customdata[5]:,}"
-        "<br>reads transfers: %{customdata[6]}<br>writes transfers: %{customdata[7]}<extra></extra>"
-    )
-    kinds = placed["layer_type"].astype(str).to_numpy()
-    critical = placed["critical"].to_numpy()
-    for i, kind in enumerate(sorted(set(kinds))):
-        mask = kinds == kind
-        fig.add_trace(
-            go.Bar(
-                name=html.escape(kind, quote=False),
-                orientation="h",
-                base=start[mask],
-                x=duration[mask],
-                y=[labels[c] for c in placed["core_id"].to_numpy()[mask]],
-                customdata=custom[mask],
-                hovertemplate=hover,
-                marker={
-                    "color": LAYER_TYPE_COLORS[i % len(LAYER_TYPE_COLORS)],
-                    "opacity": np.where(keep[mask], 1.0, 0.2),
-                    "line": {"color": "#222", "width": np.where(critical[mask], 2.0, 0.0)},
-                },
-            )
-        )
-    if core_transfers is not None and not core_transfers.empty:
-        fig.add_trace(_arrows(placed, core_transfers, labels))
-    if focus and focus.workloads:
-        fig.add_trace(_focus_bars(placed, focus.workloads, labels))
-    unplaced_per_core = rows[rows["start"].isna()].groupby("core_id").size()
-    if not unplaced_per_core.empty:
-        fig.add_trace(
-            go.Scatter(
-                x=np.zeros(len(unplaced_per_core)),
-                y=[labels[c] for c in unplaced_per_core.index],
-                mode="text",
-                text=[
-                    f"  {n} workload{'s' if n != 1 else ''} cannot start (wait cycle, GIR502)"
-                    for n in unplaced_per_core
-                ],
-                textposition="middle right",
-                textfont={"color": CONFLICT_COLOR, "size": 13},
-                name="unschedulable",
-                hoverinfo="skip",
-            )
-        )
-    makespan = rows["end"].max() if rows["start"].notna().all() else None
-    if makespan is not None:
-        fig.add_vline(x=int(makespan), line={"color": "#555", "dash": "dot", "width": 1})
-    unplaced = len(rows) - len(placed)
-    title = f"Per-core timeline ({model})"
-    title += (
-        f": makespan {int(makespan):,} cycles"
-        if makespan is not None
-        else f": {unplaced} workloads cannot be scheduled"
-    )
-    fig.update_layout(barmode="overlay", bargap=0.35)
-    # Every core gets its row, also one whose workloads cannot be placed.
-    fig.update_yaxes(
-        categoryorder="array",
-        categoryarray=[labels[c] for c in reversed(cores)],
-        range=[-0.5, len(cores) - 0.5],
-        title=None,
-    )
-    fig.update_xaxes(title="cycles", rangemode="tozero")
-    if focus and focus.position is not None and focus.core_id is not None:
-        hit = placed[(placed["core_id"] == focus.core_id) & (placed["position"] == focus.position)]
-        if not hit.empty:
-            s, e = int(hit["start"].iloc[0]), int(hit["end"].iloc[0])
-            pad = max((e - s) * 3, 1)
-            fig.update_xaxes(range=[max(s - pad, 0), e + pad])
-    return _layout(fig, title, max(260, 60 + 34 * len(cores)))
-
-
-def _arrows(placed: pd.DataFrame, edges: pd.DataFrame, labels: dict[int, str]) -> go.Scatter:
-    """Producer end -> consumer start, one NaN-separated line trace with arrowheads.
-
-    At most MAX_ARROWS: beyond a few thousand they are noise on screen and megabytes in the page.
-    """
-    times = placed[["core_id", "position", "start", "end"]]
-    src = times.rename(columns={"core_id": "src_core", "position": "src_position", "end": "x0"})
-    dst = times.rename(columns={"core_id": "dst_core", "position": "dst_position", "start": "x1"})
-    joined = edges.merge(src[["src_core", "src_position", "x0"]], on=["src_core", "src_position"]).merge(
-        dst[["dst_core", "dst_position", "x1"]], on=["dst_core", "dst_position"]
-    )
-    total = len(joined)
-    joined = joined.head(MAX_ARROWS)
-    n = len(joined)
-    xs = np.empty(3 * n, dtype=object)
-    ys = np.empty(3 * n, dtype=object)
-    xs[0::3], xs[1::3] = joined["x0"].astype("int64").to_numpy(), joined["x1"].astype("int64").to_numpy()
-    ys[0::3], ys[1::3] = joined["src_core"].map(labels).to_numpy(), joined["dst_core"].map(labels).to_numpy()
-    name = "transfers" if total <= MAX_ARROWS else f"transfers (first {MAX_ARROWS:,} of {total:,})"
-    return go.Scatter(
-        x=xs,
-        y=ys,
-        mode="lines+markers",
-        name=name,
-        line={"color": "rgba(60,60,60,0.55)", "width": 1},
-        marker={
-            "symbol": "arrow",
-            "angleref": "previous",
-            "size": np.tile([0, 9, 0], n),
-            "color": "rgba(60,60,60,0.8)",
-        },
-        hoverinfo="skip",
-    )
-
-
-def _focus_bars(
-    placed: pd.DataFrame, workloads: frozenset[tuple[int, int]], labels: dict[int, str]
-) -> go.Bar:
-    keys = list(zip(placed["core_id"], placed["position"]))
-    mask = np.array([k in workloads for k in keys], bool)
-    hit = placed[mask]
-    return go.Bar(
-        name="focus",
-        orientation="h",
-        base=hit["start"].astype("int64").to_numpy(),
-        x=hit["time"].to_numpy(),
-        y=[labels[c] for c in hit["core_id"]],
-        marker={"color": "rgba(0,0,0,0)", "line": {"color": HIGHLIGHT_COLOR, "width": 3}},
-        hoverinfo="skip",
-        showlegend=False,
-    )
+    return finish_layout(fig, "", 200)
 
 
 def _pieces(tensors: pd.DataFrame) -> pd.DataFrame:
@@ -315,7 +149,7 @@ def occupancy_figure(
     fig.update_xaxes(range=window, dtick=1 if window[1] - window[0] <= 30 else None)
     fig.update_layout(barmode="overlay", bargap=0)
     cap = f"{capacity:,} B" if capacity else "size unknown"
-    return _layout(fig, f"{kind} occupancy, core {core_id} ({cap}){note}", 560)
+    return finish_layout(fig, f"{kind} occupancy, core {core_id} ({cap}){note}", 560)
 
 
 def _rectangles(pieces: pd.DataFrame, focus: Focus | None) -> list[go.BaseTraceType]:
@@ -430,24 +264,3 @@ def _heatmap(pieces: pd.DataFrame, positions: int, capacity: int | None) -> go.H
         hovertemplate="position %{x}<br>address ~%{y:,}<br>%{z} tensors<extra></extra>",
         name="tensors",
     )
-
-
-def core_maps(analysis: Analysis, core_id: int, focus: Focus | None = None) -> tuple[go.Figure, go.Figure]:
-    """The L2 and WL0 occupancy maps of one core, with its ring regions (as the dashboard shows them)."""
-    a = analysis
-    regions = a.l2_regions[a.l2_regions["core_id"] == core_id][["region_start", "region_end"]]
-    bounds = sorted(set(zip(regions["region_start"].tolist(), regions["region_end"].tolist())))
-    l2 = occupancy_figure(
-        a.tensors, a.l2_occupancy, core_id=core_id, capacity=a.buffersize, regions=bounds, focus=focus
-    )
-    wl0 = occupancy_figure(
-        a.wl0_tensors, a.wl0_occupancy, core_id=core_id, capacity=a.options.wl0_size, kind="WL0", focus=focus
-    )
-    return l2, wl0
-
-
-def first_view(analysis: Analysis) -> list[go.Figure]:
-    """What the dashboard draws on opening a file: the dependency timeline and the first core's maps."""
-    timeline = timeline_figure(analysis.timeline, "dependency", core_transfers=analysis.core_transfers)
-    first_core = next(iter(analysis.index.cores), None)
-    return [timeline, *(core_maps(analysis, first_core) if first_core is not None else ())]

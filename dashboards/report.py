@@ -10,7 +10,8 @@ import pandas as pd
 import plotly.io as pio
 
 from dashboards.data import FINDING_COLUMNS, load_entry
-from dashboards.figures import core_maps, timeline_figure
+from dashboards.timeline import timeline_figure
+from dashboards.views import core_maps
 from irtools.analysis.summary import summarize
 from irtools.atomic import write_text_atomic
 

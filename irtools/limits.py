@@ -1,14 +1,14 @@
 """Input size guard: refuse a file before reading it when checking it would exhaust memory.
 
-Loading keeps the parsed JSON and the model objects of every entry; peak memory measured on
-100 MB files is about 15 times the file size (README, Speed). The default limit, 1024 MB, keeps
-a run within about 16 GB; `--max-mb` raises or lowers it.
+Loading keeps a model object per entry; peak memory measured on 100 MB files is about 4 times
+the file size for validate and 5 for analyze (README, Speed). The default limit, 1024 MB, keeps a
+run within about 5 GB; `--max-mb` raises or lowers it.
 """
 
 from __future__ import annotations
 
 DEFAULT_MAX_MB = 1024
-MEMORY_PER_BYTE = 15
+MEMORY_PER_BYTE = 5
 """Peak resident memory per byte of input, measured (benchmarks/bench_scale.py)."""
 
 

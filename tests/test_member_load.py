@@ -27,7 +27,9 @@ def whole_document(data: bytes) -> LoadedIR:
 
 
 def outcome(loaded: LoadedIR) -> tuple[Any, ...]:
-    findings = sorted((f.code, f.severity.value, f.pointer, f.message, f.line, f.column) for f in loaded.findings)
+    findings = sorted(
+        (f.code, f.severity.value, f.pointer, f.message, f.line, f.column) for f in loaded.findings
+    )
     model = None if loaded.ir is None else loaded.ir.model_dump()
     return findings, loaded.skipped, loaded.kept, loaded.unchecked_transfer_ids, model
 
@@ -88,7 +90,9 @@ def test_findings_do_not_depend_on_the_order_of_top_level_keys() -> None:
     reordered = {**{k: v for k, v in doc.items() if k.isdigit()}, **{k: doc[k] for k in reversed(top)}}
     in_order, reversed_order = (load_ir(json.dumps(d).encode(), "x.json") for d in (doc, reordered))
     assert [f.pointer for f in in_order.findings] == [f.pointer for f in reversed_order.findings]
-    schema = [f.pointer for f in reversed_order.findings if f.code == "GIR101" and f.severity.value == "error"]
+    schema = [
+        f.pointer for f in reversed_order.findings if f.code == "GIR101" and f.severity.value == "error"
+    ]
     # DRAM errors first, as the models order them, although the file now ends with the DRAM section.
     assert schema[0] == "/-1/out/0" and schema[-1] == f"/{first}/0/buffer/0/address"
 

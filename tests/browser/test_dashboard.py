@@ -12,8 +12,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from selenium.webdriver.common.by import By
 
+from dashboards import timeline
 from dashboards.app import create_app
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -181,3 +183,23 @@ def test_upload_shows_the_file_and_refuses_one_over_the_limit(dash_duo: Any, tmp
     upload.send_keys(str(small))
     dash_duo.wait_for_contains_text("#status", "small.json: 4 cores, 5 workloads", timeout=15)
     _wait(lambda: [t for t in _traces(dash_duo, "timeline") if t.get("type") == "bar"])
+
+
+def test_aggregated_timeline_shows_bars_again_when_zoomed(
+    dash_duo: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(timeline, "MAX_BARS", 3)  # the sample's 5 workloads count as "many"
+    _open(dash_duo, SAMPLES, MESH)
+    _wait(lambda: [t for t in _traces(dash_duo, "timeline") if t.get("type") == "heatmap"], timeout=15)
+    assert not [t for t in _traces(dash_duo, "timeline") if t.get("type") == "bar"]
+    _shot(dash_duo, tmp_path, "timeline-aggregated")
+    # Zoom as a drag does: Relu_2 (core 2, 94000-102192) is the only workload in this window.
+    dash_duo.driver.execute_script(
+        "Plotly.relayout(document.querySelector('#timeline .js-plotly-plot'), "
+        "{'xaxis.range[0]': 95000, 'xaxis.range[1]': 101000});"
+    )
+    bars = _wait(lambda: [t for t in _traces(dash_duo, "timeline") if t.get("type") == "bar"], timeout=15)
+    assert [y for t in bars for y in t["y"]] == ["core 2"]
+    assert not [t for t in _traces(dash_duo, "timeline") if t.get("type") == "heatmap"]
+    assert dash_duo.get_logs() == []
+    _shot(dash_duo, tmp_path, "timeline-zoomed")

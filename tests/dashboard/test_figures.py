@@ -9,8 +9,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dashboards import figures
-from dashboards.figures import Focus, occupancy_figure, timeline_figure
+from dashboards import figures, timeline
+from dashboards.figures import Focus, occupancy_figure
+from dashboards.timeline import timeline_figure
 from irtools.analysis import analyze
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -122,7 +123,60 @@ def test_unschedulable_workloads_are_named_on_their_core_rows() -> None:
 
 
 def test_transfer_arrows_are_capped(mesh, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.setattr(figures, "MAX_ARROWS", 2)
+    monkeypatch.setattr(timeline, "MAX_ARROWS", 2)
     fig = timeline_figure(mesh.timeline, "dependency", core_transfers=mesh.core_transfers)
     arrows = next(t for t in fig.data if t.name.startswith("transfers"))
     assert arrows.name == "transfers (first 2 of 4)" and len(arrows.x) == 6
+
+
+def _schedule(*workloads: tuple[int, str, int, int]) -> pd.DataFrame:
+    """A dependency-model timeline from (core, layer_type, start, end)."""
+    return pd.DataFrame(
+        [
+            {
+                "model": "dependency",
+                "core_id": core,
+                "position": i,
+                "workload_id": i,
+                "layer_name": f"L{i}",
+                "layer_type": kind,
+                "start": start,
+                "end": end,
+                "time": end - start,
+                "critical": False,
+                "ifmap_transfers": "",
+                "ofmap_transfers": "",
+            }
+            for i, (core, kind, start, end) in enumerate(workloads)
+        ]
+    )
+
+
+def test_many_workloads_become_busy_time_per_bin(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(timeline, "MAX_BARS", 2)
+    monkeypatch.setattr(timeline, "TIME_BINS", 4)
+    # Core 0 is busy all along (pe, then vp); core 1 runs pe for 10 of the first 25 cycles.
+    frame = _schedule((0, "pe", 0, 50), (0, "vp", 50, 100), (1, "pe", 0, 10))
+    fig = timeline_figure(frame, "dependency")
+    [heat] = [t for t in fig.data if t.type == "heatmap"]
+    assert not [t for t in fig.data if t.type == "bar"]
+    assert np.asarray(heat.customdata).tolist() == [[1, 1, 1, 1], [0.4, 0, 0, 0]]
+    z = np.asarray(heat.z, dtype=float)
+    assert z[0].tolist() == [0, 0, 1, 1]  # pe, pe, vp, vp (layer types sorted: pe=0, vp=1)
+    assert z[1, 0] == 2 and np.isnan(z[1, 1:]).all()  # pale pe (under half busy), then idle
+    assert sorted(t.name for t in fig.data if t.type == "scatter") == ["pe", "vp"]  # the legend
+
+
+def test_zooming_in_brings_back_the_bars_of_the_window(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(timeline, "MAX_BARS", 2)
+    frame = _schedule((0, "pe", 0, 50), (0, "vp", 50, 100), (1, "pe", 0, 10))
+    fig = timeline_figure(frame, "dependency", window=(40, 60))
+    bars = [t for t in fig.data if t.type == "bar"]
+    assert sorted(int(b) for t in bars for b in t.base) == [0, 50]  # core 0's two workloads only
+    assert list(fig.layout.xaxis.range) == [40, 60]
+
+
+def test_the_whole_timeline_of_a_real_file_is_aggregated_only_past_the_limit(mesh) -> None:  # type: ignore[no-untyped-def]
+    assert not timeline.aggregated(mesh.timeline, "dependency")
+    fig = timeline_figure(mesh.timeline, "dependency")
+    assert not [t for t in fig.data if t.type == "heatmap"]

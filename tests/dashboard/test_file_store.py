@@ -5,9 +5,11 @@ from __future__ import annotations
 import base64
 import shutil
 from pathlib import Path
+from unittest import mock
 
 import pytest
 
+from dashboards import data
 from dashboards.data import AccessError, FileStore, filter_findings
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -73,3 +75,18 @@ def test_findings_filters(served: Path) -> None:
     assert set(errors["code"]) == {"GIR302"} and set(errors["core_id"]) == {2}
     assert filter_findings(findings, None, ["GIR103"], [2]).empty  # GIR103 is not tied to a core
     assert len(filter_findings(findings, None, None, None)) == len(findings)
+
+
+def test_warm_loads_analyzes_and_checks_in_the_background(served: Path) -> None:
+    store = FileStore(served, 10**6)
+    with mock.patch("dashboards.data.load_entry", wraps=data.load_entry) as load:
+        store.warm("sub/mesh.json").join(timeout=60)
+        entry = store.get("sub/mesh.json")
+    assert load.call_count == 1  # showing the file reuses what warming built
+    assert "timeline" in vars(entry.analysis) and entry._findings is not None
+
+
+def test_warm_of_a_refused_path_fails_quietly(served: Path) -> None:
+    thread = FileStore(served, 10**6).warm("../secret.json")
+    thread.join(timeout=60)
+    assert not thread.is_alive()  # no exception escaped: showing the file reports the refusal

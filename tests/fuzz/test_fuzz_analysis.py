@@ -15,7 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dashboards.data import load_entry
-from dashboards.figures import occupancy_figure, timeline_figure
+from dashboards.figures import occupancy_figure
+from dashboards.timeline import timeline_figure
 from irtools.analysis import TABLES, AnalysisError
 from irtools.analysis.summary import summarize
 from irtools.analysis.trace import chrome_trace

@@ -168,7 +168,7 @@ def register(app: Dash, store: FileStore) -> None:
         Input("arrows", "value"),
         Input("layers", "value"),
         Input("focus", "data"),
-        Input("timeline", "relayoutData"),
+        State("timeline", "relayoutData"),
     )
     def timeline(
         key: str | None,
@@ -178,18 +178,49 @@ def register(app: Dash, store: FileStore) -> None:
         focus: dict[str, Any] | None,
         relayout: dict[str, Any] | None,
     ) -> Figure:
+        # A new file or timing model shows it all; a focus sets its own window; the rest keep the zoom.
+        keep_zoom = ctx.triggered_id in ("arrows", "layers")
+        return _timeline(entry(key), model, arrows, layers, focus, _window(relayout) if keep_zoom else None)
+
+    # Its own callback: as an Input of the one above, the relayout Plotly sends after drawing a
+    # placeholder superseded the slow first build of a large file, which was then dropped.
+    @app.callback(
+        Output("timeline", "figure", allow_duplicate=True),
+        Input("timeline", "relayoutData"),
+        State("current", "data"),
+        State("model", "value"),
+        State("arrows", "value"),
+        State("layers", "value"),
+        State("focus", "data"),
+        prevent_initial_call=True,
+    )
+    def zoom(
+        relayout: dict[str, Any] | None,
+        key: str | None,
+        model: str,
+        arrows: list[str],
+        layers: list[str],
+        focus: dict[str, Any] | None,
+    ) -> Figure:
+        """Only an aggregated timeline changes with the zoom: bars are all in the page already."""
         e = entry(key)
+        window = _window(relayout)
+        reset = bool((relayout or {}).get("xaxis.autorange"))
+        if e is None or (window is None and not reset) or not aggregated(e.analysis.timeline, model):
+            return no_update
+        return _timeline(e, model, arrows, layers, focus, window)
+
+    def _timeline(
+        e: Entry | None,
+        model: str,
+        arrows: list[str],
+        layers: list[str],
+        focus: dict[str, Any] | None,
+        window: tuple[float, float] | None,
+    ) -> Figure:
         if e is None:
             return empty_figure("no IR loaded")
         a = e.analysis
-        window = _window(relayout)
-        if ctx.triggered_id == "timeline":
-            # Only an aggregated timeline changes with the zoom; bars are all in the page already.
-            reset = bool((relayout or {}).get("xaxis.autorange"))
-            if (window is None and not reset) or not aggregated(a.timeline, model):
-                return no_update
-        elif ctx.triggered_id in ("current", "model", "focus"):
-            window = None  # a new file or timing model shows it all; a focus sets its own window
         edges = a.core_transfers if "arrows" in (arrows or []) else None
         return timeline_figure(
             a.timeline, model, core_transfers=edges, layers=layers or None, focus=_focus(focus), window=window

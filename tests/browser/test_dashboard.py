@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from selenium.webdriver.common.by import By
 
-from dashboards import timeline
+from dashboards import data, timeline
 from dashboards.app import create_app
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -203,3 +203,21 @@ def test_aggregated_timeline_shows_bars_again_when_zoomed(
     assert not [t for t in _traces(dash_duo, "timeline") if t.get("type") == "heatmap"]
     assert dash_duo.get_logs() == []
     _shot(dash_duo, tmp_path, "timeline-zoomed")
+
+
+def test_a_slow_first_load_still_draws_its_timeline(
+    dash_duo: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Regression: Plotly's relayout after drawing the "no IR loaded" placeholder re-ran the timeline
+    # callback, and Dash dropped the slow first build of a large file: the timeline stayed empty.
+    monkeypatch.setattr(timeline, "MAX_BARS", 3)
+    load = data.load_entry
+
+    def slow_load(*args: Any, **kwargs: Any) -> Any:
+        time.sleep(3)
+        return load(*args, **kwargs)
+
+    monkeypatch.setattr(data, "load_entry", slow_load)
+    dash_duo.start_server(create_app(SAMPLES, open_file=MESH))
+    _wait(lambda: [t for t in _traces(dash_duo, "timeline") if t.get("type") == "heatmap"], timeout=30)
+    assert dash_duo.get_logs() == []

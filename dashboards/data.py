@@ -43,9 +43,6 @@ class Entry:
     def findings(self) -> pd.DataFrame:
         with self._lock:
             if self._findings is None:
-                # The figures need the tables: building them first keeps the checker (holding the
-                # GIL in another callback) from delaying the first view.
-                self.analysis.tables()
                 options = CheckOptions(wl0_size=self.analysis.options.wl0_size)  # enables GIR402
                 findings = check_loaded(self.analysis.loaded, options, self.analysis.index)
                 self._findings = findings_frame(findings)

@@ -46,8 +46,9 @@ def build_report(
         return out
 
     # Transfer arrows only make sense where consumers wait for producers.
-    parts.append(figure(timeline_figure(a.timeline, "dependency", core_transfers=a.core_transfers)))
-    parts.append(figure(timeline_figure(a.timeline, "sequential")))
+    dependency = timeline_figure(a.timeline, "dependency", core_transfers=a.core_transfers, zoomable=False)
+    parts.append(figure(dependency))
+    parts.append(figure(timeline_figure(a.timeline, "sequential", zoomable=False)))
     cores = list(a.index.cores)[:max_cores]
     for core in cores:
         l2, wl0 = core_maps(a, core)

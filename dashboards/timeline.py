@@ -35,6 +35,7 @@ def timeline_figure(
     layers: Sequence[str] | None = None,
     focus: Focus | None = None,
     window: tuple[float, float] | None = None,
+    zoomable: bool = True,
 ) -> go.Figure:
     """A Gantt chart: one row per core, workloads as bars colored by layer_type.
 
@@ -42,7 +43,8 @@ def timeline_figure(
     `focus` outlines workloads and zooms to the focused one unless `window` (cycles) says which
     part of the schedule to show. With more than MAX_BARS workloads in view, each core's row shows its
     busy time per time bin instead, colored by the layer type that fills most of the bin:
-    thousands of SVG bars take the browser seconds to draw. Zooming in brings the bars back.
+    thousands of SVG bars take the browser seconds to draw. In the dashboard (`zoomable`),
+    zooming in brings the bars back; a static figure says where to see them.
     """
     rows = timeline[(timeline["model"] == model)]
     placed = rows[rows["start"].notna()]
@@ -65,8 +67,9 @@ def timeline_figure(
         selected = shown if not layers else shown[shown["layer_name"].isin(list(layers))]
         for trace in _busy_map(selected, kinds, labels, lo, hi):
             fig.add_trace(trace)
+        where = "zoom in for single ones" if zoomable else "`irtools serve` shows single ones when zoomed"
         fig.add_annotation(
-            text=f"{len(shown):,} workloads: busy time per bin (pale: under half busy); zoom in for single ones",
+            text=f"{len(shown):,} workloads: busy time per bin (pale: under half busy); {where}",
             xref="paper",
             yref="paper",
             x=0,

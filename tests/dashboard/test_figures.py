@@ -180,3 +180,13 @@ def test_the_whole_timeline_of_a_real_file_is_aggregated_only_past_the_limit(mes
     assert not timeline.aggregated(mesh.timeline, "dependency")
     fig = timeline_figure(mesh.timeline, "dependency")
     assert not [t for t in fig.data if t.type == "heatmap"]
+
+
+def test_a_static_aggregated_timeline_says_where_to_see_single_workloads(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(timeline, "MAX_BARS", 1)
+    frame = _schedule((0, "pe", 0, 50), (0, "vp", 50, 100))
+    [live] = timeline_figure(frame, "dependency").layout.annotations
+    [static] = timeline_figure(frame, "dependency", zoomable=False).layout.annotations
+    assert "zoom in" in live.text and "irtools serve" in static.text

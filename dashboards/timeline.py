@@ -67,7 +67,7 @@ def timeline_figure(
         selected = shown if not layers else shown[shown["layer_name"].isin(list(layers))]
         for trace in _busy_map(selected, kinds, labels, lo, hi):
             fig.add_trace(trace)
-        where = "zoom in for single ones" if zoomable else "`irtools serve` shows single ones when zoomed"
+        where = "zoom in for single ones" if zoomable else "irtools serve shows single ones when zoomed"
         fig.add_annotation(
             text=f"{len(shown):,} workloads: busy time per bin (pale: under half busy); {where}",
             xref="paper",

@@ -290,18 +290,14 @@ def _validate_members(members: Iterable[tuple[str, Any]], loaded: LoadedIR) -> S
         if not CORE_KEY.match(key):
             top[key] = _dram(value, loaded, schema, keys, skipped) if key == "-1" else value
             continue
-        part = {key: value}
-        del value
-        try:
-            cores[key] = _CORE.validate_python(part)[key]
-        except ValidationError as exc:
-            schema.add(exc, part, key)
+        workloads = _validate_part(_CORE, key, value, schema)
         lost = skipped[key] = []
-        if key not in cores:  # outside the handler, so the error (it holds every error) is released
-            cores[key] = _partial_core(key, part[key], lost, loaded.kept)
-            _note_unchecked(part, lost, loaded)
-        keys.core(key, part[key], lost)
-        del part
+        if workloads is None:
+            workloads = _partial_core(key, value, lost, loaded.kept)
+            _note_unchecked({key: value}, lost, loaded)
+        cores[key] = workloads
+        keys.core(key, value, lost)
+        del value  # before the next member is parsed
     keys.top(top)
     ir: SchedulerIR | None = None
     try:
@@ -320,24 +316,32 @@ def _validate_members(members: Iterable[tuple[str, Any]], loaded: LoadedIR) -> S
     return ir
 
 
+def _validate_part(adapter: TypeAdapter[dict[str, Any]], key: str, value: Any, schema: SchemaErrors) -> Any:
+    """`value` validated as the file's member `key`, or None with its errors added to `schema`.
+
+    Rebuild a broken part after this returns: the error holds every error and is released here.
+    """
+    part = {key: value}
+    try:
+        return adapter.validate_python(part)[key]
+    except ValidationError as exc:
+        schema.add(exc, part, key)
+        return None
+
+
 def _dram(
     value: Any, loaded: LoadedIR, schema: SchemaErrors, keys: KeyScan, skipped: dict[str, list[str]]
 ) -> DramSection:
     """The DRAM section as a model: without its broken entries when some break the schema."""
-    part = {"-1": value}
     lost = skipped["-1"] = []
-    section: DramSection | None = None
-    try:
-        section = _DRAM.validate_python(part)["-1"]
-    except ValidationError as exc:
-        schema.add(exc, part, "-1")
-    if section is None:  # outside the handler, so the error (it holds every error) is released
+    section: DramSection | None = _validate_part(_DRAM, "-1", value, schema)
+    if section is None:
         sides: dict[str, list[Any]] = {}
         for side, model in (("in", DramIn), ("out", DramOut)):
             entries = value.get(side) if isinstance(value, dict) else None
             entries = entries if isinstance(entries, list) else []
             sides[side] = _valid_list(model, entries, jp.join("-1", side), lost, loaded.kept)
-        _note_unchecked(part, lost, loaded)
+        _note_unchecked({"-1": value}, lost, loaded)
         section = DramSection.model_construct(in_=sides["in"], out=sides["out"])
     keys.dram(value, lost)
     return section

@@ -28,10 +28,6 @@ FIXTURE = (
 )
 
 
-SYNTH_100MB = ["--mesh", "8x8", "--layers", "400", "--batch", "8"]
-"""The 100 MB IR of benchmarks/bench_scale.py."""
-
-
 def build_figures(path: Path) -> dict[str, float]:
     from dashboards.data import load_entry
     from dashboards.views import first_view
@@ -149,6 +145,7 @@ def main() -> int:
     )
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
+    from benchmarks.bench_scale import write_synth
     from benchmarks.many_tensors import write_many_tensors
 
     print(
@@ -162,12 +159,11 @@ def main() -> int:
         irs = [("resnet50 fixture", FIXTURE), (f"synthetic {args.cores} cores", synthetic)]
         if not args.no_100mb:
             large = Path(tmp) / "synth_100MB.json"
-            cmd = [sys.executable, "-m", "irtools", "synth", "-o", str(large), *SYNTH_100MB]
-            subprocess.run(cmd, check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
+            write_synth(large, 100)  # the 100 MB IR of bench_scale.py
             irs.append(("irtools synth 64 cores", large))
         for label, path in irs:
             if not path.exists():
-                print(f"| {label} | missing | | | | | | |")
+                print(f"| {label} | missing " + "| " * 8 + "|")
                 continue
             m = build_figures(path)
             page, cold, warm = first_view(path)

@@ -94,7 +94,8 @@ SYNTH = {
 """`irtools synth` settings giving about 1, 10 and 100 MB with 4, 16 and 64 cores."""
 
 
-def _synth(path: Path, size: int) -> tuple[int, int]:
+def write_synth(path: Path, size: int) -> tuple[int, int]:
+    """Write the synth IR of about `size` MB to `path`; returns its bytes and cores."""
     cmd = [sys.executable, "-m", "irtools", "synth", "-o", str(path), *SYNTH[size]]
     subprocess.run(cmd, check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
     mesh = SYNTH[size][1].split("x")
@@ -136,7 +137,7 @@ def main() -> int:
         for size in sizes:
             path = Path(tmp) / f"{args.source}_{size}MB.json"
             nbytes, cores = (
-                _synth(path, size)
+                write_synth(path, size)
                 if args.source == "synth"
                 else _tiled(path, size, {1: 4, 10: 16, 100: 64}[size])
             )

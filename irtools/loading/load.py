@@ -27,7 +27,7 @@ from irtools.model import (
     Wl0Entry,
     Workload,
 )
-from irtools.model.base import sharing_values
+from irtools.model.base import INT64_MAX, sharing_values
 from irtools.model.ir import CORE_KEY
 from irtools.rules.keys import KeyScan
 from irtools.rules.schema_errors import SchemaErrors
@@ -348,11 +348,11 @@ def _dram(
 
 
 def _valid_scalars(top: dict[str, Any]) -> dict[str, Any]:
-    """The top-level numbers that are valid (None for the others)."""
+    """The top-level numbers that are valid (None for the others), by the model's own bounds."""
     fields: dict[str, Any] = {}
     for name in ("buffersize", "top_batch_cut", "xlen", "ylen"):
         value = top.get(name)
-        fields[name] = value if type(value) is int and value > 0 else None
+        fields[name] = value if type(value) is int and 0 < value <= INT64_MAX else None
     return fields
 
 

@@ -86,3 +86,13 @@ def test_regression_unknown_buffersize_is_said_not_divided_by() -> None:
     assert a.layers.peak_l2_fraction.isna().all()
     # Occupancy is measured against the highest address in use instead.
     assert (a.l2_occupancy.free_bytes >= 0).all()
+
+
+def test_regression_buffersize_past_int64_is_unknown_not_an_overflow() -> None:
+    # Found by the fuzzer: GIR101 rejected a 10**300 buffersize, but the partial IR kept it and the
+    # occupancy table overflowed int64 (OverflowError from pandas).
+    doc = json.loads((M.SAMPLE).read_text())
+    doc["buffersize"] = 10**300
+    a = load_entry(json.dumps(doc).encode(), "x.json").analysis
+    assert a.buffersize is None
+    assert (a.l2_occupancy.free_bytes >= 0).all()

@@ -13,7 +13,10 @@ from pathlib import Path
 def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     """Yield a temp path beside `path`; on success fsync it and rename it over `path`, else delete it."""
     target = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent or ".")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent or ".")
+    except OSError as exc:  # name the file the user asked for, not our temp file
+        raise type(exc)(exc.errno, exc.strerror, str(target)) from None
     os.close(fd)
     try:
         # mkstemp makes the file private (0600); give it the mode the old file had, or the umask default.

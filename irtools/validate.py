@@ -63,8 +63,18 @@ def validate_file(
         findings = check_loaded(loaded, options)
     kept = [f for f in findings if enabled is None or f.code in enabled]
     overrides = options.severities
-    kept = [dataclasses.replace(f, severity=overrides[f.code]) if f.code in overrides else f for f in kept]
+    kept = [
+        dataclasses.replace(f, severity=overrides[f.code]) if _overridden(f, overrides) else f for f in kept
+    ]
     return FileReport(path, kept)
+
+
+def _overridden(finding: Finding, overrides: dict[str, Severity]) -> bool:
+    """Whether `--severity` applies: to the findings a rule reports at its own severity, not to the
+    notes it reports at info below it (GIR103's known dialect keys, GIR303's reading of a ring pair),
+    so that `GIR103=error` fails on unknown keys without failing every real Gemini file."""
+    rule = RULES.get(finding.code)
+    return finding.code in overrides and (rule is None or finding.severity is rule.severity)
 
 
 def _validate_one(args: tuple[str, CheckOptions, frozenset[str], int | None]) -> FileReport:
@@ -79,11 +89,13 @@ def validate_paths(
     jobs: int = 1,
     progress: Callable[[int, int], None] | None = None,
     max_bytes: int | None = None,
+    allow_empty: bool = False,
 ) -> Report:
-    """Validate files and directories; raises UsageError for missing paths or unknown codes."""
+    """Validate files and directories; raises UsageError for missing paths, directories with no IR
+    file (unless `allow_empty`) or unknown codes."""
     options = options or CheckOptions()
     enabled = resolve_selection(select, ignore)
-    files = discover(paths)
+    files = discover(paths, allow_empty)
     work = [(f, options, enabled, max_bytes) for f in files]
     reports: list[FileReport] = []
     if jobs > 1 and len(files) > 1:

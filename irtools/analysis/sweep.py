@@ -95,9 +95,10 @@ def sweep_table(
     jobs: int = 1,
     progress: Callable[[int, int], None] | None = None,
     max_bytes: int | None = None,
+    allow_empty: bool = False,
 ) -> pd.DataFrame:
     """Summaries of every IR under `paths` (files or directories), sorted by path."""
-    files = discover(paths)
+    files = discover(paths, allow_empty)
     rows: list[dict[str, Any]] = []
     if jobs > 1 and len(files) > 1:
         with ProcessPoolExecutor(max_workers=min(jobs, len(files))) as pool:

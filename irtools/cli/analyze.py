@@ -10,9 +10,11 @@ from typing import TYPE_CHECKING
 from irtools.atomic import write_text_atomic
 from irtools.cli.common import (
     EXIT_OK,
+    add_allow_empty,
     add_max_mb,
     file_progress,
     max_bytes,
+    positive_float,
     positive_int,
     show_progress,
 )
@@ -61,7 +63,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     )
     trc.add_argument(
         "--clock-mhz",
-        type=float,
+        type=positive_float,
         metavar="MHZ",
         help="core clock, to show real time; default: one cycle shown as 1 us",
     )
@@ -82,6 +84,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         "--jobs", "-j", type=positive_int, default=1, metavar="N", help="summarize N files in parallel"
     )
     add_max_mb(swp)
+    add_allow_empty(swp)
 
     tab = sub.add_parser("tables", help="list the analysis tables and their columns")
     tab.add_argument("name", nargs="?", help="one table's columns")
@@ -131,10 +134,7 @@ def run_analyze(args: argparse.Namespace) -> int:
 
 def run_export_trace(args: argparse.Namespace) -> int:
     from irtools.analysis.trace import chrome_trace
-    from irtools.rules.registry import UsageError
 
-    if args.clock_mhz is not None and not args.clock_mhz > 0:
-        raise UsageError(f"--clock-mhz must be positive, got {args.clock_mhz}")
     analysis = _analysis(args.path, max_bytes(args))
     trace = chrome_trace(analysis, args.model, args.clock_mhz)
     write_text_atomic(args.output, json.dumps(trace, separators=(",", ":")))
@@ -152,7 +152,7 @@ def run_summarize(args: argparse.Namespace) -> int:
     from irtools.analysis.io import write_csv
     from irtools.analysis.sweep import sweep_table
 
-    table = sweep_table(args.paths, args.jobs, file_progress("summarized"), max_bytes(args))
+    table = sweep_table(args.paths, args.jobs, file_progress("summarized"), max_bytes(args), args.allow_empty)
     write_csv(table, args.output)
     analyzed = int(table["analyzed"].sum())
     print(

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 from collections.abc import Callable
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+EXIT_BROKEN_PIPE = 128 + 13
+"""What a shell reports for a program ended by SIGPIPE: its reader closed the pipe (`| head`)."""
 
 
 def positive_int(text: str) -> int:
@@ -17,6 +20,24 @@ def positive_int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
     if value <= 0:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def positive_float(text: str) -> float:
+    """A finite number > 0 (`inf` and `nan` parse as floats but measure nothing)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"expected a finite positive number, got {text!r}")
+    return value
+
+
+def port_number(text: str) -> int:
+    value = positive_int(text)
+    if value > 65535:
+        raise argparse.ArgumentTypeError(f"expected a TCP port from 1 to 65535, got {text!r}")
     return value
 
 
@@ -31,6 +52,15 @@ def add_max_mb(parser: argparse.ArgumentParser) -> None:
         metavar="MB",
         help=f"refuse IR files larger than this, unread (default {DEFAULT_MAX_MB}; "
         f"checking needs about {MEMORY_PER_BYTE}x the file size in memory)",
+    )
+
+
+def add_allow_empty(parser: argparse.ArgumentParser) -> None:
+    """For commands that take directories: one without IR files is a usage error unless allowed."""
+    parser.add_argument(
+        "--allow-empty",
+        action="store_true",
+        help="accept a directory with no *.json file (default: usage error, exit 2: a mistyped path)",
     )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import os
 import sys
 from collections.abc import Sequence
 
@@ -11,9 +12,11 @@ from irtools import __version__
 from irtools.atomic import write_text_atomic
 from irtools.cli import analyze, serve, synth
 from irtools.cli.common import (
+    EXIT_BROKEN_PIPE,
     EXIT_FINDINGS,
     EXIT_OK,
     EXIT_USAGE,
+    add_allow_empty,
     add_max_mb,
     file_progress,
     max_bytes,
@@ -76,6 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--jobs", "-j", type=positive_int, default=1, metavar="N", help="check N files in parallel"
     )
     add_max_mb(val)
+    add_allow_empty(val)
 
     sch = sub.add_parser("schema", help="print the JSON Schema (Draft 2020-12) of the Scheduler IR")
     sch.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
@@ -116,6 +120,7 @@ def run_validate(args: argparse.Namespace) -> int:
         jobs=args.jobs,
         progress=file_progress("checked"),
         max_bytes=max_bytes(args),
+        allow_empty=args.allow_empty,
     )
     buffer = io.StringIO()
     REPORTERS[args.format]().render(report, buffer)
@@ -176,6 +181,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except AnalysisError as exc:  # the file is not an IR at all
         print(f"irtools {args.command}: error: {exc}", file=sys.stderr)
         return EXIT_FINDINGS
+    except BrokenPipeError:
+        # The reader went away (`irtools rules | head -1`): normal in a pipeline, so no message.
+        # stdout now points at /dev/null so that the interpreter's last flush does not fail again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
     except OSError as exc:
         print(f"irtools {args.command}: error: {exc}", file=sys.stderr)
         return EXIT_USAGE

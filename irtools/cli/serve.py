@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import socket
 import sys
 from pathlib import Path
 
-from irtools.cli.common import EXIT_OK, add_max_mb, max_bytes, positive_int
+from irtools.cli.common import EXIT_FINDINGS, EXIT_OK, add_max_mb, max_bytes, port_number, positive_int
 from irtools.rules.registry import UsageError
 
 
@@ -30,7 +31,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     srv.add_argument(
         "--host", default="127.0.0.1", help="interface to bind (default 127.0.0.1, this machine only)"
     )
-    srv.add_argument("--port", type=positive_int, default=8050, help="port (default 8050)")
+    srv.add_argument("--port", type=port_number, default=8050, help="port, 1-65535 (default 8050)")
     srv.add_argument(
         "--max-upload-mb", type=positive_int, default=200, metavar="MB", help="largest upload (default 200)"
     )
@@ -85,6 +86,16 @@ def run_serve(args: argparse.Namespace) -> int:
             app.store.resolve(args.open)
         except AccessError as exc:
             raise UsageError(f"--open: {exc}") from None
+    from werkzeug.serving import make_server
+
+    # Try the address before saying "serving": werkzeug reports a port in use on several lines and
+    # exits by itself; a host that does not resolve or is not this machine's is one error line here.
+    problem = _cannot_listen(args.host, args.port)
+    if problem:
+        print(f"irtools serve: error: cannot listen on {args.host}:{args.port}: {problem}", file=sys.stderr)
+        return EXIT_FINDINGS
+    app.enable_dev_tools(debug=False)
+    server = make_server(args.host, args.port, app.server, threaded=True)
     if args.host not in ("127.0.0.1", "localhost", "::1"):
         print(
             f"irtools serve: warning: listening on {args.host}: anyone who can reach it can read the IR files",
@@ -94,8 +105,23 @@ def run_serve(args: argparse.Namespace) -> int:
         f"irtools: serving {len(app.store.files())} IR files under {app.store.root} at http://{args.host}:{args.port}/",
         file=sys.stderr,
     )
-    app.run(host=args.host, port=args.port, debug=False)
+    try:
+        server.serve_forever()
+    finally:
+        server.server_close()
     return EXIT_OK
+
+
+def _cannot_listen(host: str, port: int) -> str | None:
+    """Why a server could not listen on host:port, or None when a socket binds there."""
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as werkzeug's server does
+            probe.bind(address)
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    return None
 
 
 def run_report(args: argparse.Namespace) -> int:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import json
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -272,14 +273,14 @@ def _not_an_object(doc: Any, loaded: LoadedIR) -> None:
     loaded.findings.extend(schema.findings())
 
 
-def _validate_members(members: Iterable[tuple[str, Any]], loaded: LoadedIR) -> SchedulerIR:
+def _validate_members(members: Iterable[tuple[str, Any]], loaded: LoadedIR) -> SchedulerIR | None:
     """The IR from a file's top-level members, each validated and released as it comes.
 
     The raw JSON of a core is dropped as soon as its models exist: a whole document as dicts
     next to the whole model tree doubled the peak memory. A part that breaks the schema is
     rebuilt from its entries that are valid on their own, so the semantic checks still run on
     the rest. Findings come in the order of the models (DRAM, top level, cores in file order),
-    wherever the file puts its keys.
+    wherever the file puts its keys. None for a JSON object that is no IR at all.
     """
     schema = SchemaErrors()
     keys = KeyScan()
@@ -298,6 +299,9 @@ def _validate_members(members: Iterable[tuple[str, Any]], loaded: LoadedIR) -> S
         cores[key] = workloads
         keys.core(key, value, lost)
         del value  # before the next member is parsed
+    if "-1" not in top and not cores:
+        loaded.findings.append(_not_a_scheduler_ir(top))
+        return None
     keys.top(top)
     ir: SchedulerIR | None = None
     try:
@@ -314,6 +318,19 @@ def _validate_members(members: Iterable[tuple[str, Any]], loaded: LoadedIR) -> S
         ir = SchedulerIR.model_construct(**_valid_scalars(top), dram=dram)
     ir.cores = cores
     return ir
+
+
+def _not_a_scheduler_ir(top: dict[str, Any]) -> Finding:
+    """One finding for a JSON object with neither a DRAM section nor a core (a trace, a schema, ...):
+    a list of every required key it lacks would bury the point."""
+    shown = ", ".join(json.dumps(k) for k in list(top)[:5]) + (", ..." if len(top) > 5 else "")
+    return Finding(
+        "GIR101",
+        Severity.ERROR,
+        'not a Scheduler IR: no DRAM section "-1" and no core key ("0", "1", ...); '
+        + (f"top-level keys: {shown}" if top else "the object is empty"),
+        "",
+    )
 
 
 def _validate_part(adapter: TypeAdapter[dict[str, Any]], key: str, value: Any, schema: SchemaErrors) -> Any:

@@ -16,9 +16,7 @@ if TYPE_CHECKING:
 
 def add_trace_argument(parser: argparse.ArgumentParser, discovered: bool = False) -> None:
     note = (
-        "; default: <stem>_sim.txt beside the IR or in a zebu/ folder beside its folder"
-        if discovered
-        else ""
+        "; default: <stem>_sim.txt beside the IR or in a zebu/ folder beside its folder" if discovered else ""
     )
     parser.add_argument(
         "--trace",
@@ -48,5 +46,4 @@ def finding_line(path: str, finding: Finding) -> str:
 def print_measured(measured: Measured, out: TextIO = sys.stdout) -> None:
     """The measured summary and every trace finding."""
     out.write(measured.summary().render())
-    for finding in measured.findings:
-        out.write(finding_line(measured.trace.path, finding) + "\n")
+    out.writelines(finding_line(measured.trace.path, f) + "\n" for f in measured.findings)

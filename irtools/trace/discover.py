@@ -23,7 +23,9 @@ def trace_stem(ir_path: str | os.PathLike[str]) -> str:
     return name
 
 
-def discover_trace(ir_path: str | os.PathLike[str], root: str | os.PathLike[str] | None = None) -> Path | None:
+def discover_trace(
+    ir_path: str | os.PathLike[str], root: str | os.PathLike[str] | None = None
+) -> Path | None:
     """The trace of this IR, if one sits where irtools looks for it."""
     ir = Path(ir_path)
     name = trace_stem(ir) + TRACE_SUFFIX

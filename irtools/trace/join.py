@@ -93,19 +93,27 @@ class MeasuredSummary:
         """Lines for the terminal, below the IR's own summary."""
         ratio = f" ({self.ratio:.2f}x)" if self.ratio else ""
         lines = [
-            f"  measured ({self.trace}): {self.instructions:,} instructions, "
-            f"{self.measured_workloads} of {self.workloads} workloads of core 0 joined",
-            f"  makespan: estimated {self.estimated_makespan:,} (sum of time), measured "
-            f"{self.measured_makespan:,}{ratio}",
-            f"  compute idle: {self.idle:,} ({self.idle_share:.1%} of the run); a DMA queue was active in "
-            f"{self.idle_with_dma_share:.1%} of it",
+            (
+                f"  measured ({self.trace}): {self.instructions:,} instructions, "
+                f"{self.measured_workloads} of {self.workloads} workloads of core 0 joined"
+            ),
+            (
+                f"  makespan: estimated {self.estimated_makespan:,} (sum of time), measured "
+                f"{self.measured_makespan:,}{ratio}"
+            ),
+            (
+                f"  compute idle: {self.idle:,} ({self.idle_share:.1%} of the run); a DMA queue was "
+                f"active in {self.idle_with_dma_share:.1%} of it"
+            ),
             "  DMA busy share of the run: "
             + ", ".join(f"{q} {self.dma_share[q]:.1%}" for q in DMA_QUEUES)
             + "; during compute idle: "
             + ", ".join(f"{q} {self.idle_dma_share[q]:.1%}" for q in DMA_QUEUES),
         ]
         if self.slot_time_correlation is not None:
-            lines.append(f"  correlation of slot (gap + busy) with estimated time: {self.slot_time_correlation:.3f}")
+            lines.append(
+                f"  correlation of slot (gap + busy) with estimated time: {self.slot_time_correlation:.3f}"
+            )
         lines.append(
             f"  compute tiles lasting round(time / tiles) + 20: {self.tiles_by_construction} of {self.tiles} "
             "(durations reproduce the estimate by construction; the waits are what is measured)"
@@ -143,9 +151,7 @@ class Measured:
         for n, ins in enumerate(trace.instructions):
             if ins.is_compute:
                 self._compute[ins.wkl].append(n)
-        self.compute = Coverage(
-            (ins.start, ins.end) for ins in trace.instructions if ins.is_compute
-        )
+        self.compute = Coverage((ins.start, ins.end) for ins in trace.instructions if ins.is_compute)
         self.queue_coverage = {
             q: Coverage((i.start, i.end) for i in trace.instructions if i.queue == q and not i.is_config)
             for q in QUEUES
@@ -261,8 +267,8 @@ class Measured:
                     "lw_active": active["LW"],
                     "st_active": active["ST"],
                     "dma_bytes": round(sum(self._moves[q].bytes_in(*window) for q in DMA_QUEUES)),
-                    "critical_wait": _label(chain) if chain else "",
-                    "critical_wait_line": chain.line if chain else None,
+                    "critical_wait": _labels(chain),
+                    "critical_wait_line": chain[0].line if chain else None,
                     "first_line": min(i.line for i in own),
                 }
             else:
@@ -276,18 +282,23 @@ class Measured:
         own = timeline[(timeline["model"] == "dependency") & (timeline["core_id"] == MEASURED_CORE)]
         return dict(zip(own["position"].tolist(), own["start"].tolist()))
 
-    def _critical(self, first: Instruction, since: int) -> Instruction | None:
-        """Back from `first` along `waited_on`, the instruction covering most of [since, first.start)."""
-        best, best_overlap = None, 0
+    def _critical(self, first: Instruction, since: int) -> list[Instruction]:
+        """What held `first` back in [since, first.start): back along `waited_on`, the instructions
+        covering at least a tenth of that window, in time order, the one covering most first."""
+        window = first.start - since
+        chain: list[tuple[int, Instruction]] = []
         current = first
-        while current.waited_on is not None:
+        while current.waited_on is not None and window > 0:
             current = self.trace.instructions[current.waited_on]
             if current.end <= since:
                 break
             overlap = min(current.end, first.start) - max(current.start, since)
-            if overlap > best_overlap:
-                best, best_overlap = current, overlap
-        return best
+            if overlap * 10 >= window:
+                chain.append((overlap, current))
+        if not chain:
+            return []
+        main = max(chain, key=lambda c: c[0])[1]
+        return [main, *sorted((i for _, i in chain if i is not main), key=lambda i: i.start)][:3]
 
     def _rollup(self, keys: list[str], spec: Any) -> pd.DataFrame:
         table = self.workloads[self.workloads["start"].notna()]
@@ -434,7 +445,9 @@ class _Moves:
     """A DMA queue's data moves, to ask how many bytes moved in a window (pro rata of each move)."""
 
     def __init__(self, instructions: list[Instruction]) -> None:
-        moves = sorted((i.start, i.end, i.size_bytes) for i in instructions if i.size_bytes and i.end > i.start)
+        moves = sorted(
+            (i.start, i.end, i.size_bytes) for i in instructions if i.size_bytes and i.end > i.start
+        )
         self.starts = [m[0] for m in moves]
         self.ends = [m[1] for m in moves]
         self.sizes = [m[2] or 0 for m in moves]
@@ -455,8 +468,10 @@ class _Moves:
         return total
 
 
-def _label(ins: Instruction) -> str:
-    return f"{ins.queue} {ins.name} of wkl {ins.wkl} ({ins.duration:,} cycles, line {ins.line})"
+def _labels(chain: list[Instruction]) -> str:
+    """The main wait, then the others on its chain: `LD ldw_mov of wkl 61 (138,328 cycles, line 500)`."""
+    labels = [f"{i.queue} {i.name} of wkl {i.wkl} ({i.duration:,} cycles, line {i.line})" for i in chain]
+    return labels[0] + (f" (also {'; '.join(labels[1:])})" if labels[1:] else "") if labels else ""
 
 
 def _ids(values: list[int]) -> str:

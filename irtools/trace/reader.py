@@ -105,8 +105,12 @@ class Trace:
         return sum(1 for f in self.findings if f.severity is Severity.ERROR)
 
 
-def _finding(code: str, severity: Severity, message: str, line: int | None, wkl: int | None = None) -> Finding:
-    return Finding(code, severity, message, line=line, workload_id=wkl, core_id=0 if wkl is not None else None)
+def _finding(
+    code: str, severity: Severity, message: str, line: int | None, wkl: int | None = None
+) -> Finding:
+    return Finding(
+        code, severity, message, line=line, workload_id=wkl, core_id=0 if wkl is not None else None
+    )
 
 
 def _json_lines(text: str) -> list[str]:
@@ -144,7 +148,7 @@ def _parse(record: Any, line: int, formats: dict[str, str]) -> Instruction | str
     if location["tile"] < -1 or location["wkl"] < 0:
         return f"wkl {location['wkl']} or tile {location['tile']} out of range"
     inst_idx, time = timing.get("inst_idx"), timing.get("time")
-    if not _int(inst_idx):
+    if not isinstance(inst_idx, int) or isinstance(inst_idx, bool):
         return "no integer 'inst_idx'"
     if not (isinstance(time, list) and len(time) == 2 and all(_int(t) for t in time)):
         return "'time' is not [start, end] in integers"
@@ -248,7 +252,11 @@ def _check_order(instructions: list[Instruction]) -> Iterator[Finding]:
         for producer_class in ins.prev:
             if producer_class not in QUEUES:
                 yield _finding(
-                    "GIR602", Severity.ERROR, f"unknown queue {producer_class!r} in Prev_Insts", ins.line, ins.wkl
+                    "GIR602",
+                    Severity.ERROR,
+                    f"unknown queue {producer_class!r} in Prev_Insts",
+                    ins.line,
+                    ins.wkl,
                 )
                 continue
             pending = tokens.get((producer_class, ins.queue))
@@ -279,7 +287,11 @@ def _check_order(instructions: list[Instruction]) -> Iterator[Finding]:
         for consumer_class in ins.next:
             if consumer_class not in QUEUES:
                 yield _finding(
-                    "GIR602", Severity.ERROR, f"unknown queue {consumer_class!r} in Next_Insts", ins.line, ins.wkl
+                    "GIR602",
+                    Severity.ERROR,
+                    f"unknown queue {consumer_class!r} in Next_Insts",
+                    ins.line,
+                    ins.wkl,
                 )
                 continue
             tokens.setdefault((ins.queue, consumer_class), deque()).append(n)

@@ -38,7 +38,12 @@ MEASURED_WORKLOADS = TableSpec(
         _c("measured_tiles", "int64", "", "Compute instructions with a tile number in the trace."),
         _c("time", "int64", _UNITS, "Estimated running time from the IR."),
         _c("estimated_start", "Int64", _UNITS, "Start under the IR's dependency timing model."),
-        _c("start", "Int64", _UNITS, "Measured start of its first compute instruction; empty when unmeasured."),
+        _c(
+            "start",
+            "Int64",
+            _UNITS,
+            "Measured start of its first compute instruction; empty when unmeasured.",
+        ),
         _c("end", "Int64", _UNITS, "Measured end of its last compute instruction."),
         _c("busy", "Int64", _UNITS, "Time some compute instruction of the workload was running."),
         _c("gap", "Int64", _UNITS, "start - end of the previous measured workload (from 0 for the first)."),
@@ -48,13 +53,16 @@ MEASURED_WORKLOADS = TableSpec(
         _c("ld_active", "Int64", _UNITS, "Part of the gap during which LD was moving data."),
         _c("lw_active", "Int64", _UNITS, "Part of the gap during which LW was moving data."),
         _c("st_active", "Int64", _UNITS, "Part of the gap during which ST was moving data."),
-        _c("dma_bytes", "Int64", "bytes", "Bytes LD, LW and ST moved during the gap (pro rata of each move)."),
+        _c(
+            "dma_bytes", "Int64", "bytes", "Bytes LD, LW and ST moved during the gap (pro rata of each move)."
+        ),
         _c(
             "critical_wait",
             "str",
             "",
-            "The instruction that held the workload back most: along the chain of instructions whose end "
-            "set the next one's start, back from the first compute instruction, the one covering most of the gap.",
+            "What held the workload back: along the chain of instructions whose end set the next one's "
+            "start, back from its first compute instruction, the one covering most of the gap (then up to "
+            "two more covering a tenth of it or more).",
         ),
         _c("critical_wait_line", "Int64", "", "Its line in the trace."),
         _c("first_line", "Int64", "", "Line of the workload's first compute instruction."),
@@ -105,6 +113,12 @@ MEASURED_INSTRUCTIONS = TableSpec(
 
 MEASURED_TABLES: dict[str, TableSpec] = {
     t.name: t
-    for t in (MEASURED_WORKLOADS, MEASURED_LAYERS, MEASURED_LAYER_TYPES, MEASURED_QUEUES, MEASURED_INSTRUCTIONS)
+    for t in (
+        MEASURED_WORKLOADS,
+        MEASURED_LAYERS,
+        MEASURED_LAYER_TYPES,
+        MEASURED_QUEUES,
+        MEASURED_INSTRUCTIONS,
+    )
 }
 """The tables `analyze --trace` adds, by name."""

@@ -43,7 +43,8 @@ def finding_line(path: str, finding: Finding) -> str:
     return f"{where}: {finding.code} {finding.severity.value} {finding.message}{workload}"
 
 
-def print_measured(measured: Measured, out: TextIO = sys.stdout) -> None:
-    """The measured summary and every trace finding."""
+def print_measured(measured: Measured, out: TextIO | None = None) -> None:
+    """The measured summary and every trace finding (on stdout unless `out` is given)."""
+    out = out or sys.stdout
     out.write(measured.summary().render())
     out.writelines(finding_line(measured.trace.path, f) + "\n" for f in measured.findings)

@@ -21,6 +21,7 @@ import pandas as pd
 from irtools.analysis.analysis import Analysis
 from irtools.findings import Finding, Severity
 from irtools.loading.index import WorkloadRef
+from irtools.loading.reader import gc_paused
 from irtools.trace.intervals import Coverage
 from irtools.trace.reader import DMA_QUEUES, QUEUES, Instruction, Trace
 from irtools.trace.tables import (
@@ -200,8 +201,8 @@ class Measured:
                 continue
             expected = _tile_numbers(ref)
             measured = sorted(i.tile for i in own if i.tile >= 0)
-            if expected is None:
-                continue  # tile_info keys of another shape: no tile numbers to compare
+            if not expected:
+                continue  # no tile_info, or keys of another shape: no tile numbers to compare
             if measured != expected:
                 missing = sorted(set(expected) - set(measured))
                 extra = [k for k in sorted(set(measured)) if measured.count(k) > expected.count(k)]
@@ -396,6 +397,11 @@ class Measured:
         ]
 
     def summary(self) -> MeasuredSummary:
+        """The run summary (computed once)."""
+        return self._summary
+
+    @cached_property
+    def _summary(self) -> MeasuredSummary:
         idle = self.idle_windows
         idle_total = sum(e - s for s, e in idle)
         with_dma = sum(self.dma.covered(s, e) for s, e in idle)
@@ -481,4 +487,5 @@ def _ids(values: list[int]) -> str:
 
 def measure(analysis: Analysis, trace: Trace) -> Measured:
     """Join a trace to an analyzed IR."""
-    return Measured(analysis, trace)
+    with gc_paused():
+        return Measured(analysis, trace)

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from irtools.findings import Finding, Severity
+from irtools.loading.reader import gc_paused
 
 QUEUES = ("CT", "LD", "LW", "PE", "VP", "DT", "ST")
 """The hardware queues, in the order figures show them."""
@@ -47,7 +48,7 @@ DMA_QUEUES = ("LD", "LW", "ST")
 _ELEMENT_BYTES = {"INT8": 1, "UINT8": 1, "FP16": 2, "BF16": 2, "INT16": 2, "FP32": 4, "INT32": 4}
 _ENUM = re.compile(r"<([A-Za-z_]\w*(?:\.\w+)+): -?\d+>")
 _HEAD = re.compile(r"^\[([A-Za-z_]\w*),", re.MULTILINE)
-_PY_LITERAL = re.compile(r"\b(True|False|None)\b")
+_PY_LITERAL = re.compile(r"(True|False|None)(?=[,\]}])")  # a value: followed by a delimiter
 _JSON_LITERAL = {"True": "true", "False": "false", "None": "null"}
 _LOCATION_KEYS = ("slyr", "wkl", "tile")
 
@@ -118,7 +119,7 @@ def _json_lines(text: str) -> list[str]:
     text = _ENUM.sub(r'"\1"', text)
     text = _HEAD.sub(r'["\1",', text)
     text = text.replace("'", '"')
-    return _PY_LITERAL.sub(lambda m: _JSON_LITERAL[m.group(1)], text).split("\n")
+    return _PY_LITERAL.sub(lambda m: _JSON_LITERAL[m.group(0)], text).split("\n")
 
 
 def _int(value: Any) -> bool:
@@ -191,6 +192,11 @@ def _size(params: dict[str, Any], data_format: str | None) -> int | None:
 
 def parse_trace(data: bytes, path: str = "<trace>") -> Trace:
     """Read a trace's bytes: every well-formed instruction, findings for the rest, then the ordering checks."""
+    with gc_paused():  # hundreds of thousands of acyclic records: collector passes would dominate
+        return _parse_trace(data, path)
+
+
+def _parse_trace(data: bytes, path: str) -> Trace:
     trace = Trace(path)
     try:
         text = data.decode("utf-8")

@@ -10,6 +10,8 @@ shows its busy share per time bin instead, as the per-core timeline does.
 from __future__ import annotations
 
 import html
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -208,21 +210,33 @@ def _gaps(measured: Measured, lo: float, hi: float, rows: dict[str, int]) -> go.
 
 
 def _wait_labels(measured: Measured, rows: dict[str, int]) -> go.Scatter:
-    """The longest waits, numbered, on the PE lane (empty during them), with their cause on hover."""
+    """The longest waits, numbered, inside their gap on the compute lanes (empty then), cause on hover.
+
+    Neighbours in time alternate between the PE and the VP lane so that labels of close gaps do not
+    overlap.
+    """
     waits = measured.top_waits(LABELLED_WAITS)
+    order = sorted(range(len(waits)), key=lambda n: waits[n].start)
+    lane = {n: rows["PE"] if i % 2 == 0 else rows["VP"] for i, n in enumerate(order)}
     return go.Scatter(
         x=[w.start - w.gap / 2 for w in waits],
-        y=[rows["PE"] + 0.5] * len(waits),
+        y=[lane[n] for n in range(len(waits))],
         mode="text",
-        text=[f"<b>wait {n}</b>: {w.gap:,}" for n, w in enumerate(waits, 1)],
+        text=[f"<b>wait {n}</b>" for n in range(1, len(waits) + 1)],
         textfont={"color": CONFLICT_COLOR, "size": 12},
         customdata=[
-            [html.escape(w.layer_name, quote=False), w.workload_id, html.escape(w.critical_wait, quote=False)]
+            [
+                html.escape(w.layer_name, quote=False),
+                w.workload_id,
+                html.escape(w.critical_wait, quote=False),
+                w.gap,
+            ]
             for w in waits
         ],
-        hovertemplate="before workload %{customdata[1]} (%{customdata[0]})<br>waiting on %{customdata[2]}"
-        "<extra></extra>",
-        name="longest waits",
+        hovertemplate="%{customdata[3]:,} cycles before workload %{customdata[1]} (%{customdata[0]})"
+        "<br>waiting on %{customdata[2]}<extra></extra>",
+        name="longest waits (hover)",
+        cliponaxis=False,
     )
 
 
@@ -304,6 +318,25 @@ def slot_figure(measured: Measured) -> go.Figure:
             ),
         ]
     )
+    ratio = table["slot"].to_numpy(float) / time
+    # A tiny workload behind a long wait can reach 20x and flatten every other bar: cut the axis
+    # and write the value on the bars that pass it.
+    cap = max(2.0, float(np.nanpercentile(ratio, 95)) * 1.25)
+    if np.nanmax(ratio) > cap:
+        over = np.flatnonzero(ratio > cap)
+        fig.add_trace(
+            go.Scatter(
+                x=over,
+                y=cap * np.where(np.arange(len(over)) % 2 == 0, 0.97, 0.89),  # neighbours do not overlap
+                mode="text",
+                text=[f"{ratio[i]:.1f}x" for i in over],
+                textposition="bottom center",
+                textfont={"size": 10, "color": "#111"},
+                hoverinfo="skip",
+                showlegend=False,
+            )
+        )
+        fig.update_yaxes(range=[0, cap])
     fig.add_hline(y=1.0, line={"color": "#555", "dash": "dot", "width": 1})
     fig.update_layout(barmode="stack", bargap=0.15)
     fig.update_yaxes(title="slot / estimated time", rangemode="tozero")
@@ -315,3 +348,87 @@ def slot_figure(measured: Measured) -> go.Figure:
     corr = measured.summary().slot_time_correlation
     note = f"; correlation of slot with estimate {corr:.2f}" if corr is not None else ""
     return finish_layout(fig, f"Per {per}: slot (busy + waiting) / estimated time{note}", 340)
+
+
+def load_measured(entry_analysis: Any, trace_path: str | Path) -> Measured | None:
+    """The IR joined to the trace at `trace_path`; None when the file holds no instruction."""
+    from irtools.trace import measure, read_trace
+
+    trace = read_trace(trace_path)
+    return measure(entry_analysis, trace) if trace.instructions else None
+
+
+def report_section(measured: Measured, figure: Callable[[go.Figure], str]) -> str:
+    """The report's part on the trace: summary, both figures, the longest waits, rollups, findings."""
+    waits = measured.workloads.sort_values("gap", ascending=False, kind="stable").head(10)
+    wait_rows = [
+        [
+            r.workload_id,
+            r.layer_name,
+            r.layer_type,
+            r.time,
+            r.gap,
+            r.slot,
+            r.dma_queues,
+            r.dma_bytes,
+            r.critical_wait,
+        ]
+        for r in waits.itertuples()
+        if r.gap == r.gap  # measured workloads only (NaN otherwise)
+    ]
+    types = measured.layer_types
+    queues = measured.queues
+    findings = [[f.line, f.code, f.severity.value, f.workload_id, f.message] for f in measured.findings[:200]]
+    return (
+        f"<h2>Estimated vs measured: {html.escape(Path(measured.trace.path).name)}</h2>"
+        f"<p>{html.escape(CAVEAT)}</p>"
+        f"<pre>{html.escape(measured.summary().render())}</pre>"
+        f"{figure(measured_timeline_figure(measured, zoomable=False))}{figure(slot_figure(measured))}"
+        "<h3>Longest waits</h3>"
+        + _table(
+            [
+                "workload_id",
+                "layer",
+                "type",
+                "estimate",
+                "gap",
+                "slot",
+                "DMA active",
+                "bytes moved",
+                "held by",
+            ],
+            wait_rows,
+        )
+        + "<h3>Per layer type</h3>"
+        + _table(list(types.columns), types.itertuples(index=False))
+        + "<h3>Per hardware queue</h3>"
+        + _table(list(queues.columns), queues.itertuples(index=False))
+        + f"<h3>Trace findings ({len(measured.findings)})</h3>"
+        + (
+            _table(["line", "code", "severity", "workload_id", "message"], findings)
+            if findings
+            else "<p>None.</p>"
+        )
+    )
+
+
+CAVEAT = (
+    "Compute durations in the trace reproduce the IR's estimate by construction (each tile lasts "
+    "round(time / tiles) + 20), so this comparison does not validate the estimate; what it measures is "
+    "the waiting between workloads that the estimate leaves out, and which data moves were running then."
+)
+
+
+def _table(head: list[str], rows: Any) -> str:
+    def cell(value: object) -> str:
+        if value is None or value is pd.NA or (isinstance(value, float) and np.isnan(value)):
+            return ""
+        if isinstance(value, float):
+            return f"{value:,.3f}"
+        if isinstance(value, (int, np.integer)):
+            return f"{int(value):,}"
+        return html.escape(str(value))
+
+    header = "".join(f"<th>{html.escape(h)}</th>" for h in head)
+    body = "".join("<tr>" + "".join(f"<td>{cell(v)}</td>" for v in row) + "</tr>" for row in rows)
+    return f"<table><thead><tr>{header}</tr></thead><tbody>{body}</tbody></table>"

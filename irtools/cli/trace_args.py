@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from irtools.errors import AnalysisError
@@ -23,6 +24,19 @@ def add_trace_argument(parser: argparse.ArgumentParser, discovered: bool = False
         metavar="TRACE",
         help=f"the ZeBu instruction trace measured for this IR (join: estimated vs measured){note}",
     )
+
+
+def trace_for(ir_path: str, explicit: str | None) -> str | None:
+    """`--trace` when given (it must exist), else the trace discovered beside the IR, if any."""
+    from irtools.rules.registry import UsageError
+    from irtools.trace import discover_trace
+
+    if explicit is not None:
+        if not Path(explicit).is_file():
+            raise UsageError(f"--trace: {explicit} is not a file")
+        return explicit
+    found = discover_trace(ir_path)
+    return str(found) if found else None
 
 
 def load_measured(analysis: Analysis, trace_path: str) -> Measured:

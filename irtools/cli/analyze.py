@@ -129,8 +129,13 @@ def run_analyze(args: argparse.Namespace) -> int:
         if measured:
             data["measured"] = measured.summary().to_dict()
             data["trace_findings"] = [
-                {"code": f.code, "severity": f.severity.value, "message": f.message, "line": f.line,
-                 "workload_id": f.workload_id}
+                {
+                    "code": f.code,
+                    "severity": f.severity.value,
+                    "message": f.message,
+                    "line": f.line,
+                    "workload_id": f.workload_id,
+                }
                 for f in measured.findings
             ]
         print(json.dumps(data, indent=2))
@@ -150,6 +155,11 @@ def run_export_trace(args: argparse.Namespace) -> int:
         raise UsageError(f"--clock-mhz must be positive, got {args.clock_mhz}")
     analysis = _analysis(args.path, max_bytes(args))
     trace = chrome_trace(analysis, args.model, args.clock_mhz)
+    measured = load_measured(analysis, args.trace) if args.trace else None
+    if measured:
+        from irtools.trace.perfetto import add_measured_lanes
+
+        add_measured_lanes(trace, measured, args.clock_mhz)
     write_text_atomic(args.output, json.dumps(trace, separators=(",", ":")))
     other = trace["otherData"]
     note = (
@@ -157,7 +167,10 @@ def run_export_trace(args: argparse.Namespace) -> int:
         if other["unscheduled_workloads"]
         else ""
     )
-    print(f"wrote {args.output}: {len(analysis.index.cores)} cores, {other['flows']} cross-core flows{note}")
+    lanes = f", measured lanes of {len(measured.trace.instructions):,} instructions" if measured else ""
+    print(
+        f"wrote {args.output}: {len(analysis.index.cores)} cores, {other['flows']} cross-core flows{note}{lanes}"
+    )
     return EXIT_OK
 
 

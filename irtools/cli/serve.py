@@ -72,6 +72,8 @@ def run_serve(args: argparse.Namespace) -> int:
     path = Path(args.path)
     if not path.exists():
         raise UsageError(f"{path} does not exist")
+    if args.trace is not None and not Path(args.trace).is_file():
+        raise UsageError(f"--trace: {args.trace} is not a file")
     from dashboards.app import create_app
 
     app = create_app(

@@ -122,8 +122,14 @@ def _json_lines(text: str) -> list[str]:
     return _PY_LITERAL.sub(lambda m: _JSON_LITERAL[m.group(0)], text).split("\n")
 
 
+_INT64 = 1 << 63
+_LIMIT = 1 << 53
+"""Times and sizes beyond this are refused: sums over a whole trace must still fit in int64."""
+
+
 def _int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+    """An integer the tables can hold (int64), not a bool."""
+    return isinstance(value, int) and not isinstance(value, bool) and -_INT64 <= value < _INT64
 
 
 def _classes(params: dict[str, Any], key: str) -> tuple[str, ...] | str:
@@ -145,17 +151,19 @@ def _parse(record: Any, line: int, formats: dict[str, str]) -> Instruction | str
         return "the parameters are not a {key: value} object"
     for key in _LOCATION_KEYS:
         if not _int(location.get(key)):
-            return f"location has no integer {key!r}"
+            return f"location has no integer {key!r} (int64)"
     if location["tile"] < -1 or location["wkl"] < 0:
         return f"wkl {location['wkl']} or tile {location['tile']} out of range"
     inst_idx, time = timing.get("inst_idx"), timing.get("time")
-    if not isinstance(inst_idx, int) or isinstance(inst_idx, bool):
-        return "no integer 'inst_idx'"
+    if not isinstance(inst_idx, int) or isinstance(inst_idx, bool) or not _int(inst_idx):
+        return "no integer 'inst_idx' (int64)"
     if not (isinstance(time, list) and len(time) == 2 and all(_int(t) for t in time)):
-        return "'time' is not [start, end] in integers"
+        return "'time' is not [start, end] in integers (int64)"
     start, end = time
     if start < 0 or end < start:
         return f"time [{start}, {end}] ends before it starts or starts before 0"
+    if end >= _LIMIT:
+        return f"time [{start}, {end}] beyond 2**53"
     prev, nxt = _classes(params, "Prev_Insts"), _classes(params, "Next_Insts")
     if isinstance(prev, str):
         return prev
@@ -187,7 +195,8 @@ def _size(params: dict[str, Any], data_format: str | None) -> int | None:
     element = _ELEMENT_BYTES.get(data_format or "")
     if element is None or not isinstance(shape, list) or not all(_int(d) and d >= 0 for d in shape):
         return None
-    return math.prod(shape) * element
+    size = math.prod(shape) * element
+    return size if size < _LIMIT else None
 
 
 def parse_trace(data: bytes, path: str = "<trace>") -> Trace:

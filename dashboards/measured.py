@@ -28,6 +28,8 @@ ESTIMATE = "estimate (IR)"
 DMA_COLORS = {"LD": "#6f6f6f", "LW": "#a0a0a0", "ST": "#3f3f3f"}
 GAP_FILL = "rgba(214, 39, 40, 0.13)"
 LABELLED_WAITS = 5
+MAX_CAPPED_LABELS = 30
+"""Bars past the slot figure's cut axis get their value written on them, up to this many."""
 
 
 def _rows() -> dict[str, int]:
@@ -306,7 +308,7 @@ def slot_figure(measured: Measured) -> go.Figure:
                 y=table["busy"].to_numpy(float) / time,
                 customdata=custom,
                 hovertemplate=hover,
-                marker={"color": LAYER_TYPE_COLORS[0]},
+                marker={"color": LAYER_TYPE_COLORS[0], "line": {"width": 0}},
             ),
             go.Bar(
                 name="waiting / estimate",
@@ -314,7 +316,7 @@ def slot_figure(measured: Measured) -> go.Figure:
                 y=table["gap"].to_numpy(float) / time,
                 customdata=custom,
                 hovertemplate=hover,
-                marker={"color": CONFLICT_COLOR},
+                marker={"color": CONFLICT_COLOR, "line": {"width": 0}},
             ),
         ]
     )
@@ -322,8 +324,20 @@ def slot_figure(measured: Measured) -> go.Figure:
     # A tiny workload behind a long wait can reach 20x and flatten every other bar: cut the axis
     # and write the value on the bars that pass it.
     cap = max(2.0, float(np.nanpercentile(ratio, 95)) * 1.25)
-    if np.nanmax(ratio) > cap:
-        over = np.flatnonzero(ratio > cap)
+    over = np.flatnonzero(ratio > cap)
+    if len(over) > MAX_CAPPED_LABELS:
+        fig.update_yaxes(range=[0, cap])
+        fig.add_annotation(
+            text=f"{len(over):,} bars pass the axis (up to {np.nanmax(ratio):.1f}x)",
+            xref="paper",
+            yref="paper",
+            x=0,
+            y=1.0,
+            yanchor="bottom",
+            showarrow=False,
+            font={"size": 12, "color": "#555"},
+        )
+    elif len(over):
         fig.add_trace(
             go.Scatter(
                 x=over,
@@ -338,7 +352,7 @@ def slot_figure(measured: Measured) -> go.Figure:
         )
         fig.update_yaxes(range=[0, cap])
     fig.add_hline(y=1.0, line={"color": "#555", "dash": "dot", "width": 1})
-    fig.update_layout(barmode="stack", bargap=0.15)
+    fig.update_layout(barmode="stack", bargap=0.15 if len(table) <= 200 else 0.0)
     fig.update_yaxes(title="slot / estimated time", rangemode="tozero")
     fig.update_xaxes(
         title=f"{per} in program order" + (" (hover for names)" if len(table) > 40 else ""),

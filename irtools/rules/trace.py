@@ -15,7 +15,8 @@ register(
 
     Why: a line the reader cannot take apart is an instruction missing from every measured number;
     the line number says where. Also reported: a trace that is not UTF-8, or holds no instruction,
-    a `time` that ends before it starts, a location without integer `slyr`, `wkl` and `tile`.
+    a `time` that ends before it starts (or past 2**53), a location without integer `slyr`, `wkl`
+    and `tile`, an integer beyond int64.
     Fix: regenerate the trace, or repair the line (see ../shared/docs/ZeBu_Trace_Format.md).
     """,
 )

@@ -61,6 +61,8 @@ def build_report(
     measured = load_measured(a, trace) if trace else None
     if measured is not None:
         parts.append(report_section(measured, figure))
+    elif trace:
+        parts.append(f"<p>{html.escape(str(trace))} holds no instruction: nothing measured to compare.</p>")
     skipped = len(a.index.cores) - len(cores)
     note = f"<p>Occupancy maps of {skipped} more cores left out (--max-cores).</p>" if skipped else ""
     findings = entry.findings

@@ -20,14 +20,14 @@ def test_a_trace_beside_the_ir_shows_measured_lanes(
     # Served from fixtures/: gemini/X_stschedule.json finds zebu/X_sim.txt, inside the served folder.
     dash_duo.start_server(create_app(fixtures_dir, open_file=R50))
     dash_duo.wait_for_contains_text("#measured-summary", "measured 2,545,655 (1.37x)", timeout=30)
-    ticks = _wait(lambda: [e.text for e in dash_duo.find_elements("#measured-timeline .ytick text")])
+    ticks = _wait(lambda: [e.text for e in dash_duo.find_elements("#measured-timeline .ytick text")], 30)
     assert ticks == ["ST", "DT", "VP", "PE", "LW", "LD", "estimate (IR)"]
     lanes = _traces(dash_duo, "measured-timeline")
     names = {t["name"] for t in lanes}
     assert {"compute idle", "LD data moves", "pe (measured)", "pe (estimate)"} <= names
     labels = next(t for t in lanes if t["name"].startswith("longest waits"))
     assert labels["n"] == 5
-    slots = _wait(lambda: [t for t in _traces(dash_duo, "measured-slots") if t.get("type") == "bar"])
+    slots = _wait(lambda: [t for t in _traces(dash_duo, "measured-slots") if t.get("type") == "bar"], 30)
     assert [t["n"] for t in slots] == [88, 88]  # busy and waiting, one bar per workload
     assert dash_duo.get_logs() == []
     dash_duo.driver.execute_script("document.getElementById('measured-section').scrollIntoView()")

@@ -67,7 +67,7 @@ class Instruction:
     wkl: int
     """The IR's workload_id (on core 0) the instruction belongs to."""
     tile: int
-    """k of the workload's `tile_num_k`; -1 for loads, stores and configuration."""
+    """k of the workload's `tile_num_k`; -1 on the LD, LW, ST, DT and CT queues."""
     slyr: int
     prev: tuple[str, ...]
     next: tuple[str, ...]

@@ -103,7 +103,7 @@ MEASURED_INSTRUCTIONS = TableSpec(
         _c("name", "str", "", "Instruction name (lda_mov, pe_conv, ...)."),
         _c("queue", "str", "", "Hardware queue."),
         _c("wkl", "int64", "", "Workload id the instruction is tagged with."),
-        _c("tile", "int64", "", "Tile number; -1 for loads, stores and configuration."),
+        _c("tile", "int64", "", "Tile number (k of tile_num_k); -1 on the LD, LW, ST, DT and CT queues."),
         _c("start", "int64", _UNITS, "Measured start."),
         _c("end", "int64", _UNITS, "Measured end."),
         _c("bytes", "Int64", "bytes", "Bytes a data move carried; empty for others."),

@@ -1,9 +1,11 @@
-"""Time covered by a set of intervals, queried for any window in O(log n)."""
+"""Time covered by a set of intervals, and bytes moved by data moves, queried for any window by bisection."""
 
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
+
+from irtools.trace.reader import Instruction
 
 
 class Coverage:
@@ -57,3 +59,30 @@ class Coverage:
     def first_from(self, t: int) -> int:
         """Index of the first interval ending after t."""
         return bisect_left(self.ends, t + 1)
+
+
+class Moves:
+    """A DMA queue's data moves, to ask how many bytes moved in a window (pro rata of each move)."""
+
+    def __init__(self, instructions: list[Instruction]) -> None:
+        moves = sorted(
+            (i.start, i.end, i.size_bytes) for i in instructions if i.size_bytes and i.end > i.start
+        )
+        self.starts = [m[0] for m in moves]
+        self.ends = [m[1] for m in moves]
+        self.sizes = [m[2] or 0 for m in moves]
+        self._latest_end = []  # running max of ends, so a window search can bisect even if moves overlap
+        latest = 0
+        for end in self.ends:
+            latest = max(latest, end)
+            self._latest_end.append(latest)
+
+    def bytes_in(self, a: int, b: int) -> float:
+        total = 0.0
+        n = bisect_right(self._latest_end, a)
+        while n < len(self.starts) and self.starts[n] < b:
+            overlap = min(self.ends[n], b) - max(self.starts[n], a)
+            if overlap > 0:
+                total += self.sizes[n] * overlap / (self.ends[n] - self.starts[n])
+            n += 1
+        return total

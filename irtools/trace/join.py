@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import math
 import re
-from bisect import bisect_right
 from collections import defaultdict
-from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
@@ -22,8 +20,9 @@ from irtools.analysis.analysis import Analysis
 from irtools.findings import Finding, Severity
 from irtools.loading.index import WorkloadRef
 from irtools.loading.reader import gc_paused
-from irtools.trace.intervals import Coverage
+from irtools.trace.intervals import Coverage, Moves
 from irtools.trace.reader import DMA_QUEUES, QUEUES, Instruction, Trace
+from irtools.trace.summary import MeasuredSummary, Wait
 from irtools.trace.tables import (
     MEASURED_INSTRUCTIONS,
     MEASURED_LAYER_TYPES,
@@ -37,97 +36,6 @@ MEASURED_CORE = 0
 """The trace's `wkl` are workload ids of core "0"."""
 
 _TILE_KEY = re.compile(r"tile_num_(\d+)")
-
-
-@dataclass(frozen=True, slots=True)
-class Wait:
-    """One of the longest compute waits."""
-
-    workload_id: int
-    layer_name: str
-    gap: int
-    start: int
-    critical_wait: str
-
-
-@dataclass(frozen=True, slots=True)
-class MeasuredSummary:
-    """Estimated against measured, for one IR and its trace (times in the IR's `time` unit)."""
-
-    trace: str
-    instructions: int
-    workloads: int
-    measured_workloads: int
-    estimated_makespan: int
-    """Sum of `time` over core 0's workloads (its makespan under both IR timing models)."""
-    measured_makespan: int
-    compute_busy: int
-    idle: int
-    idle_share: float
-    idle_with_dma_share: float
-    """Share of the compute idle time during which some DMA queue (LD, LW, ST) was moving data."""
-    dma_share: dict[str, float]
-    """Queue -> busy / measured makespan."""
-    idle_dma_share: dict[str, float]
-    """Queue -> share of the compute idle time it was active."""
-    slot_time_correlation: float | None
-    """Pearson correlation of slot and estimated time over measured workloads."""
-    tiles_by_construction: int
-    tiles: int
-    """Compute tiles whose duration is round(time / tiles) + 20, and all compute tiles."""
-    top_waits: list[Wait] = field(default_factory=list)
-    errors: int = 0
-    warnings: int = 0
-
-    @property
-    def ratio(self) -> float | None:
-        return self.measured_makespan / self.estimated_makespan if self.estimated_makespan else None
-
-    def to_dict(self) -> dict[str, Any]:
-        from dataclasses import asdict
-
-        data = asdict(self)
-        data["ratio"] = self.ratio
-        return data
-
-    def render(self) -> str:
-        """Lines for the terminal, below the IR's own summary."""
-        ratio = f" ({self.ratio:.2f}x)" if self.ratio else ""
-        lines = [
-            (
-                f"  measured ({self.trace}): {self.instructions:,} instructions, "
-                f"{self.measured_workloads} of {self.workloads} workloads of core 0 joined"
-            ),
-            (
-                f"  makespan: estimated {self.estimated_makespan:,} (sum of time), measured "
-                f"{self.measured_makespan:,}{ratio}"
-            ),
-            (
-                f"  compute idle: {self.idle:,} ({self.idle_share:.1%} of the run); a DMA queue was "
-                f"active in {self.idle_with_dma_share:.1%} of it"
-            ),
-            "  DMA busy share of the run: "
-            + ", ".join(f"{q} {self.dma_share[q]:.1%}" for q in DMA_QUEUES)
-            + "; during compute idle: "
-            + ", ".join(f"{q} {self.idle_dma_share[q]:.1%}" for q in DMA_QUEUES),
-        ]
-        if self.slot_time_correlation is not None:
-            lines.append(
-                f"  correlation of slot (gap + busy) with estimated time: {self.slot_time_correlation:.3f}"
-            )
-        lines.append(
-            f"  compute tiles lasting round(time / tiles) + 20: {self.tiles_by_construction} of {self.tiles} "
-            "(durations reproduce the estimate by construction; the waits are what is measured)"
-        )
-        for n, wait in enumerate(self.top_waits, 1):
-            cause = f", waiting on {wait.critical_wait}" if wait.critical_wait else ""
-            lines.append(
-                f"  wait {n}: {wait.gap:,} before workload {wait.workload_id} ({wait.layer_name}) "
-                f"at {wait.start:,}{cause}"
-            )
-        if self.errors or self.warnings:
-            lines.append(f"  trace findings: {self.errors} errors, {self.warnings} warnings")
-        return "\n".join(lines) + "\n"
 
 
 def _tile_numbers(ref: WorkloadRef) -> list[int] | None:
@@ -160,7 +68,7 @@ class Measured:
         self.dma = Coverage(
             (i.start, i.end) for i in trace.instructions if i.queue in DMA_QUEUES and not i.is_config
         )
-        self._moves = {q: _Moves([i for i in trace.instructions if i.queue == q]) for q in DMA_QUEUES}
+        self._moves = {q: Moves([i for i in trace.instructions if i.queue == q]) for q in DMA_QUEUES}
 
     @property
     def makespan(self) -> int:
@@ -445,33 +353,6 @@ class Measured:
                 total += 1
                 exact += ins.duration == math.floor(ref.workload.time / count + 0.5) + 20
         return exact, total
-
-
-class _Moves:
-    """A DMA queue's data moves, to ask how many bytes moved in a window (pro rata of each move)."""
-
-    def __init__(self, instructions: list[Instruction]) -> None:
-        moves = sorted(
-            (i.start, i.end, i.size_bytes) for i in instructions if i.size_bytes and i.end > i.start
-        )
-        self.starts = [m[0] for m in moves]
-        self.ends = [m[1] for m in moves]
-        self.sizes = [m[2] or 0 for m in moves]
-        self._latest_end = []  # running max of ends, so a window search can bisect even if moves overlap
-        latest = 0
-        for end in self.ends:
-            latest = max(latest, end)
-            self._latest_end.append(latest)
-
-    def bytes_in(self, a: int, b: int) -> float:
-        total = 0.0
-        n = bisect_right(self._latest_end, a)
-        while n < len(self.starts) and self.starts[n] < b:
-            overlap = min(self.ends[n], b) - max(self.starts[n], a)
-            if overlap > 0:
-                total += self.sizes[n] * overlap / (self.ends[n] - self.starts[n])
-            n += 1
-        return total
 
 
 def _labels(chain: list[Instruction]) -> str:

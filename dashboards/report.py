@@ -10,7 +10,8 @@ import pandas as pd
 import plotly.io as pio
 
 from dashboards.data import FINDING_COLUMNS, load_entry
-from dashboards.measured import load_measured, report_section
+from dashboards.measured import load_measured
+from dashboards.measured_report import report_section
 from dashboards.timeline import timeline_figure
 from dashboards.views import core_maps
 from irtools.analysis.summary import summarize

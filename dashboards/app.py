@@ -9,6 +9,7 @@ from dash import Dash
 from dashboards.callbacks import register
 from dashboards.data import FileStore
 from dashboards.layout import build_layout
+from dashboards.measured_view import register_measured
 
 DEFAULT_MAX_UPLOAD_MB = 200
 
@@ -19,12 +20,13 @@ def create_app(
     open_file: str | None = None,
     max_file_bytes: int | None = None,
     wl0_size: int | None = None,
+    trace: str | Path | None = None,
 ) -> Dash:
     """An app serving IR files under `path` (a directory, or a file to open in its directory).
 
     `open_file` names the file to show first, relative to the directory; files larger than
     `max_file_bytes` are refused with a message; `wl0_size` gives the WL0 maps a capacity (and
-    turns on GIR402).
+    turns on GIR402). `trace` is the ZeBu trace of the file shown first (others are found by name).
     """
     target = Path(path)
     root = target.parent if target.is_file() else target
@@ -41,5 +43,6 @@ def create_app(
         store.warm(selected)  # large IRs take seconds to load: start before the browser asks
     app.layout = lambda: build_layout(store.files(), selected, max_upload_bytes)
     register(app, store)
+    register_measured(app, store, {selected: Path(trace)} if trace and selected else {})
     app.store = store  # type: ignore[attr-defined]  # for tests and the report
     return app

@@ -6,6 +6,7 @@ from dash import dcc, html
 from dash.development.base_component import Component
 
 from dashboards.data import FINDING_COLUMNS
+from dashboards.measured_view import measured_section
 from irtools.analysis import MODELS, TABLES
 
 _ROW = {"display": "flex", "gap": "16px", "alignItems": "center", "flexWrap": "wrap", "margin": "8px 0"}
@@ -138,6 +139,7 @@ def build_layout(files: list[str], selected: str | None, max_upload_bytes: int) 
                 style=_ROW,
             ),
             dcc.Loading(dcc.Graph(id="timeline", config={"displaylogo": False}), type="dot"),
+            measured_section(),
             html.Div(
                 [
                     _labeled("Core", dcc.Dropdown(id="core", clearable=False, style={"width": "140px"})),

@@ -10,6 +10,8 @@ import pandas as pd
 import plotly.io as pio
 
 from dashboards.data import FINDING_COLUMNS, load_entry
+from dashboards.measured import load_measured
+from dashboards.measured_report import report_section
 from dashboards.timeline import timeline_figure
 from dashboards.views import core_maps
 from irtools.analysis.summary import summarize
@@ -28,9 +30,13 @@ tr.error td { background: #fde2e1; } tr.warning td { background: #fff4d6; } tr.i
 
 
 def build_report(
-    path: str | Path, max_cores: int = 16, max_bytes: int | None = None, wl0_size: int | None = None
+    path: str | Path,
+    max_cores: int = 16,
+    max_bytes: int | None = None,
+    wl0_size: int | None = None,
+    trace: str | Path | None = None,
 ) -> tuple[str, str]:
-    """The report's HTML and a one-line description of what it holds."""
+    """The report's HTML and a one-line description of what it holds (with `trace`, the measured part)."""
     name = Path(path).name
     entry = load_entry(path, str(path), wl0_size, max_bytes)
     a = entry.analysis
@@ -53,6 +59,11 @@ def build_report(
     for core in cores:
         l2, wl0 = core_maps(a, core)
         parts.append(f'<div class="maps"><div>{figure(l2)}</div><div>{figure(wl0)}</div></div>')
+    measured = load_measured(a, trace) if trace else None
+    if measured is not None:
+        parts.append(report_section(measured, figure))
+    elif trace:
+        parts.append(f"<p>{html.escape(str(trace))} holds no instruction: nothing measured to compare.</p>")
     skipped = len(a.index.cores) - len(cores)
     note = f"<p>Occupancy maps of {skipped} more cores left out (--max-cores).</p>" if skipped else ""
     findings = entry.findings
@@ -78,7 +89,8 @@ def build_report(
         f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>irtools report: {html.escape(name)}</title>'
         f"<style>{_STYLE}</style></head><body>{body}</body></html>\n"
     )
-    return page, f"{len(a.index.cores)} cores, {len(cores)} occupancy maps, {len(findings)} findings"
+    joined = f", measured trace {Path(trace).name}" if measured is not None and trace else ""
+    return page, f"{len(a.index.cores)} cores, {len(cores)} occupancy maps, {len(findings)} findings{joined}"
 
 
 def _cell(value: object) -> str:
@@ -95,7 +107,8 @@ def write_report(
     max_cores: int = 16,
     max_bytes: int | None = None,
     wl0_size: int | None = None,
+    trace: str | Path | None = None,
 ) -> str:
-    page, summary = build_report(path, max_cores, max_bytes, wl0_size)
+    page, summary = build_report(path, max_cores, max_bytes, wl0_size, trace)
     write_text_atomic(output, page)
     return summary

@@ -62,7 +62,9 @@ _WRITERS = {"csv": _write_csv, "parquet": _write_parquet}
 def read_table(path: str | os.PathLike[str], name: str | None = None) -> pd.DataFrame:
     """Read a table written by `write_tables`, with its documented dtypes (name from the file stem)."""
     p = Path(path)
-    spec = TABLES[name or p.stem]
+    from irtools.trace.tables import MEASURED_TABLES  # late: irtools.trace builds on this package
+
+    spec = {**TABLES, **MEASURED_TABLES}[name or p.stem]
     if p.suffix == ".parquet":
         return pd.read_parquet(p)
     # Only empty cells are missing: a layer named "NA" or "null" stays a name.

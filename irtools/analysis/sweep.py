@@ -16,6 +16,7 @@ from irtools.analysis.tables import Column, TableSpec
 from irtools.findings import Severity
 from irtools.loading.discover import discover
 from irtools.loading.load import load_ir
+from irtools.trace.sweep import SWEEP_COLUMNS, measured_columns
 from irtools.validate import check_loaded
 
 NAME = re.compile(r"^(?P<model>.+)_b(?P<batch>\d+)_c(?P<cores>\d+)_bw(?P<bw>\d+)_stschedule\.json$")
@@ -46,6 +47,7 @@ SWEEP = TableSpec(
         Column("errors", "int64", "", "Error findings."),
         Column("warnings", "int64", "", "Warning findings."),
         Column("analyzed", "bool", "", "False when the file is not an IR that can be analyzed."),
+        *SWEEP_COLUMNS,
     ),
 )
 
@@ -87,6 +89,7 @@ def summarize_file(path: str, max_bytes: int | None = None) -> dict[str, Any]:
         dram_read_bytes=s.dram_read_weight + s.dram_read_fmap,
         dram_write_bytes=s.dram_write,
     )
+    row.update(measured_columns(analysis, path))
     return row
 
 

@@ -311,7 +311,9 @@ def tables_markdown() -> str:
         "Units: addresses and sizes in bytes, times in cycles. Missing values are empty cells in CSV. "
         "Read a CSV back with its dtypes via `irtools.analysis.read_table(path)`."
     )
-    for spec in TABLES.values():
+    from irtools.trace.tables import MEASURED_TABLES  # late: irtools.trace builds on this module
+
+    for spec in (*TABLES.values(), *MEASURED_TABLES.values()):
         lines += [
             "",
             f"## {spec.name}",

@@ -18,6 +18,7 @@ from irtools.cli.common import (
     positive_int,
     show_progress,
 )
+from irtools.cli.trace_args import add_trace_argument, load_measured, print_measured
 from irtools.findings import Severity
 
 if TYPE_CHECKING:
@@ -46,6 +47,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         help="WL0 capacity; adds free space to wl0_occupancy",
     )
     ana.add_argument("--json", action="store_true", help="print the summary as JSON")
+    add_trace_argument(ana)
     add_max_mb(ana)
 
     trc = sub.add_parser(
@@ -67,6 +69,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         metavar="MHZ",
         help="core clock, to show real time; default: one cycle shown as 1 us",
     )
+    add_trace_argument(trc)
     add_max_mb(trc)
 
     swp = sub.add_parser(
@@ -120,14 +123,29 @@ def run_analyze(args: argparse.Namespace) -> int:
     if args.format == "parquet" and not parquet_available():
         raise UsageError("--format parquet needs pyarrow (pip install pyarrow)")
     analysis = _analysis(args.path, max_bytes(args), args.wl0_size)
-    written = write_tables(
-        analysis.tables(), args.out, args.format, _note_writing if show_progress() else None
-    )
+    measured = load_measured(analysis, args.trace) if args.trace else None
+    tables = analysis.tables() | (measured.tables() if measured else {})
+    written = write_tables(tables, args.out, args.format, _note_writing if show_progress() else None)
     summary = summarize(analysis)
     if args.json:
-        print(json.dumps(summary.to_dict(), indent=2))
+        data = summary.to_dict()
+        if measured:
+            data["measured"] = measured.summary().to_dict()
+            data["trace_findings"] = [
+                {
+                    "code": f.code,
+                    "severity": f.severity.value,
+                    "message": f.message,
+                    "line": f.line,
+                    "workload_id": f.workload_id,
+                }
+                for f in measured.findings
+            ]
+        print(json.dumps(data, indent=2))
     else:
         sys.stdout.write(summary.render())
+        if measured:
+            print_measured(measured)
         print(f"  wrote {len(written)} tables to {args.out}")
     return EXIT_OK
 
@@ -137,6 +155,11 @@ def run_export_trace(args: argparse.Namespace) -> int:
 
     analysis = _analysis(args.path, max_bytes(args))
     trace = chrome_trace(analysis, args.model, args.clock_mhz)
+    measured = load_measured(analysis, args.trace) if args.trace else None
+    if measured:
+        from irtools.trace.perfetto import add_measured_lanes
+
+        add_measured_lanes(trace, measured, args.clock_mhz)
     write_text_atomic(args.output, json.dumps(trace, separators=(",", ":")))
     other = trace["otherData"]
     note = (
@@ -144,7 +167,10 @@ def run_export_trace(args: argparse.Namespace) -> int:
         if other["unscheduled_workloads"]
         else ""
     )
-    print(f"wrote {args.output}: {len(analysis.index.cores)} cores, {other['flows']} cross-core flows{note}")
+    lanes = f", measured lanes of {len(measured.trace.instructions):,} instructions" if measured else ""
+    print(
+        f"wrote {args.output}: {len(analysis.index.cores)} cores, {other['flows']} cross-core flows{note}{lanes}"
+    )
     return EXIT_OK
 
 
@@ -162,8 +188,12 @@ def run_summarize(args: argparse.Namespace) -> int:
 
 
 def run_tables(args: argparse.Namespace) -> int:
-    from irtools.analysis.tables import TABLES, tables_markdown
+    from irtools.analysis.tables import TABLES as IR_TABLES
+    from irtools.analysis.tables import tables_markdown
     from irtools.rules.registry import UsageError
+    from irtools.trace.tables import MEASURED_TABLES
+
+    TABLES = {**IR_TABLES, **MEASURED_TABLES}
 
     if args.markdown:
         sys.stdout.write(tables_markdown())

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from irtools.cli.common import EXIT_FINDINGS, EXIT_OK, add_max_mb, max_bytes, port_number, positive_int
+from irtools.cli.trace_args import add_trace_argument, trace_for
 from irtools.rules.registry import UsageError
 
 
@@ -47,6 +48,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         metavar="BYTES",
         help="WL0 capacity: free space in the WL0 maps, GIR402",
     )
+    add_trace_argument(srv, discovered=True)
     add_max_mb(srv)
     rep.add_argument("path", metavar="PATH", help="an IR file")
     rep.add_argument("-o", "--output", required=True, metavar="FILE", help="HTML file to write (atomically)")
@@ -63,6 +65,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         metavar="BYTES",
         help="WL0 capacity: free space in the WL0 maps, GIR402",
     )
+    add_trace_argument(rep, discovered=True)
     add_max_mb(rep)
 
 
@@ -70,6 +73,8 @@ def run_serve(args: argparse.Namespace) -> int:
     path = Path(args.path)
     if not path.exists():
         raise UsageError(f"{path} does not exist")
+    if args.trace is not None and not Path(args.trace).is_file():
+        raise UsageError(f"--trace: {args.trace} is not a file")
     from dashboards.app import create_app
 
     app = create_app(
@@ -78,6 +83,7 @@ def run_serve(args: argparse.Namespace) -> int:
         max_file_bytes=max_bytes(args),
         wl0_size=args.wl0_size,
         open_file=args.open,
+        trace=args.trace,
     )
     if args.open:
         from dashboards.data import AccessError
@@ -133,6 +139,7 @@ def run_report(args: argparse.Namespace) -> int:
         max_cores=args.max_cores,
         max_bytes=max_bytes(args),
         wl0_size=args.wl0_size,
+        trace=trace_for(args.path, args.trace),
     )
     print(f"wrote {args.output}: {summary}")
     return EXIT_OK

@@ -1,7 +1,7 @@
 """The rules; importing this package registers every rule in RULES."""
 
 from irtools.findings import Severity
-from irtools.rules import buffers, ordering, schema_errors, transfers, wl0
+from irtools.rules import buffers, ordering, schema_errors, trace, transfers, wl0
 from irtools.rules.registry import RULES, register
 
 register(
@@ -15,4 +15,4 @@ register(
     """,
 )
 
-__all__ = ["RULES", "buffers", "ordering", "schema_errors", "transfers", "wl0"]
+__all__ = ["RULES", "buffers", "ordering", "schema_errors", "trace", "transfers", "wl0"]

@@ -46,6 +46,7 @@ _FAMILIES = {
     "GIR3": "L2 buffer",
     "GIR4": "WL0 buffer",
     "GIR5": "schedule",
+    "GIR6": "measured trace",
 }
 
 RULES: dict[str, Rule] = {}

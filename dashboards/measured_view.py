@@ -1,0 +1,123 @@
+"""The dashboard's "estimated vs measured" section: shown when the selected IR has a ZeBu trace.
+
+The trace is `--trace` for the file `irtools serve` opens first, or else `<stem>_sim.txt` beside
+the IR or in a `zebu/` folder beside its folder, inside the served directory only.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any
+
+from dash import Dash, Input, Output, State, dcc, html, no_update
+
+from dashboards.data import AccessError, FileStore
+from dashboards.measured import CAVEAT, load_measured, measured_timeline_figure, slot_figure
+from dashboards.timeline import MAX_BARS
+from irtools.errors import AnalysisError
+from irtools.trace import Measured, discover_trace
+
+_HIDDEN = {"display": "none"}
+_SHOWN = {"display": "block", "marginTop": "10px"}
+
+
+def measured_section() -> html.Div:
+    """Hidden until a file with a trace is selected."""
+    return html.Div(
+        [
+            html.H3(
+                "Estimated vs measured (ZeBu trace, core 0)", style={"fontSize": "17px", "margin": "6px 0"}
+            ),
+            html.Div(CAVEAT, style={"fontSize": "13px", "color": "#444", "maxWidth": "1100px"}),
+            html.Pre(id="measured-summary", style={"fontSize": "12px", "whiteSpace": "pre-wrap"}),
+            dcc.Loading(dcc.Graph(id="measured-timeline", config={"displaylogo": False}), type="dot"),
+            dcc.Graph(id="measured-slots", config={"displaylogo": False}),
+        ],
+        id="measured-section",
+        style=_HIDDEN,
+    )
+
+
+class MeasuredStore:
+    """IR key -> its trace joined, cached per (entry, trace file version); a few kept."""
+
+    def __init__(self, store: FileStore, explicit: dict[str, Path], size: int = 4) -> None:
+        self.store = store
+        self.explicit = explicit
+        self._cache: OrderedDict[tuple[object, ...], Measured | None] = OrderedDict()
+        self._lock = threading.Lock()
+        self._size = size
+
+    def trace_path(self, key: str) -> Path | None:
+        if key in self.explicit:
+            return self.explicit[key]
+        return discover_trace(self.store.resolve(key), root=self.store.root)
+
+    def get(self, key: str | None) -> Measured | None:
+        if not key or key.startswith("upload:"):
+            return None
+        try:
+            trace = self.trace_path(key)
+            if trace is None:
+                return None
+            entry = self.store.get(key)
+            stat = trace.stat()
+            cache_key = (key, id(entry), str(trace), stat.st_mtime_ns, stat.st_size)
+            with self._lock:
+                if cache_key in self._cache:
+                    return self._cache[cache_key]
+            measured = load_measured(entry.analysis, trace)
+        except (AccessError, AnalysisError, OSError):
+            return None
+        with self._lock:
+            self._cache[cache_key] = measured
+            while len(self._cache) > self._size:
+                self._cache.popitem(last=False)
+        return measured
+
+
+def register_measured(app: Dash, store: FileStore, explicit: dict[str, Path]) -> MeasuredStore:
+    measured_store = MeasuredStore(store, explicit)
+
+    @app.callback(
+        Output("measured-section", "style"),
+        Output("measured-summary", "children"),
+        Output("measured-timeline", "figure"),
+        Output("measured-slots", "figure"),
+        Input("current", "data"),
+    )
+    def show(key: str | None) -> tuple[Any, ...]:
+        m = measured_store.get(key)
+        if m is None:
+            return _HIDDEN, "", {}, {}
+        return _SHOWN, m.summary().render(), measured_timeline_figure(m), slot_figure(m)
+
+    @app.callback(
+        Output("measured-timeline", "figure", allow_duplicate=True),
+        Input("measured-timeline", "relayoutData"),
+        State("current", "data"),
+        prevent_initial_call=True,
+    )
+    def zoom(relayout: dict[str, Any] | None, key: str | None) -> Any:
+        """Only an aggregated figure changes with the zoom: bars are all in the page already."""
+        m = measured_store.get(key)
+        data = relayout or {}
+        window = _window(data)
+        if m is None or (window is None and not data.get("xaxis.autorange")):
+            return no_update
+        if len(m.instructions) <= MAX_BARS:
+            return no_update
+        return measured_timeline_figure(m, window)
+
+    return measured_store
+
+
+def _window(data: dict[str, Any]) -> tuple[float, float] | None:
+    bounds = data.get("xaxis.range") or [data.get("xaxis.range[0]"), data.get("xaxis.range[1]")]
+    try:
+        lo, hi = float(bounds[0]), float(bounds[1])
+    except (TypeError, ValueError, IndexError):
+        return None
+    return (lo, hi) if lo < hi else None

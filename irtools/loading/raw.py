@@ -90,49 +90,49 @@ def skipped_note() -> str:
 # --- detection --------------------------------------------------------------------------------------------
 
 
-def member_dialect(key: str, value: Any) -> str | None:
-    """RAW or DOCUMENTED if this top-level member shows which format the file is in, else None."""
-    if key == "buffersize":
-        return DOCUMENTED
-    if key == "-1" and isinstance(value, dict):
-        for side in ("out", "in"):
-            entries = value.get(side)
-            for entry in entries if isinstance(entries, list) else ():
-                if not isinstance(entry, dict):
-                    continue
-                if side == "in":
-                    return DOCUMENTED if "layer_name" in entry else RAW if "core_id" in entry else None
-                for dest in entry.get("destination") or ():
-                    if isinstance(dest, dict):
-                        if "id" in dest and "core_id" not in dest:
-                            return RAW
-                        if "core_id" in dest:
-                            return DOCUMENTED
-        return None
-    if CORE_KEY.match(key) and isinstance(value, list):
-        for wl in value:
-            if isinstance(wl, dict):
-                ifmap = wl.get("ifmap")
-                if isinstance(ifmap, dict):
-                    return RAW
-                if isinstance(ifmap, list):
-                    return DOCUMENTED
-                buffer = wl.get("buffer")
-                if isinstance(buffer, list) and any(isinstance(b, dict) and "block" in b for b in buffer):
-                    return RAW
+def core_dialect(workloads: Any) -> str | None:
+    """RAW or DOCUMENTED from a core's workloads (`ifmap` an object or a list; `block` without `address`)."""
+    for wl in workloads if isinstance(workloads, list) else ():
+        if not isinstance(wl, dict):
+            continue
+        ifmap = wl.get("ifmap")
+        if isinstance(ifmap, dict):
+            return RAW
+        if isinstance(ifmap, list):
+            return DOCUMENTED
+        buffer = wl.get("buffer")
+        for b in buffer if isinstance(buffer, list) else ():
+            if isinstance(b, dict) and ("block" in b) != ("address" in b):
+                return RAW if "block" in b else DOCUMENTED
+    return None
+
+
+def dram_dialect(section: Any) -> str | None:
+    """RAW or DOCUMENTED from the DRAM section's destinations (`id` or `core_id`)."""
+    entries = section.get("out") if isinstance(section, dict) else None
+    for entry in entries if isinstance(entries, list) else ():
+        for dest in (entry.get("destination") if isinstance(entry, dict) else None) or ():
+            if isinstance(dest, dict) and ("id" in dest) != ("core_id" in dest):
+                return RAW if "id" in dest else DOCUMENTED
     return None
 
 
 def sniff(members: Iterable[tuple[str, Any]]) -> tuple[str, Iterator[tuple[str, Any]]]:
-    """The file's dialect from its first telling member, and all the members again (none lost)."""
+    """The file's dialect, and all the members again (none lost).
+
+    The first core that shows its shape decides: its members come after "-1" in the scheduler's
+    files, so only the DRAM section is held meanwhile. A file whose cores show nothing is judged
+    by its DRAM destinations, then taken as documented.
+    """
     stream = iter(members)
     seen: list[tuple[str, Any]] = []
     for key, value in stream:
         seen.append((key, value))
-        found = member_dialect(key, value)
+        found = core_dialect(value) if CORE_KEY.match(key) else DOCUMENTED if key == "buffersize" else None
         if found is not None:
             return found, itertools.chain(seen, stream)
-    return DOCUMENTED, iter(seen)
+    dram = next((value for key, value in seen if key == "-1"), None)
+    return dram_dialect(dram) or DOCUMENTED, iter(seen)
 
 
 # --- validation -------------------------------------------------------------------------------------------

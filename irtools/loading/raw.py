@@ -3,7 +3,8 @@
 The raw models are kept (`LoadedIR.raw`) for what only this dialect has (`max_workload_id`,
 `block`); the rules and tables read a view of the same data in the documented models, where
 every value the dialect lacks (addresses, tensor ids, align, bitwidth, buffersize, ring regions,
-WL0) is None or empty, never invented. Rules that need those values are skipped (ADDRESS_RULES).
+WL0) is None or empty, never invented. Sizes, which this dialect gives in bits (8 per int8
+element: an fmap's size is 8 x its volume), are held in bytes as in the documented format. Rules that need those values are skipped (ADDRESS_RULES).
 """
 
 from __future__ import annotations
@@ -235,6 +236,11 @@ def coord(value: int | list[int]) -> list[int]:
     return value if len(value) == 4 else [*value, *([0] * (4 - len(value)))]
 
 
+def byte_size(bits: int | None) -> int | None:
+    """A raw size (bits: 8 per int8 element) in bytes, as the documented models hold it."""
+    return None if bits is None else -(-bits // 8)
+
+
 def _destination(d: RawCoreDestination | RawDramDestination) -> Any:
     if isinstance(d, RawCoreDestination):
         return _record(CoreDestination, type="core", core_id=d.id, workload_id=d.workload_id, layer_name=d.layer_name)
@@ -242,7 +248,7 @@ def _destination(d: RawCoreDestination | RawDramDestination) -> Any:
 
 
 def _source(s: RawSource) -> Any:
-    common = {"transfer_id": s.transfer_id, "size": s.size, "lower": coord(s.lower), "upper": coord(s.upper)}
+    common = {"transfer_id": s.transfer_id, "size": byte_size(s.size), "lower": coord(s.lower), "upper": coord(s.upper)}
     if s.type == "DRAM":
         return _record(DramSource, type="DRAM", core_id=-1, layer_name=s.layer_name, **common)
     return _record(CoreSource, type="core", core_id=s.id, layer_name=s.layer_name, **common)
@@ -252,7 +258,7 @@ def _buffer(b: RawBufferEntry) -> Any:
     return _record(
         BufferEntry,
         type=b.type,
-        size=b.size,
+        size=byte_size(b.size),
         lower=coord(b.lower),
         upper=coord(b.upper),
         layer_name=b.layer,
@@ -270,14 +276,14 @@ def _ofmap(o: RawOfmap) -> Any:
         OfmapTensor,
         lower=o.lower,
         upper=o.upper,
-        size=o.size,
+        size=byte_size(o.size),
         transfer_id=o.transfer_id,
         destination=[_destination(d) for d in o.destination],
     )
 
 
 def _weight(w: RawWeight) -> Any:
-    return _record(WeightTensor, lower=coord(w.lower), upper=coord(w.upper), size=w.size, transfer_id=w.transfer_id)
+    return _record(WeightTensor, lower=coord(w.lower), upper=coord(w.upper), size=byte_size(w.size), transfer_id=w.transfer_id)
 
 
 def _workload(w: RawWorkload) -> Workload:
@@ -287,7 +293,7 @@ def _workload(w: RawWorkload) -> Workload:
         layer_type=w.layer_type,
         time=w.time,
         workload=w.workload,
-        ofmap_size=w.ofmap_size,
+        ofmap_size=byte_size(w.ofmap_size),
         ifmap=[_ifmap(w.ifmap)],
         ofmap=[_ofmap(o) for o in w.ofmap],
         buffer=[_buffer(b) for b in w.buffer],
@@ -322,7 +328,7 @@ def documented_view(raw: RawIR) -> SchedulerIR:
             DramOut,
             type=e.type,
             transfer_id=e.transfer_id,
-            size=e.size,
+            size=byte_size(e.size),
             lower=coord(e.lower),
             upper=coord(e.upper),
             destination=[_destination(d) for d in e.destination],

@@ -5,7 +5,8 @@ npu-simulator reads. Against the documented format it lacks every address: buffe
 count of 1 KiB `block`s instead of `address`/`tensor_id`, there is no `buffersize`, no
 `ring_buffer_info`, no WL0 snapshot, no `tile_info`, no `align`/`bitwidth`. `ifmap` is one object
 with `max_workload_id` (the latest workload whose data it waits for), destinations and sources name
-the core by `id`, and weights give their output-channel range as two integers. Core keys are
+the core by `id`, weights give their output-channel range as two integers, and sizes are in
+bits (8 per int8 element), not bytes. Core keys are
 Gemini's mesh ids `y*(xlen+2)+x+1`.
 """
 
@@ -90,7 +91,7 @@ class RawDramOut:
     layer_name: StrictStr
     """Layer that reads this tensor."""
     size: NonNegInt
-    """Size in bytes."""
+    """Size in bits (8 per int8 element: an fmap's size is 8 x its volume)."""
     lower: Range
     """Lower coordinate, or a weight's first output channel."""
     upper: Range
@@ -121,7 +122,7 @@ class RawSource:
     transfer_id: NonNegInt
     """The transfer that brings this part."""
     size: NonNegInt
-    """Size in bytes."""
+    """Size in bits (8 per int8 element: an fmap's size is 8 x its volume)."""
     lower: Range
     """Lower coordinate, or a weight's first output channel."""
     upper: Range
@@ -147,7 +148,7 @@ class RawBufferEntry:
     upper: Range
     """Upper coordinate (inclusive), or a weight's last output channel."""
     size: NonNegInt | None = None
-    """Size in bytes (ofmap entries)."""
+    """Size in bits (ofmap entries)."""
     workload_id: NonNegInt | None = None
     """Workload that reads this ifmap (or weight from an ofmap); listed also in the snapshot before it."""
     source: list[RawSource] | None = None
@@ -197,7 +198,7 @@ class RawOfmap:
     upper: Coord4
     """Upper coordinate (inclusive)."""
     size: NonNegInt
-    """Size in bytes."""
+    """Size in bits (8 per int8 element: an fmap's size is 8 x its volume)."""
     transfer_id: NonNegInt
     """Transfer id consumers name."""
     destination: list[RawDestination]
@@ -216,7 +217,7 @@ class RawWorkload(IRModel):
     workload: Annotated[list[Coord4], Field(min_length=2, max_length=2)]
     """Lower and upper coordinates of this workload's ofmap."""
     ofmap_size: NonNegInt
-    """Size of this workload's ofmap, in bytes."""
+    """Size of this workload's ofmap, in bits (8 x its volume)."""
     ifmap: RawIfmap
     """The ifmap and the latest workload it waits for."""
     buffer: list[RawBufferEntry]

@@ -18,6 +18,7 @@ from irtools.analysis.traffic import dram_traffic, dram_transfers
 from irtools.errors import AnalysisError
 from irtools.loading.index import IRIndex, workload_inputs
 from irtools.loading.load import LoadedIR, load_ir
+from irtools.loading.mesh import MESH, core_label
 from irtools.loading.reader import gc_paused
 
 
@@ -68,7 +69,14 @@ class Analysis:
 
     @cached_property
     def timeline(self) -> pd.DataFrame:
-        return timeline_table(self.index, self.schedules)
+        # With the mesh position already: the dashboard's rows name cores by it.
+        return add_positions(timeline_table(self.index, self.schedules), self.index)
+
+    def core_label(self, core_id: int) -> str:
+        """`core 5 (0,1)` when the file numbers cores by mesh id, else `core 5` (the id is the position)."""
+        if self.index.numbering == MESH:
+            return f"core {core_label(core_id, MESH, self.index.ir.xlen)}"
+        return f"core {core_id}"
 
     @cached_property
     def core_transfers(self) -> pd.DataFrame:

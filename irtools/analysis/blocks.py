@@ -56,8 +56,8 @@ def l2_blocks_table(index: IRIndex, l2_size: int | None = None) -> pd.DataFrame:
 
 def add_positions(frame: pd.DataFrame, index: IRIndex) -> pd.DataFrame:
     """`frame` with the mesh position (x, y) after each column naming a core (see POSITION_COLUMNS)."""
-    if not any(name in frame.columns for name in POSITION_COLUMNS):
-        return frame
+    if not any(name in frame.columns for name in POSITION_COLUMNS) or "core_x" in frame.columns:
+        return frame  # nothing to place, or placed already
     positions = {core_id: index.core_position(core_id) for core_id in index.cores}
     out = frame.copy()
     for name, (x_name, y_name) in POSITION_COLUMNS.items():

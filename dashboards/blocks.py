@@ -9,7 +9,9 @@ import plotly.graph_objects as go
 from dashboards.figures import CONFLICT_COLOR, TYPE_COLORS, empty_figure, escape, finish_layout
 
 
-def blocks_figure(blocks: pd.DataFrame, *, core_id: int, core_label: str, capacity_kib: int | None) -> go.Figure:
+def blocks_figure(
+    blocks: pd.DataFrame, *, core_id: int, core_label: str, capacity_kib: int | None
+) -> go.Figure:
     """KiB held in each snapshot of one core (x = workload position), stacked ifmap / weight / ofmap.
 
     Rectangles need addresses, which the raw dialect does not have; the block counts it records

@@ -89,7 +89,11 @@ class Analysis:
     @cached_property
     def _l2(self) -> dict[str, pd.DataFrame]:
         if self.loaded.raw is not None:  # no addresses: l2_blocks is this dialect's occupancy
-            return {"tensors": TENSORS.empty(), "l2_occupancy": L2_OCCUPANCY.empty(), "l2_regions": L2_REGIONS.empty()}
+            return {
+                "tensors": TENSORS.empty(),
+                "l2_occupancy": L2_OCCUPANCY.empty(),
+                "l2_regions": L2_REGIONS.empty(),
+            }
         return l2_tables(self.index)
 
     @cached_property

@@ -73,7 +73,7 @@ def add_positions(frame: pd.DataFrame, index: IRIndex) -> pd.DataFrame:
 
 
 def _axis(positions: dict[int, tuple[int, int] | None], core: Any, axis: int) -> int | None:
-    if core is None or core is pd.NA or (isinstance(core, float) and core != core):
+    if core is None or pd.isna(core):
         return None
     pos = positions.get(int(core))
     return None if pos is None else pos[axis]

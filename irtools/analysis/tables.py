@@ -308,7 +308,11 @@ L2_BLOCKS = TableSpec(
     ),
 )
 
-POSITION_COLUMNS = {"core_id": ("core_x", "core_y"), "src_core": ("src_x", "src_y"), "dst_core": ("dst_x", "dst_y")}
+POSITION_COLUMNS = {
+    "core_id": ("core_x", "core_y"),
+    "src_core": ("src_x", "src_y"),
+    "dst_core": ("dst_x", "dst_y"),
+}
 """Columns naming a core, and the mesh-position columns shown beside each."""
 
 

@@ -161,7 +161,9 @@ def run_synth(args: argparse.Namespace) -> int:
         f"{s.dram_out:,} DRAM out, {s.dram_in:,} DRAM in"
     )
     if args.dialect == "raw":
-        print("  raw dialect: cores keyed by Gemini's mesh ids, L2 as 1 KiB block counts, no addresses or WL0")
+        print(
+            "  raw dialect: cores keyed by Gemini's mesh ids, L2 as 1 KiB block counts, no addresses or WL0"
+        )
     else:
         print(
             f"  L2: {s.l2_tensors:,} tensors in {args.ring_regions} ring region(s), {s.wrapped_tensors:,} wrapping "

@@ -175,9 +175,11 @@ def validate_raw_members(members: Iterable[tuple[str, Any]], loaded: LoadedIR) -
         workloads = _part(_CORE, key, value, schema)
         lost = skipped[key] = []
         if workloads is None:
-            workloads = _valid_list(RawWorkload, value, jp.join(key), lost, loaded.kept) if isinstance(
-                value, list
-            ) else []
+            workloads = (
+                _valid_list(RawWorkload, value, jp.join(key), lost, loaded.kept)
+                if isinstance(value, list)
+                else []
+            )
             _note_unchecked({key: value}, lost, loaded)
         cores[key] = workloads
         keys.core(key, value, lost)
@@ -199,7 +201,9 @@ def validate_raw_members(members: Iterable[tuple[str, Any]], loaded: LoadedIR) -
         dram = top.get("-1")
         if not isinstance(dram, RawDramSection):
             dram = RawDramSection.model_construct(in_=[], out=[])
-        scalars = {n: v if type(v) is int and v > 0 else None for n, v in ((n, top.get(n)) for n in _SCALARS)}
+        scalars: dict[str, Any] = {
+            n: v if type(v) is int and v > 0 else None for n, v in ((n, top.get(n)) for n in _SCALARS)
+        }
         raw = RawIR.model_construct(dram=dram, **scalars)
     raw.cores = cores
     loaded.raw = raw
@@ -223,7 +227,7 @@ def _part(adapter: TypeAdapter[dict[str, Any]], key: str, value: Any, schema: Sc
 
 def _record(cls: type, **values: Any) -> Any:
     """A record of the documented models holding `values` as given, unvalidated: None where the dialect has nothing."""
-    obj = object.__new__(cls)
+    obj: Any = object.__new__(cls)
     for name in cls.__dataclass_fields__:  # type: ignore[attr-defined]
         object.__setattr__(obj, name, values.get(name))
     return obj
@@ -243,12 +247,19 @@ def byte_size(bits: int | None) -> int | None:
 
 def _destination(d: RawCoreDestination | RawDramDestination) -> Any:
     if isinstance(d, RawCoreDestination):
-        return _record(CoreDestination, type="core", core_id=d.id, workload_id=d.workload_id, layer_name=d.layer_name)
+        return _record(
+            CoreDestination, type="core", core_id=d.id, workload_id=d.workload_id, layer_name=d.layer_name
+        )
     return _record(DramDestination, type="DRAM", core_id=-1)
 
 
 def _source(s: RawSource) -> Any:
-    common = {"transfer_id": s.transfer_id, "size": byte_size(s.size), "lower": coord(s.lower), "upper": coord(s.upper)}
+    common = {
+        "transfer_id": s.transfer_id,
+        "size": byte_size(s.size),
+        "lower": coord(s.lower),
+        "upper": coord(s.upper),
+    }
     if s.type == "DRAM":
         return _record(DramSource, type="DRAM", core_id=-1, layer_name=s.layer_name, **common)
     return _record(CoreSource, type="core", core_id=s.id, layer_name=s.layer_name, **common)
@@ -283,17 +294,23 @@ def _ofmap(o: RawOfmap) -> Any:
 
 
 def _weight(w: RawWeight) -> Any:
-    return _record(WeightTensor, lower=coord(w.lower), upper=coord(w.upper), size=byte_size(w.size), transfer_id=w.transfer_id)
+    return _record(
+        WeightTensor,
+        lower=coord(w.lower),
+        upper=coord(w.upper),
+        size=byte_size(w.size),
+        transfer_id=w.transfer_id,
+    )
 
 
 def _workload(w: RawWorkload) -> Workload:
     return Workload.model_construct(
         workload_id=w.workload_id,
         layer_name=w.layer_name,
-        layer_type=w.layer_type,
+        layer_type=w.layer_type,  # type: ignore[arg-type]  # None for Transpose: tables show it empty
         time=w.time,
         workload=w.workload,
-        ofmap_size=byte_size(w.ofmap_size),
+        ofmap_size=-(-w.ofmap_size // 8),
         ifmap=[_ifmap(w.ifmap)],
         ofmap=[_ofmap(o) for o in w.ofmap],
         buffer=[_buffer(b) for b in w.buffer],
@@ -338,7 +355,7 @@ def documented_view(raw: RawIR) -> SchedulerIR:
     ]
     ir = SchedulerIR.model_construct(
         dram=DramSection.model_construct(in_=dram_in, out=dram_out),
-        buffersize=None,
+        buffersize=None,  # type: ignore[arg-type]  # the dialect records no L2 size
         top_batch_cut=raw.top_batch_cut,
         xlen=raw.xlen,
         ylen=raw.ylen,
@@ -394,7 +411,9 @@ class RawKeyScan(KeyScan):
         ofmaps = wl.get("ofmap")
         for i, entry in self._entries(ofmaps if isinstance(ofmaps, list) else [], f"{base}/ofmap"):
             self._record(seen, RawOfmap, entry, base, ("ofmap", i))
-            self._typed_list(seen, _RAW_DESTINATIONS, entry.get("destination"), base, ("ofmap", i, "destination"))
+            self._typed_list(
+                seen, _RAW_DESTINATIONS, entry.get("destination"), base, ("ofmap", i, "destination")
+            )
         buffer = wl.get("buffer")
         for i, entry in self._entries(buffer if isinstance(buffer, list) else [], f"{base}/buffer"):
             self._record(seen, RawBufferEntry, entry, base, ("buffer", i))

@@ -18,7 +18,16 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, model_validator
 from pydantic.dataclasses import dataclass
 
-from irtools.model.base import RECORD, Coord4, IRModel, NonNegInt, PositiveInt, StrictBool, StrictStr, TransferIds
+from irtools.model.base import (
+    RECORD,
+    Coord4,
+    IRModel,
+    NonNegInt,
+    PositiveInt,
+    StrictBool,
+    StrictStr,
+    TransferIds,
+)
 
 Channels = NonNegInt
 """A weight's output-channel bound K (weights in this dialect give `lower`/`upper` as integers)."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from irtools import pointer as jp
 from irtools.findings import Finding
@@ -52,7 +53,11 @@ def max_workload_causality(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
             tensors.append(("weight", wl.weight.transfer_id, wl.weight.max_workload_id))
         for key, ids, claimed in tensors:
             ptr = jp.extend(pointer, key, "max_workload_id")
-            loc = {"core_id": core_id, "workload_id": wl.workload_id, "transfer_id": ids[0] if len(ids) == 1 else None}
+            loc: dict[str, Any] = {
+                "core_id": core_id,
+                "workload_id": wl.workload_id,
+                "transfer_id": ids[0] if len(ids) == 1 else None,
+            }
             producers = [latest[t] for t in ids if t in latest]
             expected = max(producers) if producers else 0
             if claimed != expected:
@@ -97,7 +102,7 @@ def raw_source_union(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
             if entry.type == "ofmap":
                 continue
             ptr = jp.extend(pointer, "buffer", i)
-            loc = {"core_id": core_id, "workload_id": wl.workload_id}
+            loc: dict[str, Any] = {"core_id": core_id, "workload_id": wl.workload_id}
             if not entry.source:
                 yield ctx.finding(
                     "GIR305",
@@ -151,7 +156,7 @@ def raw_snapshot_continuity(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]
                 if entry.workload_id is None or entry.workload_id == wl.workload_id:
                     continue
                 ptr = jp.extend(ref.pointer, "buffer", i, "workload_id")
-                loc = {"core_id": core_id, "workload_id": wl.workload_id}
+                loc: dict[str, Any] = {"core_id": core_id, "workload_id": wl.workload_id}
                 if nxt is None or nxt.workload_id != entry.workload_id:
                     after = "no workload" if nxt is None else f"workload {nxt.workload_id}"
                     yield ctx.finding(

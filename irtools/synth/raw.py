@@ -85,7 +85,9 @@ def _raw_dram(section: Doc, core: dict[int, int]) -> Doc:
         dests = [d for d in e["destination"] if d["type"] == "core"]
         outs.append(
             {
-                "destination": [{"id": core[d["core_id"]], "type": "core", "workload_id": d["workload_id"]} for d in dests],
+                "destination": [
+                    {"id": core[d["core_id"]], "type": "core", "workload_id": d["workload_id"]} for d in dests
+                ],
                 "layer_name": next((d["layer_name"] for d in dests if d.get("layer_name")), ""),
                 "lower": _channels(e["lower"]) if weight else e["lower"],
                 "related_ifmap": e.get("related_ifmap", []),
@@ -144,7 +146,12 @@ def _raw_workload(wl: Doc, core: dict[int, int], producer: dict[int, int]) -> Do
     made = [producer[t] for t in ids if t in producer]
     raw: Doc = {
         "buffer": [_raw_entry(b, wl, core) for b in wl["buffer"]],
-        "ifmap": {"lower": lower, "max_workload_id": max(made) if made else 0, "transfer_id": ids, "upper": upper},
+        "ifmap": {
+            "lower": lower,
+            "max_workload_id": max(made) if made else 0,
+            "transfer_id": ids,
+            "upper": upper,
+        },
         "layer_name": wl["layer_name"],
         "layer_type": wl["layer_type"],
         "ofmap": [
@@ -164,7 +171,11 @@ def _raw_workload(wl: Doc, core: dict[int, int], producer: dict[int, int]) -> Do
     }
     if "weight" in wl:
         w = wl["weight"]
-        raw["weight"] = {"lower": _channels(w["lower"]), "transfer_id": w["transfer_id"], "upper": _channels(w["upper"])}
+        raw["weight"] = {
+            "lower": _channels(w["lower"]),
+            "transfer_id": w["transfer_id"],
+            "upper": _channels(w["upper"]),
+        }
     return raw
 
 
@@ -202,10 +213,11 @@ class _Raw:
                 self.producer.setdefault(o["transfer_id"], (key, position))
         writer = {e["transfer_id"]: self.by_id[e["workload_id"]] for e in document["-1"]["in"]}
         self.read_back = {
-            e["transfer_id"]: [writer[t] for t in e["related_ifmap"] if t in writer] for e in document["-1"]["out"]
+            e["transfer_id"]: [writer[t] for t in e["related_ifmap"] if t in writer]
+            for e in document["-1"]["out"]
         }
-        ids = [0, *self.by_id, *self.producer, *(e["transfer_id"] for e in document["-1"]["out"])]
-        self._fresh = max(ids) + 1000
+        ids = [0, *self.by_id, *self.producer, *(int(e["transfer_id"]) for e in document["-1"]["out"])]
+        self._fresh: int = max(ids) + 1000
 
     def wl(self, node: Node) -> Doc:
         found: Doc = self.doc[node[0]][node[1]]
@@ -240,7 +252,7 @@ class _Raw:
         below the target's id.
         """
         succ: dict[Node, list[Node]] = {}
-        limit = self.wl(target)["workload_id"]
+        limit = int(self.wl(target)["workload_id"])
         for key, position, wl in self.workloads():
             if wl["workload_id"] <= limit:
                 for w in self.waits((key, position)):
@@ -327,10 +339,16 @@ def _max_workload(t: _Raw) -> list[Finding]:
         f"[{id_list(ids, ', ')}] is workload {latest}"
     )
     single = ids[0] if len(ids) == 1 else None
-    return [_finding("GIR204", message, jp.join(node[0], node[1], "ifmap", "max_workload_id"), **_loc(node, wl, single))]
+    return [
+        _finding(
+            "GIR204", message, jp.join(node[0], node[1], "ifmap", "max_workload_id"), **_loc(node, wl, single)
+        )
+    ]
 
 
-@_injector("GIR502", "a producer's weight comes to wait for its cross-core consumer's ofmap: a two-core wait cycle")
+@_injector(
+    "GIR502", "a producer's weight comes to wait for its cross-core consumer's ofmap: a two-core wait cycle"
+)
 def _deadlock(t: _Raw) -> list[Finding]:
     edges = []
     for key, position, wl in t.workloads():
@@ -351,12 +369,22 @@ def _deadlock(t: _Raw) -> list[Finding]:
             "consumer has no other wait chain from it"
         )
     t.claimed.update((producer, consumer))
-    p["weight"]["transfer_id"].append(q["ofmap"][0]["transfer_id"])  # a workload waits for its weight's producers
+    p["weight"]["transfer_id"].append(
+        q["ofmap"][0]["transfer_id"]
+    )  # a workload waits for its weight's producers
     first, second = sorted([producer, consumer], key=lambda n: (int(n[0]), n[1]))
     a, b = t.wl(first), t.wl(second)
     steps = [f"core {first[0]}/wl {a['workload_id']}", f"core {second[0]}/wl {b['workload_id']}"]
     message = f"deadlock: {' -> '.join([*steps, steps[0]])}"
-    return [_finding("GIR502", message, jp.join(first[0], first[1]), core_id=int(first[0]), workload_id=a["workload_id"])]
+    return [
+        _finding(
+            "GIR502",
+            message,
+            jp.join(first[0], first[1]),
+            core_id=int(first[0]),
+            workload_id=a["workload_id"],
+        )
+    ]
 
 
 def inject_raw(document: Doc, codes: list[str], seed: int) -> Injection:

@@ -107,7 +107,11 @@ def location_violations(data: bytes, findings: list[Finding]) -> list[str]:
                 if isinstance(node, dict) and "transfer_id" in node:
                     tid = node["transfer_id"]
                     # the raw dialect's weight entries may nest each id: [[t]]
-                    flat = [t for x in tid for t in (x if isinstance(x, list) else [x])] if isinstance(tid, list) else []
+                    flat = (
+                        [t for x in tid for t in (x if isinstance(x, list) else [x])]
+                        if isinstance(tid, list)
+                        else []
+                    )
                     if tid != f.transfer_id and f.transfer_id not in flat:
                         problems.append(
                             f"{f.code}: {f.pointer!r} holds transfer {tid!r}, not {f.transfer_id}"

@@ -40,7 +40,9 @@ def test_4x4_dependency_makespan_by_hand(doc4x4: dict[str, Any]) -> None:
     core_free: dict[int, int] = {}
     for core, _, wl in sorted(everything, key=lambda item: item[2]["workload_id"]):
         reads = wl["ifmap"]["transfer_id"] + (wl.get("weight") or {}).get("transfer_id", [])
-        waits = [producer[t] for t in reads if t in producer] + [p for t in reads for p in read_back.get(t, [])]
+        waits = [producer[t] for t in reads if t in producer] + [
+            p for t in reads for p in read_back.get(t, [])
+        ]
         assert all(p < wl["workload_id"] for p in waits)
         start = max([core_free.get(core, 0), *(end[p] for p in waits)])
         end[wl["workload_id"]] = core_free[core] = start + wl["time"]
@@ -63,13 +65,24 @@ def test_4x4_core_transfers_are_the_156_core_destinations(doc4x4: dict[str, Any]
         if d["type"] == "core"
     }
     table = analyze(R4X4).table("core_transfers")
-    rows = set(map(tuple, table[["transfer_id", "src_core", "src_position", "dst_core", "dst_position"]].values.tolist()))
+    rows = set(
+        map(
+            tuple,
+            table[["transfer_id", "src_core", "src_position", "dst_core", "dst_position"]].values.tolist(),
+        )
+    )
     assert len(expected) == 156 and rows == expected
     # First row by hand: transfer 4501 from core 7 = mesh (0,1) to core 1 = mesh (0,0), both at position 115.
     first = table.iloc[0]
-    assert (first.transfer_id, first.src_core, first.src_x, first.src_y, first.dst_core, first.dst_x, first.dst_y) == (
-        4501, 7, 0, 1, 1, 0, 0
-    )
+    assert (
+        first.transfer_id,
+        first.src_core,
+        first.src_x,
+        first.src_y,
+        first.dst_core,
+        first.dst_x,
+        first.dst_y,
+    ) == (4501, 7, 0, 1, 1, 0, 0)
 
 
 def test_l2_blocks_sum_the_block_counts(doc4x4: dict[str, Any]) -> None:
@@ -77,7 +90,13 @@ def test_l2_blocks_sum_the_block_counts(doc4x4: dict[str, Any]) -> None:
     blocks = a.table("l2_blocks")
     assert len(blocks) == 1920 and list(blocks.columns) == [c.name for c in TABLES["l2_blocks"].columns]
     first = blocks.iloc[0]  # core 1, workload 0 (conv1): weight 10 + ofmap 10 + ifmap 39 blocks
-    assert (first.core_id, first.workload_id, first.weight_kib, first.ofmap_kib, first.ifmap_kib) == (1, 0, 10, 10, 39)
+    assert (first.core_id, first.workload_id, first.weight_kib, first.ofmap_kib, first.ifmap_kib) == (
+        1,
+        0,
+        10,
+        10,
+        39,
+    )
     assert first.held_kib == 59 and first.l2_kib == 2048 and math.isclose(first.fraction, 59 / 2048)
     total = sum(b["block"] for _, _, w in _workloads(doc4x4) for b in w["buffer"])
     assert blocks["held_kib"].sum() == total
@@ -106,7 +125,9 @@ def test_every_raw_file_analyzes_with_positions() -> None:
         timeline = tables["timeline"]
         assert timeline["core_x"].notna().all() and timeline["core_y"].notna().all()
         assert set(zip(timeline.core_id, timeline.core_x, timeline.core_y, strict=True)) <= {
-            (y * (a.index.ir.xlen + 2) + x + 1, x, y) for x in range(a.index.ir.xlen) for y in range(a.index.ir.ylen)
+            (y * (a.index.ir.xlen + 2) + x + 1, x, y)
+            for x in range(a.index.ir.xlen)
+            for y in range(a.index.ir.ylen)
         }
         summary = summarize(a)
         assert summary.makespan["dependency"] is not None

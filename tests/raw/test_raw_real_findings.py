@@ -22,7 +22,12 @@ from irtools.validate import check_loaded, validate_file
 
 RAW_DIR = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "gemini-raw"
 pytestmark = pytest.mark.skipif(not RAW_DIR.is_dir(), reason="../shared/fixtures not present")
-FILES = ["bert_2x2_b1_ir.json", "goog_2x2_b1_ir.json", "resnet_2x2_b1_ir.json", "resnet_4x4_b4_ff1_ss2_rr50_ir.json"]
+FILES = [
+    "bert_2x2_b1_ir.json",
+    "goog_2x2_b1_ir.json",
+    "resnet_2x2_b1_ir.json",
+    "resnet_4x4_b4_ff1_ss2_rr50_ir.json",
+]
 
 MESH_2X2 = "cores are numbered by mesh position y*(xlen+2)+x+1 (Gemini's mesh ids: 1, 2, 5, 6)"
 

@@ -43,7 +43,9 @@ def test_committed_raw_schema_is_the_generated_one() -> None:
     Draft202012Validator.check_schema(build_raw_schema())
 
 
-@pytest.mark.parametrize("path", sorted(RAW_DIR.glob("*.json")) if RAW_DIR.is_dir() else [], ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "path", sorted(RAW_DIR.glob("*.json")) if RAW_DIR.is_dir() else [], ids=lambda p: p.name
+)
 def test_real_raw_files_pass_both_validators(path: Path) -> None:
     doc = json.loads(path.read_bytes())
     assert list(Draft202012Validator(build_raw_schema()).iter_errors(doc)) == []
@@ -138,6 +140,10 @@ def test_core_numbering() -> None:
     assert numbering([0, 1, 2, 3], 2, 2) == LINEAR
     assert numbering([1, 2, 5, 6], 2, 2) == MESH
     assert numbering([0], 1, 1) == LINEAR
-    assert position(6, MESH, 2) == (1, 1) and position(22, MESH, 4) == (3, 3) and position(3, LINEAR, 2) == (1, 1)
+    assert (
+        position(6, MESH, 2) == (1, 1)
+        and position(22, MESH, 4) == (3, 3)
+        and position(3, LINEAR, 2) == (1, 1)
+    )
     assert position(4, MESH, 2) is None  # column xlen+1 holds a DRAM port, not a core
     assert core_label(5, MESH, 2) == "5 (0,1)"

@@ -68,20 +68,29 @@ def test_raw_synth_keeps_the_schedule_and_renumbers_cores() -> None:
     codes=st.lists(st.sampled_from(sorted(RAW_INJECTORS)), min_size=1, max_size=4, unique=True),
     seed=st.integers(0, 10_000),
 )
-def test_injected_raw_defects_are_found_exactly(tmp_path_factory: pytest.TempPathFactory, index: int, codes: list[str], seed: int) -> None:
+def test_injected_raw_defects_are_found_exactly(
+    tmp_path_factory: pytest.TempPathFactory, index: int, codes: list[str], seed: int
+) -> None:
     injection = inject_raw(json.loads(_raw(index)), codes, seed)
     expected = [finding_to_json(f) for f in injection.findings]
     assert {f["code"] for f in expected if f["severity"] != "info"} == set(codes)
     assert _findings(tmp_path_factory.mktemp("raw"), injection.document) == expected
 
 
-def test_synth_cli_writes_raw_with_its_expected_findings(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_synth_cli_writes_raw_with_its_expected_findings(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "r.json"
     args = ["synth", "-o", str(out), "--mesh", "3x2", "--layers", "30", "--batch", "2", "--seed", "7"]
     assert main([*args, "--dialect", "raw", "--inject", "GIR201,GIR203,GIR204,GIR502"]) == 0
     assert "raw dialect" in capsys.readouterr().out
     expected = json.loads((tmp_path / "r.expected.json").read_text())
-    assert {f["code"] for f in expected if f["severity"] != "info"} == {"GIR201", "GIR203", "GIR204", "GIR502"}
+    assert {f["code"] for f in expected if f["severity"] != "info"} == {
+        "GIR201",
+        "GIR203",
+        "GIR204",
+        "GIR502",
+    }
     assert main(["validate", "--format", "json", "-o", str(tmp_path / "v.json"), str(out)]) == 1
     assert json.loads((tmp_path / "v.json").read_text())["files"][0]["findings"] == expected
     assert main([*args, "--dialect", "raw", "--inject", "GIR302"]) == 2

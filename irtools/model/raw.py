@@ -35,8 +35,11 @@ Channels = NonNegInt
 Coord3 = Annotated[list[NonNegInt], Field(min_length=3, max_length=3)]
 """A 3-D coordinate: a weight taken from another layer's ofmap (BERT's attention matrices) drops W."""
 
-Range = Coord4 | Coord3 | Channels
-"""A 4-D coordinate, a 3-D one (a weight from an ofmap), or the output-channel bound of a weight."""
+Range = Coord4 | Channels
+"""A 4-D coordinate, or the output-channel bound of a weight."""
+
+WeightRange = Coord4 | Coord3 | Channels
+"""A weight's bound: an output channel, or a box (3-D when taken from an ofmap)."""
 
 NestedTransferIds = list[Annotated[list[NonNegInt], Field(min_length=1, max_length=1)]]
 """`[[t]]`: the unpatched scheduler appends each weight source's one-element id list."""
@@ -152,9 +155,9 @@ class RawBufferEntry:
     """Layer of the workload this tensor belongs to."""
     block: NonNegInt
     """L2 space held, in 1 KiB blocks (rounded up)."""
-    lower: Range
+    lower: WeightRange
     """Lower coordinate, or a weight's first output channel."""
-    upper: Range
+    upper: WeightRange
     """Upper coordinate (inclusive), or a weight's last output channel."""
     size: NonNegInt | None = None
     """Size in bits (ofmap entries)."""
@@ -184,9 +187,9 @@ class RawIfmap:
 class RawWeight:
     """The weight of a workload: an output-channel range from DRAM, or (from_ofmap) another layer's ofmap."""
 
-    lower: Range
+    lower: WeightRange
     """First output channel, or a 4-D lower coordinate when the weight is an ofmap."""
-    upper: Range
+    upper: WeightRange
     """Last output channel (inclusive), or a 4-D upper coordinate."""
     transfer_id: TransferIds = Field(default_factory=list)
     """Transfers that bring the weight; absent when the scheduler found no producer for a from_ofmap weight."""

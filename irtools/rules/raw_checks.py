@@ -82,7 +82,7 @@ def max_workload_causality(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
 
 def _consumer_box(source: RawSource) -> tuple[list[int], list[int]] | None:
     """A source's box in the consumer's frame: its `channel` range replaces C (concatenations)."""
-    if not isinstance(source.lower, list) or not isinstance(source.upper, list) or len(source.lower) != 4:
+    if not isinstance(source.lower, list) or not isinstance(source.upper, list):
         return None
     lower, upper = list(source.lower), list(source.upper)
     if source.channel is not None:
@@ -122,7 +122,8 @@ def raw_source_union(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
                     **loc,
                 )
             boxes = [_consumer_box(s) for s in entry.source]
-            if not isinstance(entry.lower, list) or len(entry.lower) != 4 or any(b is None for b in boxes):
+            four_d = all(isinstance(v, list) and len(v) == 4 for v in (entry.lower, entry.upper))
+            if not four_d or any(b is None for b in boxes):
                 continue  # channel bounds or 3-D boxes: no frame to compare in
             lower = [min(b[0][d] for b in boxes if b) for d in range(4)]
             upper = [max(b[1][d] for b in boxes if b) for d in range(4)]

@@ -131,3 +131,11 @@ def test_every_raw_file_analyzes_with_positions() -> None:
         }
         summary = summarize(a)
         assert summary.makespan["dependency"] is not None
+
+
+def test_trace_tracks_name_the_mesh_position() -> None:
+    from irtools.analysis.trace import chrome_trace
+
+    events = chrome_trace(analyze(R4X4))["traceEvents"]
+    names = [e["args"]["name"] for e in events if e["name"] == "thread_name"]
+    assert len(names) == 16 and names[:2] == ["core 1 (0,0)", "core 2 (1,0)"] and names[-1] == "core 22 (3,3)"

@@ -67,6 +67,8 @@ def _mutants(doc: dict[str, Any]) -> list[tuple[str, dict[str, Any], bool]]:
     mutant("block as a boolean", False, lambda d: d["1"][0]["buffer"][0].update(block=True))
     mutant("max_workload_id missing", False, lambda d: d["1"][0]["ifmap"].pop("max_workload_id"))
     mutant("3 coordinates in an ifmap", False, lambda d: d["1"][0]["ifmap"].update(lower=[0, 0, 0]))
+    # A 3-D box is a weight taken from an ofmap (BERT); a source or an fmap always has 4 coordinates.
+    mutant("3 coordinates in a source", False, lambda d: d["1"][1]["buffer"][1]["source"][0].update(upper=[0, 1, 2]))
     mutant("destination without id", False, lambda d: d["-1"]["out"][0]["destination"][0].pop("id"))
     mutant("no layer_type (Transpose)", True, lambda d: d["1"][0].pop("layer_type"))
     mutant("no ofmap", True, lambda d: d["1"][0].pop("ofmap"))

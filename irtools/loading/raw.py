@@ -91,21 +91,28 @@ def skipped_note() -> str:
 # --- detection --------------------------------------------------------------------------------------------
 
 
-def core_dialect(workloads: Any) -> str | None:
-    """RAW or DOCUMENTED from a core's workloads (`ifmap` an object or a list; `block` without `address`)."""
-    for wl in workloads if isinstance(workloads, list) else ():
+def core_dialect(workloads: Any, sample: int = 8) -> str | None:
+    """RAW or DOCUMENTED by a majority of a core's first workloads, None when they show nothing.
+
+    A workload votes raw for an `ifmap` object or buffer entries with `block` and no `address`, and
+    documented for an `ifmap` list or entries with `address` and no `block`: one damaged workload of a
+    documented file does not turn the whole file into the other dialect.
+    """
+    votes = {RAW: 0, DOCUMENTED: 0}
+    for wl in workloads[:sample] if isinstance(workloads, list) else ():
         if not isinstance(wl, dict):
             continue
         ifmap = wl.get("ifmap")
-        if isinstance(ifmap, dict):
-            return RAW
-        if isinstance(ifmap, list):
-            return DOCUMENTED
+        if isinstance(ifmap, dict | list):
+            votes[RAW if isinstance(ifmap, dict) else DOCUMENTED] += 1
         buffer = wl.get("buffer")
         for b in buffer if isinstance(buffer, list) else ():
             if isinstance(b, dict) and ("block" in b) != ("address" in b):
-                return RAW if "block" in b else DOCUMENTED
-    return None
+                votes[RAW if "block" in b else DOCUMENTED] += 1
+                break
+    if votes[RAW] == votes[DOCUMENTED]:
+        return None
+    return RAW if votes[RAW] > votes[DOCUMENTED] else DOCUMENTED
 
 
 def dram_dialect(section: Any) -> str | None:

@@ -68,7 +68,11 @@ def _mutants(doc: dict[str, Any]) -> list[tuple[str, dict[str, Any], bool]]:
     mutant("max_workload_id missing", False, lambda d: d["1"][0]["ifmap"].pop("max_workload_id"))
     mutant("3 coordinates in an ifmap", False, lambda d: d["1"][0]["ifmap"].update(lower=[0, 0, 0]))
     # A 3-D box is a weight taken from an ofmap (BERT); a source or an fmap always has 4 coordinates.
-    mutant("3 coordinates in a source", False, lambda d: d["1"][1]["buffer"][1]["source"][0].update(upper=[0, 1, 2]))
+    mutant(
+        "3 coordinates in a source",
+        False,
+        lambda d: d["1"][1]["buffer"][1]["source"][0].update(upper=[0, 1, 2]),
+    )
     mutant("destination without id", False, lambda d: d["-1"]["out"][0]["destination"][0].pop("id"))
     mutant("no layer_type (Transpose)", True, lambda d: d["1"][0].pop("layer_type"))
     mutant("no ofmap", True, lambda d: d["1"][0].pop("ofmap"))
@@ -149,3 +153,16 @@ def test_core_numbering() -> None:
     )
     assert position(4, MESH, 2) is None  # column xlen+1 holds a DRAM port, not a core
     assert core_label(5, MESH, 2) == "5 (0,1)"
+
+
+def test_one_damaged_workload_does_not_change_the_dialect(resnet: dict[str, Any]) -> None:
+    from irtools.loading.raw import core_dialect
+
+    documented = json.loads(
+        (ROOT / "sample_ir" / "valid" / "mesh2x2_conv_b1_c4_bw16_stschedule.json").read_bytes()
+    )
+    core = documented["0"] * 3
+    core[0] = {**core[0], "ifmap": {"lower": [0, 0, 0, 0]}}  # damaged into the raw shape
+    assert core_dialect(core) == "documented"
+    assert core_dialect(resnet["1"]) == RAW
+    assert core_dialect([]) is None

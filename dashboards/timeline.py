@@ -130,7 +130,7 @@ def timeline_figure(
 def core_labels(timeline: pd.DataFrame) -> dict[int, str]:
     """Row labels: `core 5 (0,1)` when the ids are Gemini's mesh ids, `core 5` when the id is the row-major position."""
     cores = sorted(timeline["core_id"].unique())
-    if "core_x" not in timeline or timeline["core_x"].isna().any():
+    if "core_x" not in timeline or timeline.empty or timeline["core_x"].isna().any():
         return {c: f"core {c}" for c in cores}
     places = timeline.drop_duplicates("core_id").set_index("core_id")[["core_x", "core_y"]]
     width = int(places["core_x"].max()) + 1

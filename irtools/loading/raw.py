@@ -9,6 +9,7 @@ element: an fmap's size is 8 x its volume), are held in bytes as in the document
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from collections.abc import Iterable, Iterator
@@ -232,11 +233,19 @@ def _part(adapter: TypeAdapter[dict[str, Any]], key: str, value: Any, schema: Sc
 # --- the documented view ----------------------------------------------------------------------------------
 
 
+@functools.cache
+def _slots(cls: type) -> tuple[tuple[Any, str], ...]:
+    """(slot setter, field name) of every field of a slotted record class."""
+    names = tuple(cls.__dataclass_fields__)  # type: ignore[attr-defined]
+    return tuple((getattr(cls, name).__set__, name) for name in names)
+
+
 def _record(cls: type, **values: Any) -> Any:
     """A record of the documented models holding `values` as given, unvalidated: None where the dialect has nothing."""
     obj: Any = object.__new__(cls)
-    for name in cls.__dataclass_fields__:  # type: ignore[attr-defined]
-        object.__setattr__(obj, name, values.get(name))
+    get = values.get
+    for setter, name in _slots(cls):
+        setter(obj, get(name))
     return obj
 
 

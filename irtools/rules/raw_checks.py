@@ -8,7 +8,7 @@ from typing import Any
 from irtools import pointer as jp
 from irtools.findings import Finding
 from irtools.loading.index import IRIndex
-from irtools.model.raw import RawIR, RawSource, RawWorkload, flat_ids
+from irtools.model.raw import RawBufferEntry, RawIR, RawSource, RawWorkload, flat_ids
 from irtools.rules.context import CheckContext, id_list
 
 
@@ -82,11 +82,29 @@ def max_workload_causality(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
 
 def _consumer_box(source: RawSource) -> tuple[list[int], list[int]] | None:
     """A source's box in the consumer's frame: its `channel` range replaces C (concatenations)."""
-    if not isinstance(source.lower, list) or not isinstance(source.upper, list):
+    lower, upper = source.lower, source.upper
+    if not isinstance(lower, list) or not isinstance(upper, list):
         return None
-    lower, upper = list(source.lower), list(source.upper)
-    if source.channel is not None:
-        lower[1], upper[1] = source.channel
+    if source.channel is None:
+        return lower, upper
+    return [lower[0], source.channel[0], *lower[2:]], [upper[0], source.channel[1], *upper[2:]]
+
+
+def _bounding_box(entry: RawBufferEntry) -> tuple[list[int], list[int]] | None:
+    """The sources' bounding box in the consumer's frame; None for channel bounds and 3-D boxes."""
+    assert entry.source
+    if not (isinstance(entry.lower, list) and len(entry.lower) == 4 and isinstance(entry.upper, list)):
+        return None
+    if len(entry.source) == 1:
+        return _consumer_box(entry.source[0])
+    boxes = []
+    for s in entry.source:
+        box = _consumer_box(s)
+        if box is None:
+            return None
+        boxes.append(box)
+    lower = [min(b[0][d] for b in boxes) for d in range(4)]
+    upper = [max(b[1][d] for b in boxes) for d in range(4)]
     return lower, upper
 
 
@@ -101,40 +119,28 @@ def raw_source_union(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
         for i, entry in enumerate(wl.buffer):
             if entry.type == "ofmap":
                 continue
-            ptr = jp.extend(pointer, "buffer", i)
-            loc: dict[str, Any] = {"core_id": core_id, "workload_id": wl.workload_id}
+            problems = []
             if not entry.source:
-                yield ctx.finding(
-                    "GIR305",
+                problems.append(
                     f"{entry.type} entry of layer {entry.layer!r} has no source and no transfer id: "
-                    f"nothing brings {entry.lower}..{entry.upper}",
-                    ptr,
-                    **loc,
+                    f"nothing brings {entry.lower}..{entry.upper}"
                 )
-                continue
-            ids = sorted({s.transfer_id for s in entry.source})
-            own = sorted(set(flat_ids(entry.transfer_id)))
-            if own != ids:
-                yield ctx.finding(
-                    "GIR305",
-                    f"transfer_id [{id_list(own, ', ')}] differs from the sources' ids [{id_list(ids, ', ')}]",
-                    ptr,
-                    **loc,
-                )
-            boxes = [_consumer_box(s) for s in entry.source]
-            four_d = all(isinstance(v, list) and len(v) == 4 for v in (entry.lower, entry.upper))
-            if not four_d or any(b is None for b in boxes):
-                continue  # channel bounds or 3-D boxes: no frame to compare in
-            lower = [min(b[0][d] for b in boxes if b) for d in range(4)]
-            upper = [max(b[1][d] for b in boxes if b) for d in range(4)]
-            if (lower, upper) != (entry.lower, entry.upper):
-                yield ctx.finding(
-                    "GIR305",
-                    f"range {entry.lower}..{entry.upper} differs from the sources' bounding box {lower}..{upper} "
-                    "(channels placed by `channel`)",
-                    ptr,
-                    **loc,
-                )
+            else:
+                ids = sorted({s.transfer_id for s in entry.source})
+                own = sorted(set(flat_ids(entry.transfer_id)))
+                if own != ids:
+                    problems.append(
+                        f"transfer_id [{id_list(own, ', ')}] differs from the sources' ids [{id_list(ids, ', ')}]"
+                    )
+                box = _bounding_box(entry)
+                if box is not None and box != (entry.lower, entry.upper):
+                    problems.append(
+                        f"range {entry.lower}..{entry.upper} differs from the sources' bounding box "
+                        f"{box[0]}..{box[1]} (channels placed by `channel`)"
+                    )
+            for message in problems:  # the pointer is built only for a finding: most entries have none
+                ptr = jp.extend(pointer, "buffer", i)
+                yield ctx.finding("GIR305", message, ptr, core_id=core_id, workload_id=wl.workload_id)
 
 
 def raw_snapshot_continuity(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:

@@ -1,9 +1,11 @@
 """Validate, analyze and dashboard-figure time and memory, as ratios to a raw JSON parse, on large IRs.
 
-Run: python benchmarks/bench_scale.py [--sizes 1,10,100] [--source synth|tiled]
+Run: python benchmarks/bench_scale.py [--sizes 1,10,100] [--source synth|tiled] [--dialect raw]
 
 The IRs come from `irtools synth` (about 1, 10 and 100 MB on 4, 16 and 64 cores) or, with
---source tiled, from the real ResNet-50 schedule copied over the cores.
+--source tiled, from the real ResNet-50 schedule copied over the cores. With --dialect raw, the
+same synth settings are written in Gemini's IR before address allocation (about a quarter of the
+bytes: no addresses, tiles or WL0).
 `figures` is the time to build the dashboard's first view (timeline, core 0's L2 and WL0 maps)
 from the analysis tables, and the JSON payload it sends to the browser.
 
@@ -94,9 +96,9 @@ SYNTH = {
 """`irtools synth` settings giving about 1, 10 and 100 MB with 4, 16 and 64 cores."""
 
 
-def write_synth(path: Path, size: int) -> tuple[int, int]:
-    """Write the synth IR of about `size` MB to `path`; returns its bytes and cores."""
-    cmd = [sys.executable, "-m", "irtools", "synth", "-o", str(path), *SYNTH[size]]
+def write_synth(path: Path, size: int, dialect: str = "documented") -> tuple[int, int]:
+    """Write the synth IR of about `size` MB (documented dialect) to `path`; returns its bytes and cores."""
+    cmd = [sys.executable, "-m", "irtools", "synth", "-o", str(path), *SYNTH[size], "--dialect", dialect]
     subprocess.run(cmd, check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
     mesh = SYNTH[size][1].split("x")
     return path.stat().st_size, int(mesh[0]) * int(mesh[1])
@@ -121,6 +123,12 @@ def main() -> int:
         default="synth",
         help="synth: `irtools synth` IRs (default); tiled: the real ResNet-50 schedule copied over cores",
     )
+    parser.add_argument(
+        "--dialect",
+        choices=("documented", "raw"),
+        default="documented",
+        help="raw: synth files in Gemini's IR before address allocation (irtools synth --dialect raw)",
+    )
     args = parser.parse_args()
     if args.source == "tiled" and not SOURCE.exists():
         print(f"needs {SOURCE}", file=sys.stderr)
@@ -137,7 +145,7 @@ def main() -> int:
         for size in sizes:
             path = Path(tmp) / f"{args.source}_{size}MB.json"
             nbytes, cores = (
-                write_synth(path, size)
+                write_synth(path, size, args.dialect)
                 if args.source == "synth"
                 else _tiled(path, size, {1: 4, 10: 16, 100: 64}[size])
             )

@@ -69,7 +69,7 @@ def register(app: Dash, store: FileStore) -> None:
         except (AccessError, AnalysisError, OSError) as exc:
             return f"⚠ {exc}", [], reset_layers, [], None, reset_transfer
         layers = e.analysis.layers["layer_name"].tolist()
-        cores = [{"label": f"core {c}", "value": c} for c in e.analysis.index.cores]
+        cores = [{"label": e.analysis.core_label(c), "value": c} for c in e.analysis.index.cores]
         first_core = cores[0]["value"] if cores else None
         return (
             summarize(e.analysis).render().rstrip(),

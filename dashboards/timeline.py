@@ -46,10 +46,12 @@ def timeline_figure(
     thousands of SVG bars take the browser seconds to draw. In the dashboard (`zoomable`),
     zooming in brings the bars back; a static figure says where to see them.
     """
+    if timeline["layer_type"].isna().any():  # Gemini writes no layer_type for Transpose layers
+        timeline = timeline.assign(layer_type=timeline["layer_type"].fillna("(none)"))
     rows = timeline[(timeline["model"] == model)]
     placed = rows[rows["start"].notna()]
     cores = sorted(timeline["core_id"].unique())
-    labels = {c: f"core {c}" for c in cores}
+    labels = core_labels(timeline)
     if rows.empty:
         return empty_figure("no workloads")
     fig = go.Figure()
@@ -123,6 +125,18 @@ def timeline_figure(
     if window is not None:
         fig.update_xaxes(range=list(window))
     return finish_layout(fig, title, max(260, 60 + 34 * len(cores)))
+
+
+def core_labels(timeline: pd.DataFrame) -> dict[int, str]:
+    """Row labels: `core 5 (0,1)` when the ids are Gemini's mesh ids, `core 5` when the id is the row-major position."""
+    cores = sorted(timeline["core_id"].unique())
+    if "core_x" not in timeline or timeline.empty or timeline["core_x"].isna().any():
+        return {c: f"core {c}" for c in cores}
+    places = timeline.drop_duplicates("core_id").set_index("core_id")[["core_x", "core_y"]]
+    width = int(places["core_x"].max()) + 1
+    if all(c == int(places.at[c, "core_y"]) * width + int(places.at[c, "core_x"]) for c in cores):
+        return {c: f"core {c}" for c in cores}
+    return {c: f"core {c} ({int(places.at[c, 'core_x'])},{int(places.at[c, 'core_y'])})" for c in cores}
 
 
 def aggregated(timeline: pd.DataFrame, model: str) -> bool:

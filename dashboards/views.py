@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from dashboards.figures import Focus, occupancy_figure
+from dashboards.blocks import blocks_figure
+from dashboards.figures import Focus, empty_figure, occupancy_figure
 from dashboards.timeline import timeline_figure
 from irtools.analysis import Analysis
 
@@ -12,6 +13,11 @@ from irtools.analysis import Analysis
 def core_maps(analysis: Analysis, core_id: int, focus: Focus | None = None) -> tuple[go.Figure, go.Figure]:
     """The L2 and WL0 occupancy maps of one core, with its ring regions (as the dashboard shows them)."""
     a = analysis
+    if a.loaded.raw is not None:  # no addresses to draw rectangles with: blocks held over time
+        blocks = blocks_figure(
+            a.l2_blocks, core_id=core_id, core_label=a.core_label(core_id), capacity_kib=a.l2_capacity_kib
+        )
+        return blocks, empty_figure("no WL0 snapshot in this file (Gemini's IR before address allocation)")
     regions = a.l2_regions[a.l2_regions["core_id"] == core_id][["region_start", "region_end"]]
     bounds = sorted(set(zip(regions["region_start"].tolist(), regions["region_end"].tolist())))
     l2 = occupancy_figure(

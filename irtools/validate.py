@@ -10,6 +10,7 @@ from irtools.findings import FileReport, Finding, Report, Severity
 from irtools.loading.discover import discover
 from irtools.loading.index import IRIndex
 from irtools.loading.load import LoadedIR, load_ir
+from irtools.loading.raw import ADDRESS_RULES, RAW
 from irtools.loading.reader import gc_paused
 from irtools.rules import RULES
 from irtools.rules.context import CheckContext, CheckOptions
@@ -28,10 +29,12 @@ def check_loaded(
         return findings
     index = index or IRIndex(loaded)
     ctx = CheckContext(options or CheckOptions())
+    # The raw dialect has no addresses, ring regions or WL0: the loader said once which rules that skips.
+    skip = ADDRESS_RULES if loaded.dialect == RAW else {}
     # The checks allocate no cycles; with millions of live model objects, collector passes dominate.
     with gc_paused():
         for entry in RULES.values():
-            if entry.check is None:
+            if entry.check is None or entry.code in skip:
                 continue
             try:
                 findings.extend(map(loaded.to_file, entry.check(index, ctx)))

@@ -8,15 +8,17 @@ from functools import cached_property
 
 import pandas as pd
 
+from irtools.analysis.blocks import KIB, add_positions, l2_blocks_table, l2_capacity_kib
 from irtools.analysis.buffers import l2_tables, wl0_tables
 from irtools.analysis.layers import layers_table
 from irtools.analysis.schedule_tables import core_transfers_table, cores_table, timeline_table
-from irtools.analysis.tables import TABLES
+from irtools.analysis.tables import L2_OCCUPANCY, L2_REGIONS, TABLES, TENSORS
 from irtools.analysis.timeline import Schedule, schedules
 from irtools.analysis.traffic import dram_traffic, dram_transfers
 from irtools.errors import AnalysisError
 from irtools.loading.index import IRIndex, workload_inputs
 from irtools.loading.load import LoadedIR, load_ir
+from irtools.loading.mesh import MESH, core_label
 from irtools.loading.reader import gc_paused
 
 
@@ -24,6 +26,8 @@ from irtools.loading.reader import gc_paused
 class AnalysisOptions:
     wl0_size: int | None = None
     """WL0 capacity in bytes; enables free space in wl0_occupancy."""
+    l2_size: int | None = None
+    """L2 size in bytes for files that do not record it (the raw dialect); l2_blocks' capacity."""
 
 
 class Analysis:
@@ -65,7 +69,14 @@ class Analysis:
 
     @cached_property
     def timeline(self) -> pd.DataFrame:
-        return timeline_table(self.index, self.schedules)
+        # With the mesh position already: the dashboard's rows name cores by it.
+        return add_positions(timeline_table(self.index, self.schedules), self.index)
+
+    def core_label(self, core_id: int) -> str:
+        """`core 5 (0,1)` when the file numbers cores by mesh id, else `core 5` (the id is the position)."""
+        if self.index.numbering == MESH:
+            return f"core {core_label(core_id, MESH, self.index.ir.xlen)}"
+        return f"core {core_id}"
 
     @cached_property
     def core_transfers(self) -> pd.DataFrame:
@@ -77,7 +88,22 @@ class Analysis:
 
     @cached_property
     def _l2(self) -> dict[str, pd.DataFrame]:
+        if self.loaded.raw is not None:  # no addresses: l2_blocks is this dialect's occupancy
+            return {
+                "tensors": TENSORS.empty(),
+                "l2_occupancy": L2_OCCUPANCY.empty(),
+                "l2_regions": L2_REGIONS.empty(),
+            }
         return l2_tables(self.index)
+
+    @cached_property
+    def l2_blocks(self) -> pd.DataFrame:
+        return l2_blocks_table(self.index, self.options.l2_size)
+
+    @property
+    def l2_capacity_kib(self) -> int | None:
+        """The L2 size in KiB (buffersize, or the l2_size option); None when unknown."""
+        return l2_capacity_kib(self.index, self.options.l2_size)
 
     @property
     def tensors(self) -> pd.DataFrame:
@@ -113,7 +139,11 @@ class Analysis:
 
     @cached_property
     def layers(self) -> pd.DataFrame:
-        return layers_table(self.timeline, self.dram_traffic, self.l2_occupancy, self.buffersize)
+        if self.loaded.raw is None:
+            return layers_table(self.timeline, self.dram_traffic, self.l2_occupancy, self.buffersize)
+        held = self.l2_blocks.assign(total_bytes=self.l2_blocks["held_kib"] * KIB)
+        capacity = self.l2_capacity_kib
+        return layers_table(self.timeline, self.dram_traffic, held, capacity * KIB if capacity else None)
 
     def position_of(self, core_id: int, workload_id: int) -> int | None:
         """Position of the workload with this id on the core, if there is one."""
@@ -140,7 +170,7 @@ class Analysis:
             raise KeyError(f"unknown table {name!r}; tables: {', '.join(TABLES)}")
         # The loaded IR holds millions of objects; collector passes over them would dominate.
         with gc_paused():
-            frame: pd.DataFrame = getattr(self, name)
+            frame: pd.DataFrame = add_positions(getattr(self, name), self.index)
         return frame
 
     def tables(self) -> dict[str, pd.DataFrame]:

@@ -6,7 +6,10 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from irtools.analysis.analysis import Analysis
+from irtools.analysis.blocks import KIB
 from irtools.analysis.timeline import MODELS
+from irtools.loading.mesh import LINEAR, MESH, core_label
+from irtools.loading.raw import RAW
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,17 +31,28 @@ class Summary:
     dram_read_weight: int = 0
     dram_read_fmap: int = 0
     dram_write: int = 0
+    dialect: str = "documented"
+    """"documented", or "raw" (Gemini's IR before address allocation: peak_l2 counts 1 KiB blocks)."""
+    core_labels: dict[int, str] = field(default_factory=dict)
+    """Core -> "id (x,y)", its mesh position under the file's numbering."""
+    numbering: str = LINEAR
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["peak_l2"] = {str(k): v for k, v in self.peak_l2.items()}
         data["peak_wl0"] = {str(k): v for k, v in self.peak_wl0.items()}
+        data["core_labels"] = {str(k): v for k, v in self.core_labels.items()}
         return data
 
     def render(self) -> str:
         """Human-readable lines for the terminal."""
         size = _size(self.buffersize) if self.buffersize else "size unknown"
         lines = [f"{self.path}: {self.cores} cores, {self.workloads} workloads, L2 {size}"]
+        if self.dialect == RAW:
+            lines.append("  raw dialect (before address allocation): L2 held in 1 KiB blocks, no addresses")
+        if self.numbering == MESH:
+            cores = ", ".join(self.core_labels[c] for c in sorted(self.core_labels))
+            lines.append(f"  cores by mesh position y*(xlen+2)+x+1: {cores}")
         for model in MODELS:
             value = self.makespan[model]
             text = (
@@ -79,7 +93,15 @@ def _size(n: int) -> str:
 
 def summarize(analysis: Analysis) -> Summary:
     """The headline numbers; reads the timeline, occupancy and traffic tables."""
-    l2 = analysis.l2_occupancy.groupby("core_id")["total_bytes"].max()
+    raw = analysis.loaded.raw is not None
+    if raw:
+        l2 = analysis.l2_blocks.groupby("core_id")["held_kib"].max() * KIB
+        capacity = analysis.l2_capacity_kib
+        buffersize = capacity * KIB if capacity else None
+    else:
+        l2 = analysis.l2_occupancy.groupby("core_id")["total_bytes"].max()
+        buffersize = analysis.buffersize
+    index = analysis.index
     wl0 = analysis.wl0_occupancy.groupby("core_id")["total_bytes"].max()
     traffic = analysis.dram_traffic
     dependency = analysis.schedules["dependency"]
@@ -87,7 +109,7 @@ def summarize(analysis: Analysis) -> Summary:
         path=analysis.path,
         cores=len(analysis.index.cores),
         workloads=len(dependency.nodes),
-        buffersize=analysis.buffersize,
+        buffersize=buffersize,
         makespan={model: analysis.makespan(model) for model in MODELS},
         unscheduled=sum(1 for s in dependency.start if s is None),
         incomplete=len(analysis.index.incomplete),
@@ -96,4 +118,7 @@ def summarize(analysis: Analysis) -> Summary:
         dram_read_weight=int(traffic["read_weight_bytes"].sum()),
         dram_read_fmap=int(traffic["read_fmap_bytes"].sum()),
         dram_write=int(traffic["write_bytes"].sum()),
+        dialect=RAW if raw else "documented",
+        core_labels={c: core_label(c, index.numbering, index.ir.xlen) for c in index.cores},
+        numbering=index.numbering,
     )

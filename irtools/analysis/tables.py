@@ -285,8 +285,58 @@ LAYERS = TableSpec(
     ),
 )
 
+L2_BLOCKS = TableSpec(
+    "l2_blocks",
+    "One row per L2 snapshot (core, workload): 1 KiB blocks held before the workload starts, by "
+    "tensor type, against the core's L2 size when known. The measure the scheduler allocates with "
+    "before addresses exist: the raw dialect's `block` counts; in documented files each entry's "
+    "size rounded up to whole KiB. An input held ahead for the next workload counts in both snapshots.",
+    (
+        *_OCCUPANCY_KEY,
+        _c("tensors", "int64", "", "Number of buffer entries in the snapshot."),
+        _c("ifmap_kib", "int64", "KiB", "Blocks held by ifmap entries."),
+        _c("weight_kib", "int64", "KiB", "Blocks held by weight entries."),
+        _c("ofmap_kib", "int64", "KiB", "Blocks held by ofmap entries."),
+        _c("held_kib", "int64", "KiB", "All blocks held (= ifmap + weight + ofmap)."),
+        _c(
+            "l2_kib",
+            "Int64",
+            "KiB",
+            "The core's L2 size: buffersize, or --l2-size for the raw dialect; empty when unknown.",
+        ),
+        _c("fraction", "float64", "fraction", "held_kib / l2_kib; empty when the L2 size is unknown."),
+    ),
+)
+
+POSITION_COLUMNS = {
+    "core_id": ("core_x", "core_y"),
+    "src_core": ("src_x", "src_y"),
+    "dst_core": ("dst_x", "dst_y"),
+}
+"""Columns naming a core, and the mesh-position columns shown beside each."""
+
+
+def with_positions(spec: TableSpec) -> TableSpec:
+    """`spec` with the core's mesh position (x, y) after every column naming a core."""
+    columns: list[Column] = []
+    for column in spec.columns:
+        columns.append(column)
+        for axis, name in zip("xy", POSITION_COLUMNS.get(column.name, ()), strict=False):
+            what = "column" if axis == "x" else "row"
+            columns.append(
+                _c(
+                    name,
+                    "Int64",
+                    "",
+                    f"Mesh {what} ({axis}) of {column.name}, under the file's numbering: "
+                    "0..xlen*ylen-1 row by row, or Gemini's mesh ids y*(xlen+2)+x+1; empty when unknown.",
+                )
+            )
+    return TableSpec(spec.name, spec.doc, tuple(columns))
+
+
 TABLES: dict[str, TableSpec] = {
-    t.name: t
+    t.name: with_positions(t)
     for t in (
         TIMELINE,
         CORES,
@@ -294,6 +344,7 @@ TABLES: dict[str, TableSpec] = {
         TENSORS,
         L2_OCCUPANCY,
         L2_REGIONS,
+        L2_BLOCKS,
         WL0_TENSORS,
         WL0_OCCUPANCY,
         DRAM_TRANSFERS,

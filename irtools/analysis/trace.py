@@ -30,7 +30,7 @@ def chrome_trace(
                 "ph": "M",
                 "pid": pid,
                 "tid": core_id,
-                "args": {"name": f"core {core_id}"},
+                "args": {"name": analysis.core_label(core_id)},
             }
         )
         events.append(

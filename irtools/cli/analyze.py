@@ -46,6 +46,12 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         metavar="BYTES",
         help="WL0 capacity; adds free space to wl0_occupancy",
     )
+    ana.add_argument(
+        "--l2-size",
+        type=positive_int,
+        metavar="BYTES",
+        help="L2 size for files that do not record it (the raw dialect); l2_blocks' capacity",
+    )
     ana.add_argument("--json", action="store_true", help="print the summary as JSON")
     add_trace_argument(ana)
     add_max_mb(ana)
@@ -94,12 +100,12 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     tab.add_argument("--markdown", action="store_true", help="the catalogue as Markdown (docs/tables.md)")
 
 
-def _analysis(path: str, limit: int, wl0_size: int | None = None) -> Analysis:
+def _analysis(path: str, limit: int, wl0_size: int | None = None, l2_size: int | None = None) -> Analysis:
     from irtools.analysis import AnalysisOptions, analyze
 
     if show_progress():
         sys.stderr.write(f"loading {path}\n")
-    analysis = analyze(path, AnalysisOptions(wl0_size=wl0_size), max_bytes=limit)
+    analysis = analyze(path, AnalysisOptions(wl0_size=wl0_size, l2_size=l2_size), max_bytes=limit)
     errors = [f for f in analysis.loaded.findings if f.severity is Severity.ERROR]
     if errors:
         print(
@@ -122,7 +128,7 @@ def run_analyze(args: argparse.Namespace) -> int:
 
     if args.format == "parquet" and not parquet_available():
         raise UsageError("--format parquet needs pyarrow (pip install pyarrow)")
-    analysis = _analysis(args.path, max_bytes(args), args.wl0_size)
+    analysis = _analysis(args.path, max_bytes(args), args.wl0_size, args.l2_size)
     measured = load_measured(analysis, args.trace) if args.trace else None
     tables = analysis.tables() | (measured.tables() if measured else {})
     written = write_tables(tables, args.out, args.format, _note_writing if show_progress() else None)

@@ -83,6 +83,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     sch = sub.add_parser("schema", help="print the JSON Schema (Draft 2020-12) of the Scheduler IR")
     sch.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
+    sch.add_argument(
+        "--dialect",
+        choices=("documented", "raw"),
+        default="documented",
+        help="raw: the Gemini scheduler's own IR before address allocation",
+    )
 
     rul = sub.add_parser("rules", help="list the rules, or show one rule's documentation")
     rul.add_argument("code", nargs="?", help="a rule code, e.g. GIR302")
@@ -130,9 +136,10 @@ def run_validate(args: argparse.Namespace) -> int:
 
 def run_schema(args: argparse.Namespace) -> int:
     """`irtools schema`."""
+    from irtools.model.raw_schema import raw_schema_text
     from irtools.model.schema import schema_text
 
-    _emit(schema_text(), args.output)
+    _emit(raw_schema_text() if args.dialect == "raw" else schema_text(), args.output)
     return EXIT_OK
 
 

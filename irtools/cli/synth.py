@@ -112,6 +112,15 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         help="comma-separated rule codes (GIR201,GIR302): one defect each, see below",
     )
     syn.add_argument(
+        "--dialect",
+        choices=("documented", "raw"),
+        default="documented",
+        help=(
+            "raw: the Gemini scheduler's own IR before address allocation (mesh-id cores, block counts, "
+            "no addresses), from the same generator and seed; --inject takes GIR201, GIR203, GIR204, GIR502"
+        ),
+    )
+    syn.add_argument(
         "--indent",
         type=positive_int,
         metavar="N",
@@ -130,7 +139,14 @@ def run_synth(args: argparse.Namespace) -> int:
     result = synthesize(options)
     document = result.document
     injection = None
-    if codes:
+    if args.dialect == "raw":
+        from irtools.synth.raw import inject_raw, to_raw
+
+        document = to_raw(document)
+        if codes:
+            injection = inject_raw(document, codes, args.seed)
+            document = injection.document
+    elif codes:
         injection = inject(document, codes, args.seed)
         document = injection.document
     size = write_ir(args.output, document, args.indent)
@@ -144,10 +160,15 @@ def run_synth(args: argparse.Namespace) -> int:
         f"  network: {s.scale}; transfers: {s.core_transfers:,} to cores ({s.cross_core_transfers:,} cross-core), "
         f"{s.dram_out:,} DRAM out, {s.dram_in:,} DRAM in"
     )
-    print(
-        f"  L2: {s.l2_tensors:,} tensors in {args.ring_regions} ring region(s), {s.wrapped_tensors:,} wrapping around "
-        f"their region's end, {s.reused_tensors:,} ifmaps read in place; WL0: {s.wl0_entries:,} entries"
-    )
+    if args.dialect == "raw":
+        print(
+            "  raw dialect: cores keyed by Gemini's mesh ids, L2 as 1 KiB block counts, no addresses or WL0"
+        )
+    else:
+        print(
+            f"  L2: {s.l2_tensors:,} tensors in {args.ring_regions} ring region(s), {s.wrapped_tensors:,} wrapping "
+            f"around their region's end, {s.reused_tensors:,} ifmaps read in place; WL0: {s.wl0_entries:,} entries"
+        )
     if injection is not None:
         written = write_expected(args.output, injection.findings, injection.options)
         print(
@@ -163,7 +184,7 @@ def run_synth(args: argparse.Namespace) -> int:
             f"irtools synth: note: {sidecar(args.output)} is from an earlier run with --inject",
             file=sys.stderr,
         )
-    if args.ring_regions > 1:
+    if args.ring_regions > 1 and args.dialect != "raw":
         print(
             "  note: with 2+ ring regions, `irtools validate` reports one GIR303 info finding (the [start, end) reading)"
         )

@@ -17,6 +17,7 @@ def wait_graph(ir: IRIndex) -> tuple[list[WorkloadRef], list[list[int]]]:
     nodes = list(ir.workloads())
     number = {id(ref): n for n, ref in enumerate(nodes)}
     edges: list[list[int]] = [[] for _ in nodes]
+    read_back = dram_waits(ir) if ir.loaded.raw is not None else {}
     for refs in ir.cores.values():
         for a, b in itertools.pairwise(refs):
             edges[number[id(a)]].append(number[id(b)])
@@ -25,6 +26,9 @@ def wait_graph(ir: IRIndex) -> tuple[list[WorkloadRef], list[list[int]]]:
             producer = ir.ofmap_producer.get(tid)
             if producer is not None and producer.core_id != ref.core_id:
                 edges[number[id(producer)]].append(number[id(ref)])
+        for producer in read_back.get(id(ref), ()):
+            if producer is not ref:
+                edges[number[id(producer)]].append(number[id(ref)])
         for o in ref.workload.ofmap:
             for d in o.destination:
                 if isinstance(d, CoreDestination) and d.core_id != ref.core_id:
@@ -32,6 +36,32 @@ def wait_graph(ir: IRIndex) -> tuple[list[WorkloadRef], list[list[int]]]:
                     if target is not None:
                         edges[number[id(ref)]].append(number[id(target)])
     return nodes, edges
+
+
+def dram_waits(ir: IRIndex) -> dict[int, list[WorkloadRef]]:
+    """id(consumer) -> the workloads whose DRAM `in` writes it reads back through a DRAM `out` entry.
+
+    Used for the raw dialect, whose `max_workload_id` says that a workload waits for those writers
+    (the latest of them); the documented format's waits stay core-to-core only.
+    """
+    writers: dict[int, WorkloadRef] = {}
+    for entry in ir.ir.dram.in_:
+        ref = ir.by_id.get((entry.core_id, entry.workload_id))
+        if ref is not None:
+            writers[entry.transfer_id] = ref
+    read_from: dict[int, list[WorkloadRef]] = {}
+    for out in ir.ir.dram.out:
+        found = [writers[t] for t in out.related_ifmap if t in writers]
+        if found:
+            read_from[out.transfer_id] = found
+    waits: dict[int, list[WorkloadRef]] = {}
+    if not read_from:
+        return waits
+    for ref in ir.workloads():
+        producers = {id(p): p for t in workload_inputs(ref.workload) for p in read_from.get(t, ())}
+        if producers:
+            waits[id(ref)] = list(producers.values())
+    return waits
 
 
 def find_cycles(count: int, edges: list[list[int]]) -> list[list[int]]:

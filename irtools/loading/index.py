@@ -8,6 +8,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from irtools import pointer as jp
+from irtools.loading.mesh import numbering, position
 from irtools.model import DramIn, DramOut, SchedulerIR, Workload
 
 if TYPE_CHECKING:
@@ -59,6 +60,15 @@ class IRIndex:
             for key, workloads in sorted(self.ir.cores.items(), key=lambda kv: int(kv[0]))
         }
         self._uses: dict[int, set[int]] = {}
+
+    @cached_property
+    def numbering(self) -> str:
+        """How the file numbers its cores: mesh.LINEAR (0..N-1) or mesh.MESH (Gemini's y*(xlen+2)+x+1)."""
+        return numbering(self.cores, self.ir.xlen, self.ir.ylen)
+
+    def core_position(self, core_id: int) -> tuple[int, int] | None:
+        """(x, y) of a core on the mesh, under the file's numbering."""
+        return position(core_id, self.numbering, self.ir.xlen)
 
     @property
     def buffersize(self) -> int | None:

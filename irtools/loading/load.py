@@ -16,6 +16,8 @@ from pydantic import TypeAdapter, ValidationError
 from irtools import pointer as jp
 from irtools.findings import Finding, Severity
 from irtools.limits import size_problem
+from irtools.loading.raw import RAW, sniff, validate_raw_members
+from irtools.loading.raw import file_pointer as raw_file_pointer
 from irtools.loading.reader import StreamError, gc_paused, read_bytes, read_members
 from irtools.model import (
     BufferEntry,
@@ -30,6 +32,7 @@ from irtools.model import (
 )
 from irtools.model.base import INT64_MAX, sharing_values
 from irtools.model.ir import CORE_KEY
+from irtools.model.raw import RawIR
 from irtools.rules.keys import KeyScan
 from irtools.rules.schema_errors import SchemaErrors
 
@@ -78,6 +81,8 @@ class LoadedIR:
 
     def file_pointer(self, pointer: str) -> str:
         """The pointer into the file of the value `pointer` names in `ir`."""
+        if self.dialect == RAW:
+            pointer = raw_file_pointer(pointer)
         if not self.kept or not pointer:
             return pointer
         tokens = pointer.split("/")  # still escaped, as the keys of `kept` are; tokens[0] is ""
@@ -92,7 +97,7 @@ class LoadedIR:
 
     def to_file(self, finding: Finding) -> Finding:
         """`finding` (made from `ir`) with its pointers mapped into the file."""
-        if not self.kept:
+        if not self.kept and self.dialect != RAW:
             return finding
         pointer = self.file_pointer(finding.pointer)
         related = tuple(self.file_pointer(p) for p in finding.related)
@@ -101,6 +106,10 @@ class LoadedIR:
         return dataclasses.replace(finding, pointer=pointer, related=related)
 
     size_bytes: int = 0
+    dialect: str = "documented"
+    """"documented" (the format document, after address allocation) or "raw" (irtools.loading.raw)."""
+    raw: RawIR | None = None
+    """The raw dialect's own models (with max_workload_id and block); `ir` is their documented view."""
 
 
 def load_ir(
@@ -127,7 +136,7 @@ def load_ir(
         loaded = LoadedIR(name, None, members.findings, size_bytes=size)
         try:
             with gc_paused(), sharing_values():
-                loaded.ir = _validate_members(members, loaded)
+                loaded.ir = _validate_any(members, loaded)
             return _finish(loaded)
         except StreamError:
             del members, loaded  # the whole-document read below reports the problem exactly
@@ -142,10 +151,18 @@ def load_ir(
     del raw
     with gc_paused(), sharing_values():
         if isinstance(doc, dict):
-            loaded.ir = _validate_members(_drain(doc), loaded)
+            loaded.ir = _validate_any(_drain(doc), loaded)
         else:
             _not_an_object(doc, loaded)
     return _finish(loaded)
+
+
+def _validate_any(members: Iterable[tuple[str, Any]], loaded: LoadedIR) -> SchedulerIR:
+    """The IR in whichever format its members show (the raw dialect gets its own models)."""
+    dialect, members = sniff(members)
+    if dialect == RAW:
+        return validate_raw_members(members, loaded)
+    return _validate_members(members, loaded)
 
 
 def _finish(loaded: LoadedIR) -> LoadedIR:

@@ -14,6 +14,7 @@ from irtools.loading.index import IRIndex, WorkloadRef, inverted, single_transfe
 from irtools.loading.l2 import place, regions_of
 from irtools.model import BufferEntry, IfmapTensor
 from irtools.rules.context import CheckContext, id_list, short
+from irtools.rules.raw_checks import raw_snapshot_continuity, raw_source_union
 from irtools.rules.registry import rule
 
 
@@ -186,8 +187,13 @@ def snapshot_continuity(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     Why: the assembler loads exactly the newly added tensors; a wrong flag loads data twice or
     never.
     Example: `/0/5/buffer/1/newly_added: GIR304 warning ifmap tensor 3 [transfer 39] is marked not newly added but was absent before`
+    On the raw dialect (no tensor ids, no addresses), an input listed ahead for the next
+    workload (`workload_id`) must be for the workload that runs next and be in its snapshot.
     Fix: recompute newly_added from the previous snapshot.
     """
+    if ir.loaded.raw is not None:
+        yield from raw_snapshot_continuity(ir, ctx)
+        return
     for refs in ir.cores.values():
         previous: dict[int, BufferEntry] | None = None
         for ref in refs:
@@ -226,8 +232,14 @@ def source_union(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     Why: the assembler finds a tensor's producers through its sources; a mismatch means part
     of the tensor is never fetched or is fetched from the wrong producer.
     Example: `/0/9/buffer/2: GIR305 warning transfer_id [56, 57] differs from the sources' ids [56]`
+    On the raw dialect, sources give their range in the producer's frame and their place in the
+    consumer's channels as `channel`; the box is compared in the consumer's frame, and an input
+    entry with no source at all is reported.
     Fix: rebuild the entry from its sources.
     """
+    if ir.loaded.raw is not None:
+        yield from raw_source_union(ir, ctx)
+        return
     for ref in ir.workloads():
         for i, entry in enumerate(ref.workload.buffer):
             if not entry.source:

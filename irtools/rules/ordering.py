@@ -7,7 +7,8 @@ from collections.abc import Iterator
 from irtools import pointer as jp
 from irtools.findings import Finding, Severity
 from irtools.loading.index import IRIndex, inverted
-from irtools.rules.context import CheckContext
+from irtools.loading.mesh import MESH, mesh_ids
+from irtools.rules.context import CheckContext, id_list
 from irtools.rules.registry import rule
 
 
@@ -103,21 +104,43 @@ def deadlock(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
 
 @rule("GIR503", "core-outside-mesh", Severity.WARNING)
 def core_outside_mesh(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
-    """A core key is not in 0..xlen*ylen-1.
+    """A core key is not in 0..xlen*ylen-1, nor one of Gemini's mesh ids y*(xlen+2)+x+1.
 
+    Two numberings are accepted: 0..xlen*ylen-1 (the published single-core files) and Gemini's
+    mesh ids, which leave a DRAM-port column on each side of every row (a 2x2 mesh is cores 1,
+    2, 5, 6). A file using the mesh ids gets one info finding saying so; a core that fits
+    neither numbering is a warning.
     Why: cores are placed on an xlen x ylen mesh; a core outside it has no hardware to run on
     and no NoC route.
     Example: `/4: GIR503 warning core 4 is outside the 2x2 mesh (cores 0..3)`
     Fix: check xlen/ylen or the core numbering.
     """
-    if ir.ir.xlen is None or ir.ir.ylen is None:
+    xlen, ylen = ir.ir.xlen, ir.ir.ylen
+    if xlen is None or ylen is None:
         return
-    count = ir.ir.xlen * ir.ir.ylen
+    count = xlen * ylen
+    if ir.numbering == MESH:
+        ids = mesh_ids(xlen, ylen)
+        yield ctx.finding(
+            "GIR503",
+            f"cores are numbered by mesh position y*(xlen+2)+x+1 (Gemini's mesh ids: {id_list(ids, ', ')})",
+            "",
+            severity=Severity.INFO,
+        )
+        for core_id in ir.cores:
+            if core_id not in ids:
+                yield ctx.finding(
+                    "GIR503",
+                    f"core {core_id} is outside the {xlen}x{ylen} mesh (mesh ids {id_list(ids, ', ')})",
+                    jp.join(str(core_id)),
+                    core_id=core_id,
+                )
+        return
     for core_id in ir.cores:
         if core_id >= count:
             yield ctx.finding(
                 "GIR503",
-                f"core {core_id} is outside the {ir.ir.xlen}x{ir.ir.ylen} mesh (cores 0..{count - 1})",
+                f"core {core_id} is outside the {xlen}x{ylen} mesh (cores 0..{count - 1})",
                 jp.join(str(core_id)),
                 core_id=core_id,
             )

@@ -64,7 +64,9 @@ register(
     Why: keys real Gemini files use but the document omits (`wl1_buffer`, `start_send`,
     `ifmap_lower2`/`ifmap_upper2`) are read and reported as info; any other unknown key is a
     warning, since it is often a typo of a documented key whose value is then missing. Unknown
-    keys are reported once per object kind (with a count) and otherwise ignored.
+    keys are reported once per object kind (with a count) and otherwise ignored. A file in the
+    raw dialect (Gemini's IR before address allocation) is said to be so in one info finding, with
+    a second naming the rules that need what it lacks, and is checked against its own models.
     Example: `/0/0/ofmap/0/destination/0/id: GIR103 warning unknown key 'id' in CoreDestination`
     Fix: rename typos; ignore with `--ignore GIR103` for files from other writers.
     """,

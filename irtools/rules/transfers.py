@@ -11,6 +11,7 @@ from irtools.loading.index import IRIndex, WorkloadRef
 from irtools.model import CoreDestination
 from irtools.model.dram import Destination
 from irtools.rules.context import CheckContext, id_list, short
+from irtools.rules.raw_checks import max_workload_causality
 from irtools.rules.registry import rule
 
 
@@ -164,8 +165,14 @@ def causality(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     Why: the consumer would start before its input exists; on hardware it reads stale data or
     stalls forever.
     Example: `/0/3/ifmap/0: GIR204 error reads transfer 40 produced by workload 5, which runs later on this core`
+    On the raw dialect, each ifmap (and weight taken from an ofmap) also names the latest
+    workload it waits for, `max_workload_id`: it must be the latest producer of its transfer ids
+    (through DRAM: the writer of the DRAM `in` entry read back; 0 for the network input), and
+    when that producer runs on the same core it must come first.
     Fix: reorder the workloads or fix the transfer id.
     """
+    if ir.loaded.raw is not None:
+        yield from max_workload_causality(ir, ctx)
     for ref in ir.workloads():
         for i, t in enumerate(ref.workload.ifmap):
             for tid in t.transfer_id:

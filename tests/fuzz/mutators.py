@@ -106,7 +106,13 @@ def location_violations(data: bytes, findings: list[Finding]) -> list[str]:
                 node = _exists(doc, tokens[:n])
                 if isinstance(node, dict) and "transfer_id" in node:
                     tid = node["transfer_id"]
-                    if tid != f.transfer_id and not (isinstance(tid, list) and f.transfer_id in tid):
+                    # the raw dialect's weight entries may nest each id: [[t]]
+                    flat = (
+                        [t for x in tid for t in (x if isinstance(x, list) else [x])]
+                        if isinstance(tid, list)
+                        else []
+                    )
+                    if tid != f.transfer_id and f.transfer_id not in flat:
                         problems.append(
                             f"{f.code}: {f.pointer!r} holds transfer {tid!r}, not {f.transfer_id}"
                         )
@@ -158,7 +164,9 @@ def trim(doc: dict[str, Any], start: int, count: int) -> dict[str, Any]:
         def used(entry: Any) -> bool:
             dests = entry.get("destination") if isinstance(entry, dict) else None
             return any(
-                isinstance(d, dict) and (d.get("core_id"), d.get("workload_id")) in kept for d in dests or ()
+                # documented destinations name the core by core_id, the raw dialect's by id
+                isinstance(d, dict) and (d.get("core_id", d.get("id")), d.get("workload_id")) in kept
+                for d in dests or ()
             )
 
         out["-1"] = {
@@ -180,7 +188,8 @@ def fixture_bases(fixtures_dir: Path = FIXTURES, window: int = 3) -> tuple[tuple
     bases: list[tuple[Path, tuple[int, int]]] = []
     if not fixtures_dir.is_dir():
         return ()
-    for path in sorted([*fixtures_dir.glob("gemini/*.json"), *fixtures_dir.glob("npu-simulator/*.json")]):
+    globs = ("gemini/*.json", "npu-simulator/*.json", "gemini-raw/*.json")
+    for path in sorted(p for pattern in globs for p in fixtures_dir.glob(pattern)):
         doc = json.loads(path.read_bytes())
         longest = max((len(v) for k, v in doc.items() if k.isdigit() and isinstance(v, list)), default=0)
         for start in sorted({0, max(longest // 2 - window // 2, 0), max(longest - window, 0)}):

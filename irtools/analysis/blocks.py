@@ -1,0 +1,79 @@
+"""L2 held in 1 KiB blocks per snapshot (what the raw dialect records), and cores' mesh positions in tables."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from irtools.analysis.tables import L2_BLOCKS, POSITION_COLUMNS
+from irtools.loading.index import IRIndex
+
+KIB = 1024
+
+
+def l2_capacity_kib(index: IRIndex, l2_size: int | None) -> int | None:
+    """The L2 size in KiB: `l2_size` (bytes) when given, else the file's buffersize; None when unknown."""
+    size = l2_size or index.buffersize
+    return size // KIB if size else None
+
+
+def l2_blocks_table(index: IRIndex, l2_size: int | None = None) -> pd.DataFrame:
+    """One row per L2 snapshot: KiB held by type (raw `block` counts, else sizes rounded up to KiB)."""
+    capacity = l2_capacity_kib(index, l2_size)
+    raw = index.loaded.raw
+    rows: dict[str, list[Any]] = {c.name: [] for c in L2_BLOCKS.columns}
+    for core_id, refs in index.cores.items():
+        raw_core = raw.cores[str(core_id)] if raw is not None else None
+        for ref in refs:
+            held = {"ifmap": 0, "weight": 0, "ofmap": 0}
+            if raw_core is not None:
+                entries = raw_core[ref.position].buffer
+                for b in entries:
+                    held[b.type] += b.block
+                count = len(entries)
+            else:
+                for e in ref.workload.buffer:
+                    held[e.type] += -(-e.size // KIB)
+                count = len(ref.workload.buffer)
+            total = sum(held.values())
+            for name, value in (
+                ("core_id", core_id),
+                ("position", ref.position),
+                ("workload_id", ref.workload_id),
+                ("layer_name", ref.workload.layer_name),
+                ("tensors", count),
+                ("ifmap_kib", held["ifmap"]),
+                ("weight_kib", held["weight"]),
+                ("ofmap_kib", held["ofmap"]),
+                ("held_kib", total),
+                ("l2_kib", capacity),
+                ("fraction", total / capacity if capacity else float("nan")),
+            ):
+                rows[name].append(value)
+    return L2_BLOCKS.frame(rows)
+
+
+def add_positions(frame: pd.DataFrame, index: IRIndex) -> pd.DataFrame:
+    """`frame` with the mesh position (x, y) after each column naming a core (see POSITION_COLUMNS)."""
+    if not any(name in frame.columns for name in POSITION_COLUMNS) or "core_x" in frame.columns:
+        return frame  # nothing to place, or placed already
+    positions = {core_id: index.core_position(core_id) for core_id in index.cores}
+    out = frame.copy()
+    for name, (x_name, y_name) in POSITION_COLUMNS.items():
+        if name not in out.columns:
+            continue
+        ids = out[name]
+        xs = [_axis(positions, core, 0) for core in ids]
+        ys = [_axis(positions, core, 1) for core in ids]
+        at = out.columns.get_loc(name) + 1
+        out.insert(at, x_name, pd.Series(xs, index=out.index, dtype="Int64"))
+        out.insert(at + 1, y_name, pd.Series(ys, index=out.index, dtype="Int64"))
+    return out
+
+
+def _axis(positions: dict[int, tuple[int, int] | None], core: Any, axis: int) -> int | None:
+    if core is None or pd.isna(core):
+        return None
+    pos = positions.get(int(core))
+    return None if pos is None else pos[axis]

@@ -1,0 +1,277 @@
+"""The Gemini scheduler's own IR ("raw" dialect): `SchNode::IR_gen()` output before L2 address allocation.
+
+It is what the open-source scheduler (SET-Scheduling-Project/GEMINI-HPCA2024) writes and what
+npu-simulator reads. Against the documented format it lacks every address: buffer entries hold a
+count of 1 KiB `block`s instead of `address`/`tensor_id`, there is no `buffersize`, no
+`ring_buffer_info`, no WL0 snapshot, no `tile_info`, no `align`/`bitwidth`. `ifmap` is one object
+with `max_workload_id` (the latest workload whose data it waits for), destinations and sources name
+the core by `id`, weights give their output-channel range as two integers, and sizes are in
+bits (8 per int8 element), not bytes. Core keys are
+Gemini's mesh ids `y*(xlen+2)+x+1`.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, model_validator
+from pydantic.dataclasses import dataclass
+
+from irtools.model.base import (
+    RECORD,
+    Coord4,
+    IRModel,
+    NonNegInt,
+    PositiveInt,
+    StrictBool,
+    StrictStr,
+    TransferIds,
+)
+
+Channels = NonNegInt
+"""A weight's output-channel bound K (weights in this dialect give `lower`/`upper` as integers)."""
+
+Coord3 = Annotated[list[NonNegInt], Field(min_length=3, max_length=3)]
+"""A 3-D coordinate: a weight taken from another layer's ofmap (BERT's attention matrices) drops W."""
+
+Range = Coord4 | Channels
+"""A 4-D coordinate, or the output-channel bound of a weight."""
+
+WeightRange = Coord4 | Coord3 | Channels
+"""A weight's bound: an output channel, or a box (3-D when taken from an ofmap)."""
+
+NestedTransferIds = list[Annotated[list[NonNegInt], Field(min_length=1, max_length=1)]]
+"""`[[t]]`: the unpatched scheduler appends each weight source's one-element id list."""
+
+
+@dataclass(slots=True, kw_only=True, config=RECORD)
+class RawCoreDestination:
+    """A workload on a core that receives this tensor."""
+
+    type: Literal["core"]
+    """Destination kind: a workload on a core."""
+    id: NonNegInt
+    """Mesh id of the receiving core (the same number as its top-level key)."""
+    workload_id: NonNegInt
+    """The receiving workload on that core."""
+    layer_name: StrictStr | None = None
+    """Layer of the receiving workload."""
+
+
+@dataclass(slots=True, kw_only=True, config=RECORD)
+class RawDramDestination:
+    """DRAM as the destination of an ofmap; its DRAM `in` entry carries the same transfer id."""
+
+    type: Literal["DRAM"]
+    """Destination kind: DRAM."""
+    id: NonNegInt
+    """DRAM port the tensor is written through."""
+    layer_name: StrictStr | None = None
+    """Layer that reads this tensor back later."""
+
+
+RawDestination = Annotated[RawCoreDestination | RawDramDestination, Field(discriminator="type")]
+
+
+@dataclass(slots=True, kw_only=True, config=RECORD)
+class RawDramIn:
+    """A tensor written to DRAM by a workload's ofmap (`IR["-1"]["in"]`)."""
+
+    core_id: NonNegInt
+    """Mesh id of the producing core."""
+    workload_id: NonNegInt
+    """Producing workload."""
+    lower: Coord4
+    """Absolute lower coordinate within the layer's ofmap."""
+    upper: Coord4
+    """Absolute upper coordinate (inclusive)."""
+    transfer_id: NonNegInt
+    """Transfer id shared with the producing ofmap."""
+    related_ofmap: TransferIds = Field(default_factory=list)
+    """DRAM `out` transfers that read (part of) this tensor back."""
+
+
+@dataclass(slots=True, kw_only=True, config=RECORD)
+class RawDramOut:
+    """A tensor read from DRAM: a weight, a network input, or an fmap written earlier (`IR["-1"]["out"]`)."""
+
+    type: Literal["weight", "fmap"]
+    """Input type."""
+    transfer_id: NonNegInt
+    """Transfer id consumers name."""
+    layer_name: StrictStr
+    """Layer that reads this tensor."""
+    size: NonNegInt
+    """Size in bits (8 per int8 element: an fmap's size is 8 x its volume)."""
+    lower: Range
+    """Lower coordinate, or a weight's first output channel."""
+    upper: Range
+    """Upper coordinate (inclusive), or a weight's last output channel."""
+    destination: list[RawCoreDestination]
+    """Workloads that read this tensor; a weight names only the first batch group's workloads."""
+    related_ifmap: TransferIds = Field(default_factory=list)
+    """DRAM `in` transfers this tensor overlaps."""
+
+
+class RawDramSection(IRModel):
+    """All DRAM traffic: `in` (written to DRAM) and `out` (read from DRAM)."""
+
+    in_: list[RawDramIn] = Field(alias="in")
+    """Tensors written to DRAM."""
+    out: list[RawDramOut]
+    """Tensors read from DRAM."""
+
+
+@dataclass(slots=True, kw_only=True, config=RECORD)
+class RawSource:
+    """Where part of a buffer entry comes from: DRAM (through a port) or a producing core."""
+
+    type: Literal["DRAM", "core"]
+    """Source kind."""
+    id: NonNegInt
+    """DRAM port, or mesh id of the producing core."""
+    transfer_id: NonNegInt
+    """The transfer that brings this part."""
+    size: NonNegInt
+    """Size in bits (8 per int8 element: an fmap's size is 8 x its volume)."""
+    lower: Range
+    """Lower coordinate, or a weight's first output channel."""
+    upper: Range
+    """Upper coordinate (inclusive), or a weight's last output channel."""
+    layer_name: StrictStr | None = None
+    """Layer that produced the data (`input` for the network input)."""
+    channel: Annotated[list[NonNegInt], Field(min_length=2, max_length=2)] | None = None
+    """Channel range [first, last] of the source tensor this part is cut from."""
+
+
+@dataclass(slots=True, kw_only=True, config=RECORD)
+class RawBufferEntry:
+    """One tensor held in L2 before the workload starts: how many 1 KiB blocks, not where."""
+
+    type: Literal["ifmap", "ofmap", "weight"]
+    """Kind of data."""
+    layer: StrictStr
+    """Layer of the workload this tensor belongs to."""
+    block: NonNegInt
+    """L2 space held, in 1 KiB blocks (rounded up)."""
+    lower: WeightRange
+    """Lower coordinate, or a weight's first output channel."""
+    upper: WeightRange
+    """Upper coordinate (inclusive), or a weight's last output channel."""
+    size: NonNegInt | None = None
+    """Size in bits (ofmap entries)."""
+    workload_id: NonNegInt | None = None
+    """Workload that reads this ifmap (or weight from an ofmap); listed also in the snapshot before it."""
+    source: list[RawSource] | None = None
+    """Where the data comes from; absent for ofmaps."""
+    transfer_id: TransferIds | NestedTransferIds | None = None
+    """Ids of the sources; weight entries of the unpatched scheduler nest each one: `[[t]]`."""
+
+
+@dataclass(slots=True, kw_only=True, config=RECORD)
+class RawIfmap:
+    """The ifmap of a workload: its range, its transfers and the latest workload it waits for."""
+
+    lower: Coord4
+    """Lower coordinate [N, C, H, W]."""
+    upper: Coord4
+    """Upper coordinate (inclusive)."""
+    transfer_id: TransferIds
+    """Transfers that bring it: DRAM `out` entries or other workloads' ofmaps."""
+    max_workload_id: NonNegInt
+    """The latest workload producing one of its transfers (its own id when all come from DRAM)."""
+
+
+@dataclass(slots=True, kw_only=True, config=RECORD)
+class RawWeight:
+    """The weight of a workload: an output-channel range from DRAM, or (from_ofmap) another layer's ofmap."""
+
+    lower: WeightRange
+    """First output channel, or a 4-D lower coordinate when the weight is an ofmap."""
+    upper: WeightRange
+    """Last output channel (inclusive), or a 4-D upper coordinate."""
+    transfer_id: TransferIds = Field(default_factory=list)
+    """Transfers that bring the weight; absent when the scheduler found no producer for a from_ofmap weight."""
+    from_ofmap: StrictBool | None = None
+    """The weight is another layer's ofmap (e.g. attention matrices)."""
+    max_workload_id: NonNegInt | None = None
+    """With from_ofmap: the latest workload producing it."""
+    size: NonNegInt | None = None
+    """With from_ofmap: size in bits."""
+
+
+@dataclass(slots=True, kw_only=True, config=RECORD)
+class RawOfmap:
+    """One ofmap tensor of a workload and where it is sent."""
+
+    lower: Coord4
+    """Lower coordinate [N, K, H, W]."""
+    upper: Coord4
+    """Upper coordinate (inclusive)."""
+    size: NonNegInt
+    """Size in bits (8 per int8 element: an fmap's size is 8 x its volume)."""
+    transfer_id: NonNegInt
+    """Transfer id consumers name."""
+    destination: list[RawDestination]
+    """Receiving workloads and/or DRAM."""
+
+
+class RawWorkload(IRModel):
+    """A workload: a layer's tile on one core, run in ascending workload_id."""
+
+    workload_id: NonNegInt
+    """Position in program order; unique across the whole file in this dialect."""
+    layer_name: StrictStr
+    """Layer this workload computes."""
+    time: NonNegInt
+    """Estimated running time, in cycles."""
+    workload: Annotated[list[Coord4], Field(min_length=2, max_length=2)]
+    """Lower and upper coordinates of this workload's ofmap."""
+    ofmap_size: NonNegInt
+    """Size of this workload's ofmap, in bits (8 x its volume)."""
+    ifmap: RawIfmap
+    """The ifmap and the latest workload it waits for."""
+    buffer: list[RawBufferEntry]
+    """L2 snapshot before this workload starts (block counts, no addresses)."""
+    ofmap: list[RawOfmap] = Field(default_factory=list)
+    """Ofmap tensors; absent when nobody reads the output."""
+    layer_type: StrictStr | None = None
+    """Layer kind (conv2d, pool, element_wise, fc, ...); absent for Transpose layers."""
+    weight: RawWeight | None = None
+    """Weight of this workload (absent for layers without one)."""
+
+
+CORE_KEY = re.compile(r"^(0|[1-9][0-9]{0,8})$")
+CORES_FIELD = "$cores"
+
+
+class RawIR(IRModel):
+    """A Gemini scheduler IR before address allocation (`SchNode::IR_gen()` output)."""
+
+    dram: RawDramSection = Field(alias="-1")
+    """All DRAM data (key "-1")."""
+    top_batch_cut: PositiveInt
+    """Number of batch groups at the root node."""
+    xlen: PositiveInt
+    """Mesh width in cores."""
+    ylen: PositiveInt
+    """Mesh height in cores."""
+    cores: dict[str, list[RawWorkload]] = Field(default_factory=dict, alias=CORES_FIELD)
+    """Workloads per core, from the top-level keys (mesh ids)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _gather_cores(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            cores = {k: v for k, v in data.items() if CORE_KEY.match(k)}
+            data = {k: v for k, v in data.items() if k not in cores}
+            data[CORES_FIELD] = cores
+        return data
+
+
+def flat_ids(ids: list[int] | list[list[int]] | None) -> list[int]:
+    """Transfer ids in their flat form, whether the file wrote `[t]` or `[[t]]`."""
+    if not ids:
+        return []
+    return [t for item in ids for t in (item if isinstance(item, list) else (item,))]

@@ -1,0 +1,402 @@
+"""Synthetic IRs in the raw dialect (Gemini's own IR before address allocation), and defects injected into them.
+
+`to_raw` rewrites a generated documented IR the way the scheduler writes it before L2 addresses
+exist: cores keyed by Gemini's mesh ids y*(xlen+2)+x+1, one ifmap object with max_workload_id,
+destinations and sources naming cores by `id`, weights as output-channel ranges, buffer entries
+as 1 KiB `block` counts, sizes in bits, and no buffersize, ring regions, WL0, tiles or addresses.
+The same generator and seed give the same schedule in both dialects.
+
+`inject_raw` adds one defect per code (GIR201, GIR203, GIR204, GIR502) and predicts the checker's
+findings from the dialect's definitions, never from the checker's output.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from irtools import pointer as jp
+from irtools.findings import FileReport, Finding, Severity
+from irtools.loading.mesh import mesh_ids
+from irtools.loading.raw import DIALECT_NOTE, skipped_note
+from irtools.rules.context import id_list
+from irtools.rules.registry import RULES, UsageError
+from irtools.synth.inject import CANDIDATES, Injection, InjectionError
+
+Doc = dict[str, Any]
+Node = tuple[str, int]
+"""(core key, position) of a workload."""
+
+BLOCK = 1024
+BITS = 8
+
+
+def _mesh_key(linear: int, xlen: int) -> int:
+    return (linear // xlen) * (xlen + 2) + linear % xlen + 1
+
+
+def _channels(coord: list[int]) -> int:
+    return coord[0]  # a weight's first coordinate is its output channel K
+
+
+def _bits(size: int) -> int:
+    return size * BITS
+
+
+def to_raw(document: Doc) -> Doc:
+    """The raw-dialect form of a generated (documented) IR."""
+    xlen = document["xlen"]
+    core = {int(k): _mesh_key(int(k), xlen) for k in document if k.isdigit()}
+    producer: dict[int, int] = {}
+    for key in document:
+        if key.isdigit():
+            for wl in document[key]:
+                for o in wl["ofmap"]:
+                    producer.setdefault(o["transfer_id"], wl["workload_id"])
+    writer = {e["transfer_id"]: e["workload_id"] for e in document["-1"]["in"]}
+    for e in document["-1"]["out"]:
+        written = [writer[t] for t in e.get("related_ifmap", []) if t in writer]
+        if written:
+            producer.setdefault(e["transfer_id"], max(written))
+    raw: Doc = {"-1": _raw_dram(document["-1"], core)}
+    for key in sorted((k for k in document if k.isdigit()), key=int):
+        raw[str(core[int(key)])] = [_raw_workload(wl, core, producer) for wl in document[key]]
+    raw.update(top_batch_cut=document["top_batch_cut"], xlen=document["xlen"], ylen=document["ylen"])
+    return raw
+
+
+def _raw_dram(section: Doc, core: dict[int, int]) -> Doc:
+    ins = [
+        {
+            "core_id": core[e["core_id"]],
+            "lower": e["lower"],
+            "related_ofmap": e.get("related_ofmap", []),
+            "transfer_id": e["transfer_id"],
+            "upper": e["upper"],
+            "workload_id": e["workload_id"],
+        }
+        for e in section["in"]
+    ]
+    outs = []
+    for e in section["out"]:
+        weight = e["type"] == "weight"
+        dests = [d for d in e["destination"] if d["type"] == "core"]
+        outs.append(
+            {
+                "destination": [
+                    {"id": core[d["core_id"]], "type": "core", "workload_id": d["workload_id"]} for d in dests
+                ],
+                "layer_name": next((d["layer_name"] for d in dests if d.get("layer_name")), ""),
+                "lower": _channels(e["lower"]) if weight else e["lower"],
+                "related_ifmap": e.get("related_ifmap", []),
+                "size": _bits(e["size"]),
+                "transfer_id": e["transfer_id"],
+                "type": e["type"],
+                "upper": _channels(e["upper"]) if weight else e["upper"],
+            }
+        )
+    return {"in": ins, "out": outs}
+
+
+def _raw_destination(d: Doc, core: dict[int, int]) -> Doc:
+    if d["type"] == "DRAM":
+        return {"id": 0, "type": "DRAM"}
+    return {"id": core[d["core_id"]], "type": "core", "workload_id": d["workload_id"]}
+
+
+def _raw_source(s: Doc, weight: bool, core: dict[int, int]) -> Doc:
+    out = {
+        "id": 0 if s["type"] == "DRAM" else core[s["core_id"]],
+        "lower": _channels(s["lower"]) if weight else s["lower"],
+        "size": _bits(s["size"]),
+        "transfer_id": s["transfer_id"],
+        "type": s["type"],
+        "upper": _channels(s["upper"]) if weight else s["upper"],
+    }
+    if s.get("layer_name") is not None:
+        out["layer_name"] = s["layer_name"]
+    return out
+
+
+def _raw_entry(b: Doc, wl: Doc, core: dict[int, int]) -> Doc:
+    weight = b["type"] == "weight"
+    entry: Doc = {
+        "block": -(-b["size"] // BLOCK),
+        "layer": b.get("layer_name") or wl["layer_name"],
+        "lower": _channels(b["lower"]) if weight else b["lower"],
+        "type": b["type"],
+        "upper": _channels(b["upper"]) if weight else b["upper"],
+    }
+    if b.get("source") is not None:
+        entry["source"] = [_raw_source(s, weight, core) for s in b["source"]]
+        entry["transfer_id"] = b.get("transfer_id") or sorted({s["transfer_id"] for s in b["source"]})
+    else:
+        entry["size"] = _bits(b["size"])
+    if b.get("cur_wl_ifmap"):
+        entry["workload_id"] = wl["workload_id"]  # the scheduler tags the inputs of the current workload
+    return entry
+
+
+def _raw_workload(wl: Doc, core: dict[int, int], producer: dict[int, int]) -> Doc:
+    ids = sorted({t for i in wl["ifmap"] for t in i["transfer_id"]})
+    lower = [min(i["lower"][d] for i in wl["ifmap"]) for d in range(4)] if wl["ifmap"] else wl["workload"][0]
+    upper = [max(i["upper"][d] for i in wl["ifmap"]) for d in range(4)] if wl["ifmap"] else wl["workload"][1]
+    made = [producer[t] for t in ids if t in producer]
+    raw: Doc = {
+        "buffer": [_raw_entry(b, wl, core) for b in wl["buffer"]],
+        "ifmap": {
+            "lower": lower,
+            "max_workload_id": max(made) if made else 0,
+            "transfer_id": ids,
+            "upper": upper,
+        },
+        "layer_name": wl["layer_name"],
+        "layer_type": wl["layer_type"],
+        "ofmap": [
+            {
+                "destination": [_raw_destination(d, core) for d in o["destination"]],
+                "lower": o["lower"],
+                "size": _bits(o["size"]),
+                "transfer_id": o["transfer_id"],
+                "upper": o["upper"],
+            }
+            for o in wl["ofmap"]
+        ],
+        "ofmap_size": _bits(wl["ofmap_size"]),
+        "time": wl["time"],
+        "workload": wl["workload"],
+        "workload_id": wl["workload_id"],
+    }
+    if "weight" in wl:
+        w = wl["weight"]
+        raw["weight"] = {
+            "lower": _channels(w["lower"]),
+            "transfer_id": w["transfer_id"],
+            "upper": _channels(w["upper"]),
+        }
+    return raw
+
+
+def raw_baseline(document: Doc) -> list[Finding]:
+    """What `irtools validate` says about any raw file: the dialect, the rules it skips, the numbering."""
+    ids = mesh_ids(document["xlen"], document["ylen"])
+    return [
+        Finding("GIR103", Severity.INFO, DIALECT_NOTE, ""),
+        Finding("GIR103", Severity.INFO, skipped_note(), ""),
+        Finding(
+            "GIR503",
+            Severity.INFO,
+            f"cores are numbered by mesh position y*(xlen+2)+x+1 (Gemini's mesh ids: {id_list(ids, ', ')})",
+            "",
+        ),
+    ]
+
+
+# --- injectors --------------------------------------------------------------------------------------------
+
+
+class _Raw:
+    """The raw document being damaged: workloads, producers, the wait graph, claims and fresh ids."""
+
+    def __init__(self, document: Doc, rng: random.Random) -> None:
+        self.doc = document
+        self.rng = rng
+        self.claimed: set[Node] = set()
+        self.keys = sorted((k for k in document if k.isdigit()), key=int)
+        self.by_id: dict[int, Node] = {}
+        self.producer: dict[int, Node] = {}
+        for key, position, wl in self.workloads():
+            self.by_id[wl["workload_id"]] = (key, position)
+            for o in wl["ofmap"]:
+                self.producer.setdefault(o["transfer_id"], (key, position))
+        writer = {e["transfer_id"]: self.by_id[e["workload_id"]] for e in document["-1"]["in"]}
+        self.read_back = {
+            e["transfer_id"]: [writer[t] for t in e["related_ifmap"] if t in writer]
+            for e in document["-1"]["out"]
+        }
+        ids = [0, *self.by_id, *self.producer, *(int(e["transfer_id"]) for e in document["-1"]["out"])]
+        self._fresh: int = max(ids) + 1000
+
+    def wl(self, node: Node) -> Doc:
+        found: Doc = self.doc[node[0]][node[1]]
+        return found
+
+    def workloads(self) -> Iterator[tuple[str, int, Doc]]:
+        for key in self.keys:
+            for position, wl in enumerate(self.doc[key]):
+                yield key, position, wl
+
+    def fresh(self) -> int:
+        self._fresh += 1 + self.rng.randrange(50)
+        return self._fresh
+
+    def waits(self, node: Node) -> set[Node]:
+        """The workloads `node` waits for: its core predecessor, producers (also through DRAM), senders."""
+        key, position = node
+        wl = self.wl(node)
+        found = {(key, position - 1)} if position > 0 else set()
+        reads = wl["ifmap"]["transfer_id"] + (wl.get("weight") or {}).get("transfer_id", [])
+        for t in reads:
+            if t in self.producer:
+                found.add(self.producer[t])
+            found.update(self.read_back.get(t, ()))
+        found.discard(node)
+        return found
+
+    def reaches(self, source: Node, target: Node, skip_direct: bool) -> bool:
+        """Whether a wait chain leads from source to target (without the direct edge when skip_direct).
+
+        Edges point from lower to higher workload ids in a generated schedule, so the search stays
+        below the target's id.
+        """
+        succ: dict[Node, list[Node]] = {}
+        limit = int(self.wl(target)["workload_id"])
+        for key, position, wl in self.workloads():
+            if wl["workload_id"] <= limit:
+                for w in self.waits((key, position)):
+                    succ.setdefault(w, []).append((key, position))
+        stack, seen = [source], {source}
+        while stack:
+            node = stack.pop()
+            for nxt in succ.get(node, ()):
+                if nxt == target and (node != source or not skip_direct):
+                    return True
+                if nxt not in seen and self.wl(nxt)["workload_id"] < limit:
+                    seen.add(nxt)
+                    stack.append(nxt)
+        return False
+
+    def pick(self, code: str, candidates: list[Any], why: str) -> Any:
+        if not candidates:
+            raise InjectionError(f"--inject {code} --dialect raw: {why}")
+        return self.rng.choice(candidates)
+
+
+def _finding(code: str, message: str, pointer: str, **loc: Any) -> Finding:
+    return Finding(code, RULES[code].severity, message, pointer, **loc)
+
+
+def _loc(node: Node, wl: Doc, transfer_id: int | None = None) -> dict[str, Any]:
+    return {"core_id": int(node[0]), "workload_id": wl["workload_id"], "transfer_id": transfer_id}
+
+
+RawInjector = Callable[[_Raw], list[Finding]]
+RAW_INJECTORS: dict[str, RawInjector] = {}
+RAW_HOW: dict[str, str] = {}
+
+
+def _injector(code: str, how: str) -> Callable[[RawInjector], RawInjector]:
+    def register(fn: RawInjector) -> RawInjector:
+        RAW_INJECTORS[code] = fn
+        RAW_HOW[code] = how
+        return fn
+
+    return register
+
+
+@_injector("GIR201", "an ifmap names one more transfer id, which nobody produces")
+def _dangling(t: _Raw) -> list[Finding]:
+    nodes = [(k, p) for k, p, _ in t.workloads() if (k, p) not in t.claimed]
+    node = t.pick("GIR201", nodes, "no workload left")
+    t.claimed.add(node)
+    wl, tid = t.wl(node), t.fresh()
+    wl["ifmap"]["transfer_id"].append(tid)  # max_workload_id stays right: nobody produces the new id
+    message = f"transfer {tid} is consumed but no DRAM out entry or ofmap produces it"
+    return [_finding("GIR201", message, jp.join(node[0], node[1], "ifmap"), **_loc(node, wl, tid))]
+
+
+@_injector("GIR203", "a DRAM out destination names another core by id (whose workloads have other ids)")
+def _destination_id(t: _Raw) -> list[Finding]:
+    out = t.doc["-1"]["out"]
+    sites = [(k, j) for k, e in enumerate(out) for j in range(len(e["destination"]))]
+    k, j = t.pick("GIR203", sites, "no DRAM out destination")
+    dest = out[k]["destination"][j]
+    others = [int(key) for key in t.keys if int(key) != dest["id"]]
+    wrong = t.pick("GIR203", others, "needs two cores")
+    dest["id"] = wrong  # workload ids are unique across cores: that core has no such workload
+    tid = out[k]["transfer_id"]
+    message = f"destination core {wrong} workload {dest['workload_id']} of transfer {tid} does not exist"
+    return [_finding("GIR203", message, jp.join("-1", "out", k, "destination", j), transfer_id=tid)]
+
+
+@_injector("GIR204", "an ifmap's max_workload_id names its own workload instead of its latest producer")
+def _max_workload(t: _Raw) -> list[Finding]:
+    sites = [
+        (k, p)
+        for k, p, wl in t.workloads()
+        if (k, p) not in t.claimed and any(tid in t.producer for tid in wl["ifmap"]["transfer_id"])
+    ]
+    node = t.pick("GIR204", sites, "no workload reads another workload's ofmap")
+    t.claimed.add(node)
+    wl = t.wl(node)
+    ids = wl["ifmap"]["transfer_id"]
+    latest = wl["ifmap"]["max_workload_id"]
+    wl["ifmap"]["max_workload_id"] = wl["workload_id"]
+    message = (
+        f"ifmap max_workload_id {wl['workload_id']} but the latest producer of transfers "
+        f"[{id_list(ids, ', ')}] is workload {latest}"
+    )
+    single = ids[0] if len(ids) == 1 else None
+    return [
+        _finding(
+            "GIR204", message, jp.join(node[0], node[1], "ifmap", "max_workload_id"), **_loc(node, wl, single)
+        )
+    ]
+
+
+@_injector(
+    "GIR502", "a producer's weight comes to wait for its cross-core consumer's ofmap: a two-core wait cycle"
+)
+def _deadlock(t: _Raw) -> list[Finding]:
+    edges = []
+    for key, position, wl in t.workloads():
+        for tid in wl["ifmap"]["transfer_id"]:
+            source = t.producer.get(tid)
+            if source is not None and source[0] != key:
+                edges.append((source, (key, position)))
+    candidates = t.rng.sample(edges, min(len(edges), CANDIDATES))
+    for producer, consumer in candidates:
+        p, q = t.wl(producer), t.wl(consumer)
+        if {producer, consumer} & t.claimed or "weight" not in p or not q["ofmap"]:
+            continue
+        if not t.reaches(producer, consumer, skip_direct=True):
+            break
+    else:
+        raise InjectionError(
+            "--inject GIR502 --dialect raw: no cross-core transfer whose producer holds a weight and whose "
+            "consumer has no other wait chain from it"
+        )
+    t.claimed.update((producer, consumer))
+    p["weight"]["transfer_id"].append(
+        q["ofmap"][0]["transfer_id"]
+    )  # a workload waits for its weight's producers
+    first, second = sorted([producer, consumer], key=lambda n: (int(n[0]), n[1]))
+    a, b = t.wl(first), t.wl(second)
+    steps = [f"core {first[0]}/wl {a['workload_id']}", f"core {second[0]}/wl {b['workload_id']}"]
+    message = f"deadlock: {' -> '.join([*steps, steps[0]])}"
+    return [
+        _finding(
+            "GIR502",
+            message,
+            jp.join(first[0], first[1]),
+            core_id=int(first[0]),
+            workload_id=a["workload_id"],
+        )
+    ]
+
+
+def inject_raw(document: Doc, codes: list[str], seed: int) -> Injection:
+    """A copy of raw `document` with one defect per code, and the findings the checker must report."""
+    unknown = [c for c in codes if c not in RAW_INJECTORS]
+    if unknown:
+        raise UsageError(
+            f"--inject {','.join(unknown)}: not available with --dialect raw (available: {', '.join(RAW_INJECTORS)})"
+        )
+    damaged: Doc = json.loads(json.dumps(document))
+    target = _Raw(damaged, random.Random(f"inject-raw:{seed}:{','.join(codes)}"))
+    findings = raw_baseline(damaged)
+    for code in codes:
+        findings.extend(RAW_INJECTORS[code](target))
+    return Injection(damaged, FileReport("", findings).findings)

@@ -1,0 +1,97 @@
+"""`irtools synth --dialect raw`: valid raw-dialect files from the same generator, and injected defects found."""
+
+from __future__ import annotations
+
+import functools
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from jsonschema import Draft202012Validator
+
+from irtools.cli.main import main
+from irtools.model.raw import RawIR
+from irtools.model.raw_schema import build_raw_schema
+from irtools.report.json_report import finding_to_json
+from irtools.synth import SynthOptions, synthesize
+from irtools.synth.build import KIB, MIB
+from irtools.synth.raw import RAW_INJECTORS, inject_raw, raw_baseline, to_raw
+from irtools.synth.writer import ir_text, write_ir
+from irtools.validate import validate_file
+
+BASES = [
+    SynthOptions(xlen=2, ylen=1, layers=9, batch=1, buffersize=256 * KIB, ring_regions=1, seed=1),
+    SynthOptions(xlen=2, ylen=2, layers=14, batch=2, buffersize=1 * MIB, ring_regions=2, seed=2),
+    SynthOptions(xlen=3, ylen=2, layers=20, batch=1, buffersize=8 * MIB, ring_regions=1, seed=3),
+    SynthOptions(xlen=1, ylen=3, layers=12, batch=2, buffersize=8 * MIB, ring_regions=3, seed=4),
+]
+
+
+@functools.cache
+def _raw(index: int) -> str:
+    return ir_text(to_raw(synthesize(BASES[index]).document))
+
+
+def _findings(tmp: Path, document: dict[str, Any]) -> list[dict[str, Any]]:
+    path = tmp / "raw.json"
+    write_ir(path, document)
+    return [finding_to_json(f) for f in validate_file(str(path)).findings]
+
+
+@pytest.mark.parametrize("index", range(len(BASES)))
+def test_raw_synth_is_valid_in_both_validators_and_clean(tmp_path: Path, index: int) -> None:
+    doc = json.loads(_raw(index))
+    assert list(Draft202012Validator(build_raw_schema()).iter_errors(doc)) == []
+    RawIR.model_validate(doc)
+    expected = [finding_to_json(f) for f in raw_baseline(doc)]
+    assert sorted(_findings(tmp_path, doc), key=str) == sorted(expected, key=str)
+
+
+def test_raw_synth_keeps_the_schedule_and_renumbers_cores() -> None:
+    documented = synthesize(BASES[1]).document
+    raw = to_raw(documented)
+    assert sorted(k for k in raw if k.isdigit()) == ["1", "2", "5", "6"]  # 2x2: mesh ids
+    assert [w["time"] for w in raw["6"]] == [w["time"] for w in documented["3"]]  # core 3 = mesh (1,1)
+    first = documented["0"][0]
+    entry = first["buffer"][0]
+    assert raw["1"][0]["buffer"][0]["block"] == -(-entry["size"] // 1024)
+    assert raw["1"][0]["ofmap_size"] == 8 * first["ofmap_size"]  # the dialect counts bits
+    assert "buffersize" not in raw and "address" not in raw["1"][0]["buffer"][0]
+
+
+@settings(max_examples=12, deadline=None)
+@given(
+    index=st.integers(0, len(BASES) - 1),
+    codes=st.lists(st.sampled_from(sorted(RAW_INJECTORS)), min_size=1, max_size=4, unique=True),
+    seed=st.integers(0, 10_000),
+)
+def test_injected_raw_defects_are_found_exactly(
+    tmp_path_factory: pytest.TempPathFactory, index: int, codes: list[str], seed: int
+) -> None:
+    injection = inject_raw(json.loads(_raw(index)), codes, seed)
+    expected = [finding_to_json(f) for f in injection.findings]
+    assert {f["code"] for f in expected if f["severity"] != "info"} == set(codes)
+    assert _findings(tmp_path_factory.mktemp("raw"), injection.document) == expected
+
+
+def test_synth_cli_writes_raw_with_its_expected_findings(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "r.json"
+    args = ["synth", "-o", str(out), "--mesh", "3x2", "--layers", "30", "--batch", "2", "--seed", "7"]
+    assert main([*args, "--dialect", "raw", "--inject", "GIR201,GIR203,GIR204,GIR502"]) == 0
+    assert "raw dialect" in capsys.readouterr().out
+    expected = json.loads((tmp_path / "r.expected.json").read_text())
+    assert {f["code"] for f in expected if f["severity"] != "info"} == {
+        "GIR201",
+        "GIR203",
+        "GIR204",
+        "GIR502",
+    }
+    assert main(["validate", "--format", "json", "-o", str(tmp_path / "v.json"), str(out)]) == 1
+    assert json.loads((tmp_path / "v.json").read_text())["files"][0]["findings"] == expected
+    assert main([*args, "--dialect", "raw", "--inject", "GIR302"]) == 2
+    assert "not available with --dialect raw" in capsys.readouterr().err

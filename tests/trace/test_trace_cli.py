@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from irtools.analysis import read_table
+from irtools.analysis import TABLES, read_table
+from irtools.trace.tables import MEASURED_TABLES
 from tests.conftest import RunCli
 
 STEM = "int8_resnet50.sim_quantized_b1_c1_bw16"
@@ -24,7 +25,8 @@ def test_analyze_with_trace_writes_measured_tables(
     assert "measured 2,545,655 (1.37x)" in out
     assert "wait 1: 125,824 before workload 63 (Conv_105)" in out
     assert "177 of 177" in out  # compute tiles reproducing the estimate by construction
-    assert "wrote 16 tables" in out
+    assert f"wrote {len(TABLES) + len(MEASURED_TABLES)} tables" in out  # the IR's tables and the measured ones
+    assert all((tmp_path / f"{name}.csv").exists() for name in MEASURED_TABLES)
     workloads = read_table(tmp_path / "measured_workloads.csv")
     assert len(workloads) == 88 and workloads["gap"].max() == 125_824
     assert len(read_table(tmp_path / "measured_instructions.csv")) == 742

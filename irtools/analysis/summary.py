@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+import pandas as pd
+
 from irtools.analysis.analysis import Analysis
 from irtools.analysis.timeline import MODELS
 
@@ -68,6 +70,17 @@ class Summary:
                 f"  {self.incomplete} workloads lost entries to schema errors (run `irtools validate`)"
             )
         return "\n".join(lines) + "\n"
+
+
+def bottleneck_core(cores: pd.DataFrame, model: str) -> int | None:
+    """The core busiest under `model` in the cores table (the lowest id on a tie); None without cores.
+
+    Its busy time bounds the makespan from below: no schedule finishes before it is done.
+    """
+    rows = cores[cores["model"] == model]
+    if rows.empty:
+        return None
+    return int(rows.sort_values(["busy", "core_id"], ascending=[False, True])["core_id"].iloc[0])
 
 
 def _size(n: int) -> str:

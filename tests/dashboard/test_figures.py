@@ -27,8 +27,10 @@ def test_timeline_has_a_bar_per_workload_and_marks_the_critical_path(mesh) -> No
     fig = timeline_figure(mesh.timeline, "dependency", core_transfers=mesh.core_transfers)
     bars = [t for t in fig.data if t.type == "bar"]
     assert sum(len(t.x) for t in bars) == 5
-    widths = np.concatenate([np.asarray(t.marker.line.width) for t in bars])
-    assert (widths > 0).sum() == 3  # Conv_0 on core 1 -> Conv_1 -> Relu_2 on core 2
+    rail = [t for t in fig.data if t.name == "critical path" and t.showlegend is not False]
+    assert len(rail) == 1  # one legend entry; a black line under it makes the yellow rail
+    assert list(rail[0].y).count(None) == 3  # Conv_0 on core 1 -> Conv_1 -> Relu_2 on core 2
+    assert [x for x in rail[0].x if x is not None] == [0, 42000, 42000, 94000, 94000, 102192]
     arrows = next(t for t in fig.data if t.name == "transfers")
     assert sum(x is None for x in arrows.x) == 4  # four cross-core transfers
     assert "makespan 102,192 cycles" in fig.layout.title.text
@@ -109,16 +111,30 @@ def test_many_tensors_become_a_heatmap(monkeypatch: pytest.MonkeyPatch) -> None:
     assert figures.MAX_RECTANGLES < n
 
 
-def test_unschedulable_workloads_are_named_on_their_core_rows() -> None:
+def test_unschedulable_workloads_and_their_wait_cycle_are_drawn() -> None:
     a = analyze(ROOT / "sample_ir" / "invalid" / "GIR502-deadlock.json")
-    fig = timeline_figure(a.timeline, "dependency")
-    note = next(t for t in fig.data if t.name == "unschedulable")
+    fig = timeline_figure(a.timeline, "dependency", wait_cycles=a.wait_cycles)
+    stuck = next(t for t in fig.data if t.name == "cannot start (GIR502)")
     # Core 0 waits on core 2 which waits on core 0; core 3 waits on core 0: only core 1 can run.
-    assert dict(zip(note.y, note.text)) == {
-        "core 0": "  1 workload cannot start (wait cycle, GIR502)",
-        "core 2": "  3 workloads cannot start (wait cycle, GIR502)",
-        "core 3": "  1 workload cannot start (wait cycle, GIR502)",
-    }
+    # Each core's stuck workloads are hatched back to back from cycle 0 (nothing placed before them).
+    assert list(zip(stuck.y, stuck.base)) == [
+        ("core 0", 0),
+        ("core 2", 0),
+        ("core 2", 52000),
+        ("core 2", 60192),
+        ("core 3", 0),
+    ]
+    cycle = next(t for t in fig.data if t.name == "wait cycle (GIR502)")
+    # core 2 wl 0 waits for core 0 wl 0 (ends 41000); core 0 wl 0 waits for core 2 wl 2 (ends 68384).
+    assert list(zip(cycle.x, cycle.y)) == [
+        (41000, "core 0"),
+        (0, "core 2"),
+        (None, None),
+        (68384, "core 2"),
+        (0, "core 0"),
+        (None, None),
+    ]
+    assert "5 workloads cannot be scheduled" in fig.layout.title.text
     assert fig.layout.yaxis.range == (-0.5, 3.5)  # all four cores keep their row
 
 

@@ -56,7 +56,7 @@ def test_report_with_a_wl0_size_shows_capacity_and_gir402(run_cli: RunCli, tmp_p
     code, _, err = run_cli("report", mesh, "-o", tmp_path / "r.html", "--wl0-size", "1024")
     assert code == 0, err
     page = (tmp_path / "r.html").read_text()
-    assert "WL0 occupancy, core 0 (1,024 B)" in page
+    assert "WL0 occupancy, core 0 (1 KiB)" in page
     # Conv_1's 2304-byte weights on cores 2 and 3 do not fit a 1 KiB WL0.
     assert page.count("GIR402") == 2
 

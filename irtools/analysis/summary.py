@@ -72,6 +72,13 @@ class Summary:
         return "\n".join(lines) + "\n"
 
 
+def models_agree(analysis: Analysis) -> bool:
+    """Whether both timing models start and end every workload at the same cycle (one core, or
+    cores that never wait for each other): one timeline then shows both."""
+    sequential, dependency = analysis.schedules["sequential"], analysis.schedules["dependency"]
+    return sequential.start == dependency.start and sequential.end == dependency.end
+
+
 def bottleneck_core(cores: pd.DataFrame, model: str) -> int | None:
     """The core busiest under `model` in the cores table (the lowest id on a tie); None without cores.
 

@@ -171,6 +171,16 @@ def occupancy_figure(
         for trace in _rectangles(pieces, x0, x1, capacity, focus, max(capacity or 0, highest, axis_top or 0)):
             fig.add_trace(trace, row=1, col=1)
     fig.add_trace(_held(snapshots, cycles), row=2, col=1)
+    if pieces.empty:  # say why the panel is empty
+        broken = "incomplete" in snapshots and bool(snapshots["incomplete"].any())
+        why = (
+            f"no {kind} tensors to draw: this core's entries broke the schema (see the findings)"
+            if broken
+            else f"no {kind} tensors: this core's workloads list no {kind} entries"
+        )
+        fig.add_annotation(
+            text=why, showarrow=False, xref="x domain", yref="y domain", x=0.5, y=0.5, font={"size": 13}
+        )
     top = max(capacity or 0, highest, 1)
     if not capacity:
         top = max(int(max(top, axis_top or 0) * 1.1), 16)

@@ -59,6 +59,11 @@ def _ready(dash_duo: Any, graph: str) -> bool:
     return bool(dash_duo.driver.execute_script(script))
 
 
+def _settled(dash_duo: Any, graph: str) -> bool:
+    """No callback request is pending (dash.testing's own check) and the graph is drawn."""
+    return bool(dash_duo._wait_for_callbacks()) and _ready(dash_duo, graph)
+
+
 def _relayout(dash_duo: Any, graph: str, update: dict[str, Any]) -> None:
     """Zoom, pan or reset `graph` as the user's drag or double click does, once it listens."""
     _wait(lambda: _ready(dash_duo, graph), timeout=15)
@@ -270,9 +275,10 @@ def test_a_slow_first_load_still_draws_its_timeline(
 
 
 def _opacity_dimmed(dash_duo: Any) -> bool:
+    # _fullData: what Plotly drew, numeric arrays decoded (g.data keeps Plotly's base64 form).
     script = (
         "const g = document.querySelector('#timeline .js-plotly-plot');"
-        "return !!(g && g.data && g.data.some(t => t.type === 'bar' && t.marker && "
+        "return !!(g && g._fullData && g._fullData.some(t => t.type === 'bar' && t.marker && "
         "t.marker.opacity && t.marker.opacity.length && Array.from(t.marker.opacity).includes(0.2)));"
     )
     return bool(dash_duo.driver.execute_script(script))
@@ -292,8 +298,7 @@ def test_zoom_then_layer_filter_then_reset_shows_every_bar(dash_duo: Any, tmp_pa
         "document.querySelector('#timeline .modebar-btn[data-title=\"Reset axes\"]').click();"
     )
     _wait(lambda: _x_range(dash_duo, "timeline")[1] >= 102192, timeout=15)
-    time.sleep(0.5)  # let a wrong redraw land, if one comes: the check below must see it
-    _wait(lambda: _ready(dash_duo, "timeline"))
+    _wait(lambda: _settled(dash_duo, "timeline"))  # a wrong redraw, if one comes, has landed
     assert _workload_bars(dash_duo) == 5  # was 1: the filtered figure held only the zoomed bars
     assert _x_range(dash_duo, "timeline")[0] <= 0
     _shot(dash_duo, tmp_path, "timeline-zoom-filter-reset")
@@ -309,8 +314,7 @@ def test_zoom_then_arrows_toggle_then_reset_shows_every_bar(dash_duo: Any) -> No
     assert _x_range(dash_duo, "timeline") == [95000, 101000]
     _relayout(dash_duo, "timeline", {"xaxis.autorange": True})
     _wait(lambda: _x_range(dash_duo, "timeline")[1] >= 102192, timeout=15)
-    time.sleep(0.5)
-    _wait(lambda: _ready(dash_duo, "timeline"))
+    _wait(lambda: _settled(dash_duo, "timeline"))
     assert _workload_bars(dash_duo) == 5
 
 

@@ -206,3 +206,49 @@ def test_a_static_aggregated_timeline_says_where_to_see_single_workloads(
     [live] = timeline_figure(frame, "dependency").layout.annotations
     [static] = timeline_figure(frame, "dependency", zoomable=False).layout.annotations
     assert "zoom in" in live.text and "irtools serve" in static.text
+
+
+def test_sequential_arrows_never_point_back_in_time(mesh) -> None:  # type: ignore[no-untyped-def]
+    # In the sequential model every core starts at 0, so all four consumers start before their
+    # producers end: the dependency model draws the four arrows, the sequential one none.
+    dependency = timeline_figure(mesh.timeline, "dependency", core_transfers=mesh.core_transfers)
+    sequential = timeline_figure(mesh.timeline, "sequential", core_transfers=mesh.core_transfers)
+    arrows = next(t for t in dependency.data if t.name == "transfers")
+    assert all(arrows.x[i] <= arrows.x[i + 1] for i in range(0, len(arrows.x), 3))
+    assert not [t for t in sequential.data if t.name == "transfers" and len(t.x)]
+
+
+def test_a_layer_filter_keeps_only_its_transfers(mesh) -> None:  # type: ignore[no-untyped-def]
+    def arrows(layers: list[str]) -> int:
+        fig = timeline_figure(mesh.timeline, "dependency", core_transfers=mesh.core_transfers, layers=layers)
+        return sum(sum(x is None for x in t.x) for t in fig.data if t.name == "transfers")
+
+    # Conv_0 (cores 0 and 1) feeds Conv_1 on cores 2 and 3: four transfers; Relu_2 reads its input
+    # on its own core, so no cross-core arrow touches it.
+    assert arrows(["Conv_1"]) == 4
+    assert arrows(["Relu_2"]) == 0
+
+
+def test_byte_axes_use_binary_units() -> None:
+    values, labels = figures.byte_ticks(1 << 20)
+    assert values[1] == 128 * 1024
+    assert labels[:3] == ["0 B", "128 KiB", "256 KiB"] and labels[-1] == "1 MiB"
+    assert figures.format_bytes(448) == "448 B" and figures.format_bytes(13 * 1024) == "13 KiB"
+
+
+def test_an_out_of_bounds_tensor_is_inside_the_plotted_range() -> None:
+    a = analyze(ROOT / "sample_ir" / "invalid" / "GIR301-buffer-out-of-bounds.json")
+    fig = occupancy_figure(a.tensors, a.l2_occupancy, core_id=3, capacity=a.buffersize)
+    # Core 3's weight starts at the buffer end 0x100000 and is 4608 bytes long.
+    assert fig.layout.yaxis.range[1] >= 0x100000 + 4608
+    assert [t.name for t in fig.data if t.name == "out of bounds (GIR301)"]
+    assert any("L2 end (1 MiB)" in (an.text or "") for an in fig.layout.annotations)
+
+
+def test_an_empty_map_says_why() -> None:
+    a = analyze(ROOT.parent / "shared" / "fixtures" / "npu-simulator" / "ir_ramulator2_dram_test_slice.json")
+    fig = occupancy_figure(a.tensors, a.l2_occupancy, core_id=0, capacity=a.buffersize)
+    # Its L2 entries have boolean addresses (GIR101), so no tensor can be drawn.
+    assert [an.text for an in fig.layout.annotations] == [
+        "no L2 tensors to draw: this core's entries broke the schema (see the findings)"
+    ]

@@ -117,7 +117,7 @@ def format_bytes(n: float) -> str:
     """Bytes in binary units: '448 B', '13 KiB', '1.5 MiB'."""
     for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
         if n >= scale:
-            return f"{n / scale:.4g} {unit}"
+            return f"{n / scale:.3g} {unit}"
     return f"{int(n)} B"
 
 
@@ -133,6 +133,7 @@ def occupancy_figure(
     cycles: bool = False,
     window: tuple[float, float] | None = None,
     axis_top: int | None = None,
+    x_extent: float | None = None,
 ) -> go.Figure:
     """Address (y) over time (x) for one core, each tensor a rectangle over its lifetime.
 
@@ -143,7 +144,9 @@ def occupancy_figure(
     hatched red (crossing hatches, so both show); tensors past the buffer end are outlined purple,
     with the y range extended to show them and the end marked. Above MAX_RECTANGLES, a heatmap.
     With the capacity unknown, the address axis reaches `axis_top` (say the file's largest
-    extent, so the maps of all cores share a scale), not just this core's tensors.
+    extent, so the maps of all cores share a scale), not just this core's tensors. On the cycles
+    axis, `x_extent` (the makespan) is the end of the full range, as on the timeline, also for
+    a reset (autorange) of the axis.
     """
     mine = tensors[tensors["core_id"] == core_id]
     snapshots = occupancy[occupancy["core_id"] == core_id]
@@ -212,10 +215,21 @@ def occupancy_figure(
     if cycles:
         fig.update_xaxes(title="cycles", row=2, col=1)
         fig.update_xaxes(tickformat="~s", hoverformat=",.0f")
-        if window is not None:
-            fig.update_xaxes(range=list(window))
-        elif len(snapshots):
-            fig.update_xaxes(range=[0, float(np.nanmax(snapshots["end"].to_numpy(float)))])
+        end = x_extent or float(np.nanmax(snapshots["end"].to_numpy(float)))
+        # An invisible point at the end: autorange (a reset) then spans what the timeline spans.
+        fig.add_trace(
+            go.Scatter(
+                x=[0, end],
+                y=[0, 0],
+                mode="markers",
+                marker={"opacity": 0},
+                hoverinfo="skip",
+                showlegend=False,
+            ),
+            row=2,
+            col=1,
+        )
+        fig.update_xaxes(range=list(window) if window is not None else [0, end])
     else:
         fig.update_xaxes(title="workload position on the core", row=2, col=1)
         last = max(len(snapshots), int(pieces["last_position"].max()) + 1 if len(pieces) else 0)
@@ -223,12 +237,37 @@ def occupancy_figure(
         if focus and focus.core_id == core_id and focus.position is not None:
             span = [max(focus.position - 6.5, -0.5), min(focus.position + 6.5, last - 0.5)]
         fig.update_xaxes(range=span, dtick=1 if span[1] - span[0] <= 30 else None)
+    if focus and focus.core_id == core_id and focus.position is not None:
+        _mark_workload(fig, snapshots, focus.position, cycles)
     fig.update_layout(barmode="overlay", bargap=0)
     if capacity:
         cap = format_bytes(capacity)
     else:
         cap = "size unknown"
     return finish_layout(fig, f"{kind} occupancy, core {core_id} ({cap}){note}", 560)
+
+
+def _mark_workload(fig: go.Figure, snapshots: pd.DataFrame, position: int, cycles: bool) -> None:
+    """A band over the selected workload's snapshot, across both panels (one layout shape)."""
+    row = snapshots[snapshots["position"] == position]
+    if row.empty:
+        return
+    if cycles:
+        x0, x1 = float(row["start"].iloc[0]), float(row["end"].iloc[0])
+        if np.isnan(x0):
+            return
+    else:
+        x0, x1 = position - 0.5, position + 0.5
+    fig.add_vrect(
+        x0=x0,
+        x1=x1,
+        fillcolor="rgba(0,0,0,0.07)",
+        line={"color": HIGHLIGHT_COLOR, "width": 1.5},
+        annotation={"text": f"workload {int(row['workload_id'].iloc[0])}", "font": {"size": 11}},
+        annotation_position="top left",
+        row="all",
+        col=1,
+    )
 
 
 def _held(snapshots: pd.DataFrame, cycles: bool) -> go.Scatter:

@@ -110,10 +110,8 @@ def summary_header(
                         style={"height": "6px", "background": "#e5e5e5", "margin": "2px 0"},
                         title="busy share of the makespan",
                     ),
-                    html.Div(
-                        (f"{float(share):.0%} busy" if shown else "busy: n/a") + f" · L2 peak {c['peak_l2']}",
-                        style={"color": "#555"},
-                    ),
+                    html.Div(f"{float(share):.0%} busy" if shown else "busy: n/a", style={"color": "#555"}),
+                    html.Div(f"L2 peak {c['peak_l2']}", style={"color": "#555"}),
                 ],
                 className="core-card",
                 style={

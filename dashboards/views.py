@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pandas as pd
 import plotly.graph_objects as go
 
 from dashboards.figures import Focus, occupancy_figure
@@ -34,7 +35,14 @@ def core_maps(
         wl0_tensors = with_cycles(wl0_tensors[wl0_tensors["core_id"] == core_id], mine, model)
         l2 = with_cycles(l2[l2["core_id"] == core_id], mine, model, "position", "position")
         wl0 = with_cycles(wl0[wl0["core_id"] == core_id], mine, model, "position", "position")
-    options = {"core_id": core_id, "focus": focus, "cycles": cycles, "window": window}
+    makespan = a.timeline.loc[a.timeline["model"] == model, "end"].max()
+    options = {
+        "core_id": core_id,
+        "focus": focus,
+        "cycles": cycles,
+        "window": window,
+        "x_extent": None if pd.isna(makespan) else float(makespan),
+    }
     extent = a.wl0_tensors["address"] + a.wl0_tensors["size"]
     wl0_top = int(extent.max()) if len(extent) else None  # all cores' maps on one scale
     return (

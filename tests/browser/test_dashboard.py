@@ -448,4 +448,11 @@ def test_maps_share_the_timeline_cycles_both_ways(dash_duo: Any, tmp_path: Path)
     dash_duo.wait_for_contains_text("#focus-note", "selected core 2, workload 1 (position 1)", timeout=10)
     dash_duo.wait_for_contains_text("#core", "core 2", timeout=10)
     _wait(lambda: "core 2" in dash_duo.find_element("#l2-map .gtitle").text, timeout=10)
+    # The maps mark the workload: a band over its cycles (Relu_2 runs 94000-102192), named by its id.
+    _wait(lambda: "workload 1" in dash_duo.find_element("#l2-map").text, timeout=10)
+    band = dash_duo.driver.execute_script(
+        "const s = document.querySelector('#l2-map .js-plotly-plot')._fullLayout.shapes;"
+        "return s.filter(x => x.type === 'rect').map(x => [x.x0, x.x1]);"
+    )
+    assert band == [[94000, 102192]] * 2  # in the address panel and in the bytes-held panel
     _shot(dash_duo, tmp_path, "maps-cycles")

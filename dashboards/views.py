@@ -6,7 +6,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from dashboards.figures import Focus, occupancy_figure
-from dashboards.timeline import timeline_figure
+from dashboards.timeline import ARROWS_BY_DEFAULT, timeline_figure
 from irtools.analysis import Analysis
 from irtools.analysis.spans import with_cycles
 
@@ -63,7 +63,7 @@ def first_view(analysis: Analysis) -> list[go.Figure]:
     timeline = timeline_figure(
         analysis.timeline,
         "dependency",
-        core_transfers=analysis.core_transfers if len(analysis.core_transfers) <= 300 else None,
+        core_transfers=analysis.core_transfers if len(analysis.core_transfers) <= ARROWS_BY_DEFAULT else None,
         wait_cycles=analysis.wait_cycles,
     )
     first_core = next(iter(analysis.index.cores), None)

@@ -62,9 +62,18 @@ def escape(values: Iterable[object]) -> list[str]:
 def finish_layout(fig: go.Figure, title: str, height: int) -> go.Figure:
     """The look every figure shares: title, size, margins, legend on top, and a UI revision per title."""
     fig.update_layout(
-        title={"text": html.escape(title, quote=False), "x": 0.01, "font": {"size": 15}},
-        height=height,
-        margin={"l": 70, "r": 20, "t": 50, "b": 40},
+        # The title on its own line, the legend on the next: long titles no longer run under it.
+        title={
+            "text": html.escape(title, quote=False),
+            "x": 0.01,
+            "y": 1.0,
+            "yanchor": "top",
+            "yref": "container",
+            "pad": {"t": 8},
+            "font": {"size": 15},
+        },
+        height=height + 24,
+        margin={"l": 70, "r": 20, "t": 74, "b": 40},
         template="plotly_white",
         legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "right", "x": 1.0},
         hoverlabel={"align": "left"},
@@ -159,9 +168,14 @@ def occupancy_figure(
         note = ""
     fig = make_subplots(rows=2, cols=1, shared_xaxes=True, row_heights=[0.75, 0.25], vertical_spacing=0.04)
     pieces = _pieces(mine)
+    unplaced = 0
     if cycles:
-        pieces = pieces[pieces["start"].notna() & pieces["end"].notna()]
+        placed = pieces["start"].notna() & pieces["end"].notna()
+        unplaced = int((~placed).sum())
+        pieces = pieces[placed]
         x0, x1 = pieces["start"].to_numpy(float), pieces["end"].to_numpy(float)
+        if unplaced:
+            note += f" ({unplaced:,} tensors of unschedulable workloads: see by position)"
     else:
         x0 = pieces["first_position"].to_numpy(float) - 0.48
         x1 = pieces["last_position"].to_numpy(float) + 0.48
@@ -176,13 +190,14 @@ def occupancy_figure(
     fig.add_trace(_held(snapshots, cycles), row=2, col=1)
     if pieces.empty:  # say why the panel is empty
         broken = "incomplete" in snapshots and bool(snapshots["incomplete"].any())
-        why = (
-            f"no {kind} tensors to draw: this core's entries broke the schema (see the findings)"
-            if broken
-            else f"no {kind} tensors: this core's workloads list no {kind} entries"
-        )
+        if unplaced:
+            why = f"no {kind} tensor here lives in a workload that can be<br>scheduled (GIR502): pick workload position"
+        elif broken:
+            why = f"no {kind} tensors to draw: this core's entries<br>broke the schema (see the findings)"
+        else:
+            why = f"no {kind} tensors: this core's workloads list no {kind} entries"
         fig.add_annotation(
-            text=why, showarrow=False, xref="x domain", yref="y domain", x=0.5, y=0.5, font={"size": 13}
+            text=why, showarrow=False, xref="paper", yref="paper", x=0.5, y=0.62, font={"size": 13}
         )
     top = max(capacity or 0, highest, 1)
     if not capacity:
@@ -216,19 +231,21 @@ def occupancy_figure(
         fig.update_xaxes(title="cycles", row=2, col=1)
         fig.update_xaxes(tickformat="~s", hoverformat=",.0f")
         end = x_extent or float(np.nanmax(snapshots["end"].to_numpy(float)))
-        # An invisible point at the end: autorange (a reset) then spans what the timeline spans.
-        fig.add_trace(
-            go.Scatter(
-                x=[0, end],
-                y=[0, 0],
-                mode="markers",
-                marker={"opacity": 0},
-                hoverinfo="skip",
-                showlegend=False,
-            ),
-            row=2,
-            col=1,
-        )
+        # Invisible points at both ends: autorange (a reset) then spans what the timeline spans,
+        # and a panel without tensors still draws its axes.
+        for row in (1, 2):
+            fig.add_trace(
+                go.Scatter(
+                    x=[0, end],
+                    y=[0, 0],
+                    mode="markers",
+                    marker={"opacity": 0},
+                    hoverinfo="skip",
+                    showlegend=False,
+                ),
+                row=row,
+                col=1,
+            )
         fig.update_xaxes(range=list(window) if window is not None else [0, end])
     else:
         fig.update_xaxes(title="workload position on the core", row=2, col=1)

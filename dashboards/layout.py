@@ -14,6 +14,11 @@ from irtools.analysis import MODELS, TABLES
 _ROW = {"display": "flex", "gap": "16px", "alignItems": "center", "flexWrap": "wrap", "margin": "8px 0"}
 _LABEL = {"fontWeight": 600, "fontSize": "13px", "color": "#444"}
 SEVERITY_COLORS = {"error": "#fde2e1", "warning": "#fff4d6", "info": "#eef3fb"}
+GRAPH_CONFIG: Any = {
+    "displaylogo": False,
+    # Fewer buttons: the bar stays clear of the figure's title on narrow panels.
+    "modeBarButtonsToRemove": ["select2d", "lasso2d", "zoomIn2d", "zoomOut2d", "autoScale2d"],
+}
 FINDINGS_PER_PAGE = 50
 """Rows of the findings table on one page: a few dozen DOM rows draw at once, thousands froze the page."""
 _CELL = {
@@ -226,7 +231,7 @@ def build_layout(files: list[str], selected: str | None, max_upload_bytes: int) 
                 ],
                 style=_ROW,
             ),
-            dcc.Loading(dcc.Graph(id="timeline", config={"displaylogo": False}), type="dot"),
+            dcc.Loading(dcc.Graph(id="timeline", config=GRAPH_CONFIG), type="dot"),
             html.Div(
                 [
                     _labeled("Core", dcc.Dropdown(id="core", clearable=False, style={"width": "140px"})),
@@ -250,11 +255,11 @@ def build_layout(files: list[str], selected: str | None, max_upload_bytes: int) 
             html.Div(
                 [
                     html.Div(
-                        dcc.Loading(dcc.Graph(id="l2-map", config={"displaylogo": False}), type="dot"),
+                        dcc.Loading(dcc.Graph(id="l2-map", config=GRAPH_CONFIG), type="dot"),
                         style={"flex": "3", "minWidth": "520px"},
                     ),
                     html.Div(
-                        dcc.Loading(dcc.Graph(id="wl0-map", config={"displaylogo": False}), type="dot"),
+                        dcc.Loading(dcc.Graph(id="wl0-map", config=GRAPH_CONFIG), type="dot"),
                         style={"flex": "2", "minWidth": "380px"},
                     ),
                 ],

@@ -115,7 +115,7 @@ def timeline_figure(
     title += (
         f": makespan {int(makespan):,} cycles"
         if makespan is not None
-        else f": {plural(len(unplaced), 'workload')} cannot be scheduled (wait cycle, GIR502)"
+        else f": {plural(len(unplaced), 'workload')} cannot be scheduled (GIR502)"
     )
     fig.update_layout(barmode="overlay", bargap=0.35, showlegend=True)  # also for one layer type in view
     # Every core gets its row, also one whose workloads cannot be placed.

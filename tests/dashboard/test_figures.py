@@ -250,5 +250,5 @@ def test_an_empty_map_says_why() -> None:
     fig = occupancy_figure(a.tensors, a.l2_occupancy, core_id=0, capacity=a.buffersize)
     # Its L2 entries have boolean addresses (GIR101), so no tensor can be drawn.
     assert [an.text for an in fig.layout.annotations] == [
-        "no L2 tensors to draw: this core's entries broke the schema (see the findings)"
+        "no L2 tensors to draw: this core's entries<br>broke the schema (see the findings)"
     ]

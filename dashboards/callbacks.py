@@ -18,7 +18,7 @@ from dash.dcc.express import send_data_frame
 
 from dashboards.data import AccessError, Entry, FileStore, filter_findings
 from dashboards.figures import Focus, empty_figure, format_bytes
-from dashboards.layout import FINDINGS_PER_PAGE, findings_table, page_note, summary_header
+from dashboards.layout import FINDINGS_PER_PAGE, arrow_options, findings_table, page_note, summary_header
 from dashboards.timeline import ARROWS_BY_DEFAULT, aggregated, focus_window, plural, timeline_figure
 from dashboards.views import core_maps
 from irtools.analysis import MODELS, AnalysisError
@@ -134,13 +134,12 @@ def register(app: Dash, store: FileStore) -> None:
         Output("core", "value"),
         Output("transfer", "value"),
         Output("arrows", "options"),
-        Output("arrows", "value"),
         Output("focus", "data", allow_duplicate=True),
         Output("focus-note", "children", allow_duplicate=True),
         Input("current", "data"),
         State("layers", "value"),
         State("transfer", "value"),
-        State("arrows", "value"),
+        State("core", "value"),
         State("url", "search"),
         State("focus", "data"),
         prevent_initial_call="initial_duplicate",
@@ -149,37 +148,31 @@ def register(app: Dash, store: FileStore) -> None:
         key: str | None,
         layers_now: list[str] | None,
         transfer_now: int | None,
-        arrows_now: Any,
+        core_now: int | None,
         search: Any,
         focus_now: Any,
     ) -> tuple[Any, ...]:
-        # Reset the filters and the focus only when set: every output written re-runs the
-        # figures that read it.
+        # Write the core, the filters and the focus only when they change: every output written
+        # re-runs the figures that read it (a 100 MB file's timeline took twice as long).
         reset_layers: Any = [] if layers_now else no_update
         reset_transfer = None if transfer_now is not None else no_update
         reset_focus = (None, "") if focus_now else (no_update, no_update)
         e = entry(key)
         if e is None:
-            return [], reset_layers, [], None, reset_transfer, no_update, no_update, *reset_focus
+            return [], reset_layers, [], None, reset_transfer, no_update, *reset_focus
         a = e.analysis
         cores = list(a.index.cores)
         want = parse_link(search)
         core = want.get("core") if want.get("file") == key and want.get("core") in cores else None
         if core is None:
             core = cores[0] if cores else None
-        count = len(a.core_transfers)
-        # Thousands of arrows cover the bars and slow every zoom: those files open without them
-        # (the transfers of a selected workload or layer are drawn all the same).
-        arrows = ["arrows"] if count <= ARROWS_BY_DEFAULT else []
-        label = [{"label": f"all {plural(count, 'cross-core transfer')}", "value": "arrows"}]
         return (
             a.layers["layer_name"].tolist(),
             reset_layers,
             [{"label": f"core {c}", "value": c} for c in cores],
-            core,
+            core if core != core_now else no_update,
             reset_transfer,
-            label,
-            arrows if arrows != (arrows_now or []) else no_update,
+            arrow_options(len(a.core_transfers)),
             *reset_focus,
         )
 
@@ -373,7 +366,7 @@ def register(app: Dash, store: FileStore) -> None:
     def timeline(
         key: str | None,
         model: str,
-        arrows: list[str],
+        arrows: str,
         layers: list[str],
         focus: dict[str, Any] | None,
         view: Any,
@@ -387,7 +380,10 @@ def register(app: Dash, store: FileStore) -> None:
         # timeline is drawn again for the range (bars when few are in it).
         if _only_view_changed() and not aggregated(a.timeline, model):
             return _range_patch(window, ("xaxis",))
-        edges = a.core_transfers if "arrows" in (arrows or []) or layers or focus else None
+        # Thousands of arrows cover the bars and slow every zoom: "auto" draws all only up to
+        # ARROWS_BY_DEFAULT; the arrows of a selected workload or layer are drawn in any case.
+        every = arrows == "all" or (arrows == "auto" and len(a.core_transfers) <= ARROWS_BY_DEFAULT)
+        edges = a.core_transfers if every or layers or focus else None
         return timeline_figure(
             a.timeline,
             model,

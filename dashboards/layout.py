@@ -9,6 +9,7 @@ from dash import dcc, html
 from dash.development.base_component import Component
 
 from dashboards.data import FINDING_COLUMNS
+from dashboards.timeline import ARROWS_BY_DEFAULT
 from irtools.analysis import MODELS, TABLES
 
 _ROW = {"display": "flex", "gap": "16px", "alignItems": "center", "flexWrap": "wrap", "margin": "8px 0"}
@@ -143,6 +144,16 @@ def summary_header(
     )
 
 
+def arrow_options(count: int | None) -> list[dict[str, str]]:
+    """Choices for the transfer arrows; `auto` draws all of them up to ARROWS_BY_DEFAULT."""
+    total = f" ({count:,})" if count is not None else ""
+    return [
+        {"label": f"auto: all up to {ARROWS_BY_DEFAULT}, else the selection's", "value": "auto"},
+        {"label": f"all{total}", "value": "all"},
+        {"label": "the selection's", "value": "selection"},
+    ]
+
+
 def _labeled(label: str, control: Component, width: str | None = None) -> html.Div:
     style = {"minWidth": width} if width else {}
     return html.Div([html.Div(label, style=_LABEL), control], style=style)
@@ -202,12 +213,13 @@ def build_layout(files: list[str], selected: str | None, max_upload_bytes: int) 
                         ),
                     ),
                     _labeled(
-                        "Show",
-                        dcc.Checklist(
+                        "Cross-core transfer arrows",
+                        dcc.RadioItems(
                             id="arrows",
-                            options=[{"label": "all cross-core transfers", "value": "arrows"}],
-                            value=["arrows"],  # `load` turns them off for files with many
-                            inputStyle={"marginRight": "4px"},
+                            options=arrow_options(None),
+                            value="auto",
+                            inline=True,
+                            inputStyle={"marginRight": "4px", "marginLeft": "8px"},
                         ),
                     ),
                     _labeled(

@@ -309,7 +309,7 @@ def test_zoom_then_arrows_toggle_then_reset_shows_every_bar(dash_duo: Any) -> No
     _wait(lambda: any(t["name"] == "transfers" for t in _traces(dash_duo, "timeline")), timeout=15)
     _relayout(dash_duo, "timeline", {"xaxis.range[0]": 95000, "xaxis.range[1]": 101000})
     _wait(lambda: _x_range(dash_duo, "timeline") == [95000, 101000])
-    dash_duo.find_element("#arrows input").click()
+    dash_duo.find_element("#arrows input[value=selection]").click()  # none selected: no arrow
     _wait(lambda: not any(t["name"] == "transfers" for t in _traces(dash_duo, "timeline")), timeout=15)
     assert _x_range(dash_duo, "timeline") == [95000, 101000]
     _relayout(dash_duo, "timeline", {"xaxis.autorange": True})
@@ -327,7 +327,9 @@ def test_ten_thousand_findings_are_paged(dash_duo: Any, tmp_path: Path) -> None:
     dash_duo.wait_for_contains_text("#findings-summary", "9,887 errors, 1,096 warnings, 0 info", timeout=10)
     assert len(dash_duo.find_elements("#findings tr.finding-row")) == 50  # the page, not 10,983 rows
     dash_duo.find_element("#findings-next").click()
-    dash_duo.wait_for_contains_text("#findings-page-note", "rows 51-100 of 10,983 (page 2 of 220)", timeout=10)
+    dash_duo.wait_for_contains_text(
+        "#findings-page-note", "rows 51-100 of 10,983 (page 2 of 220)", timeout=10
+    )
     _pick(dash_duo, "#filter-severity", "warning")
     dash_duo.wait_for_contains_text("#findings-page-note", "rows 1-50 of 1,096 (page 1 of 22)", timeout=10)
     assert {r.text.split()[0] for r in dash_duo.find_elements("#findings tr.finding-row")} == {"warning"}
@@ -337,9 +339,7 @@ def test_ten_thousand_findings_are_paged(dash_duo: Any, tmp_path: Path) -> None:
 def test_a_link_restores_file_core_model_and_range(dash_duo: Any, tmp_path: Path) -> None:
     _open(dash_duo, SAMPLES, MESH)
     dash_duo.wait_for_contains_text("#status", "4 cores", timeout=15)
-    dash_duo.driver.get(
-        dash_duo.server_url + f"/?file={OVERLAP}&core=3&model=sequential&x0=1000&x1=50000"
-    )
+    dash_duo.driver.get(dash_duo.server_url + f"/?file={OVERLAP}&core=3&model=sequential&x0=1000&x1=50000")
     dash_duo.wait_for_contains_text("#status", "GIR302-buffer-overlap.json", timeout=15)
     dash_duo.wait_for_contains_text("#core", "core 3", timeout=10)
     _wait(lambda: "core 3" in dash_duo.find_element("#l2-map .gtitle").text, timeout=10)

@@ -107,7 +107,8 @@ def timeline_figure(
             fig.add_trace(_focus_bars(shown, focus.workloads, labels))
     unplaced = rows[rows["start"].isna()]
     if not unplaced.empty:
-        for trace in _unplaced(unplaced, placed, labels, wait_cycles):
+        selected = focus.workloads if focus else frozenset()
+        for trace in _unplaced(unplaced, placed, labels, wait_cycles, selected):
             fig.add_trace(trace)
     if makespan is not None:
         fig.add_vline(x=int(makespan), line={"color": "#555", "dash": "dot", "width": 1})
@@ -317,6 +318,7 @@ def _unplaced(
     placed: pd.DataFrame,
     labels: dict[int, str],
     cycles: Sequence[Sequence[tuple[int, int]]],
+    selected: frozenset[tuple[int, int]] = frozenset(),
 ) -> list[go.BaseTraceType]:
     """Workloads a model cannot start, hatched after their core's last placed workload, in program
     order; the wait cycle's cross-core waits as arrows from the awaited workload's end to the
@@ -326,6 +328,8 @@ def _unplaced(
     offset = rows.groupby("core_id")["time"].cumsum() - rows["time"]
     start = rows["core_id"].map(ends).fillna(0).astype("int64").to_numpy() + offset.to_numpy("int64")
     end = start + rows["time"].to_numpy("int64")
+    # A selected one (say the GIR502 finding's workload) gets the black selection outline.
+    picked = np.array([k in selected for k in zip(rows["core_id"], rows["position"])], bool)
     traces: list[go.BaseTraceType] = [
         go.Bar(
             name="cannot start (GIR502)",
@@ -341,7 +345,10 @@ def _unplaced(
             "last placed workload<extra></extra>",
             marker={
                 "color": "rgba(255,255,255,0)",
-                "line": {"color": WAIT_CYCLE_COLOR, "width": 1.5},
+                "line": {
+                    "color": np.where(picked, HIGHLIGHT_COLOR, WAIT_CYCLE_COLOR),
+                    "width": np.where(picked, 3.0, 1.5),
+                },
                 "pattern": {"shape": "/", "fgcolor": WAIT_CYCLE_COLOR, "size": 8, "solidity": 0.25},
             },
         )

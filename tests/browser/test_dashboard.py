@@ -415,6 +415,15 @@ def test_defects_are_drawn_where_they_are(dash_duo: Any, tmp_path: Path) -> None
     assert [y for y in cycle[0]["y"] if y] == ["core 0", "core 2", "core 2", "core 0"]
     stuck = [t for t in _traces(dash_duo, "timeline") if t["name"] == "cannot start (GIR502)"]
     assert stuck[0]["n"] == 5
+    # Clicking the finding outlines its workload (core 0's workload 0 starts the cycle) in black.
+    dash_duo.wait_for_contains_text("#findings", "GIR502", timeout=15)
+    next(r for r in dash_duo.find_elements("#findings tr.finding-row") if "GIR502" in r.text).click()
+    widths = (
+        "const g = document.querySelector('#timeline .js-plotly-plot');"
+        "const t = g._fullData.find(t => t.name === 'cannot start (GIR502)');"
+        "return t ? Array.from(t.marker.line.width) : [];"
+    )
+    _wait(lambda: dash_duo.driver.execute_script(widths) == [3, 1.5, 1.5, 1.5, 1.5], timeout=10)
     _shot(dash_duo, tmp_path, "defect-deadlock")
 
 

@@ -135,6 +135,12 @@ def test_unschedulable_workloads_and_their_wait_cycle_are_drawn() -> None:
         (None, None),
     ]
     assert "5 workloads cannot be scheduled" in fig.layout.title.text
+    # The GIR502 finding names core 2's workload 0: selecting it outlines its hatched bar.
+    focused = timeline_figure(
+        a.timeline, "dependency", wait_cycles=a.wait_cycles, focus=Focus(workloads=frozenset({(2, 0)}))
+    )
+    stuck = next(t for t in focused.data if t.name == "cannot start (GIR502)")
+    assert list(stuck.marker.line.width) == [1.5, 3.0, 1.5, 1.5, 1.5]
     assert fig.layout.yaxis.range == (-0.5, 3.5)  # all four cores keep their row
 
 

@@ -1,22 +1,31 @@
-"""Callbacks: wire controls to the FileStore and the figure builders; no analysis happens here."""
+"""Callbacks: wire controls to the FileStore and the figure builders; no analysis happens here.
+
+One store, `view` ({"file": key, "x": [lo, hi] or None}), holds the cycles range on screen: a
+zoom, pan or reset of the timeline or of a map (on its cycles axis) writes it, and every figure
+is drawn for it. The URL mirrors the file, core, model, map axis and range, so a view can be
+shared as a link.
+"""
 
 from __future__ import annotations
 
+import math
 from typing import Any
+from urllib.parse import parse_qs, urlencode
 
 import pandas as pd
-from dash import ALL, Dash, Input, Output, State, ctx, no_update
+from dash import ALL, Dash, Input, Output, Patch, State, ctx, no_update
 from dash.dcc.express import send_data_frame
 
 from dashboards.data import AccessError, Entry, FileStore, filter_findings
-from dashboards.figures import Focus, empty_figure
-from dashboards.layout import findings_table
-from dashboards.timeline import aggregated, timeline_figure
+from dashboards.figures import Focus, empty_figure, format_bytes
+from dashboards.layout import FINDINGS_PER_PAGE, arrow_options, findings_table, page_note, summary_header
+from dashboards.timeline import ARROWS_BY_DEFAULT, aggregated, focus_window, plural, timeline_figure
 from dashboards.views import core_maps
-from irtools.analysis import AnalysisError
-from irtools.analysis.summary import summarize
+from irtools.analysis import MODELS, AnalysisError
+from irtools.analysis.summary import bottleneck_core, summarize
 
 Figure = Any
+SEVERITIES = ("error", "warning", "info")
 
 
 def register(app: Dash, store: FileStore) -> None:
@@ -30,55 +39,166 @@ def register(app: Dash, store: FileStore) -> None:
 
     @app.callback(
         Output("current", "data"),
-        Output("status", "children", allow_duplicate=True),
+        Output("message", "children"),
+        Output("file-select", "options"),
+        Output("file-select", "value"),
+        Output("upload", "contents"),
         Input("file-select", "value"),
         Input("upload", "contents"),
         State("upload", "filename"),
+        State("file-select", "options"),
         prevent_initial_call=True,
     )
-    def choose(selected: str | None, contents: str | None, filename: str | None) -> tuple[Any, Any]:
+    def choose(
+        selected: str | None, contents: str | None, filename: str | None, options: list[Any] | None
+    ) -> tuple[Any, ...]:
+        # The upload is emptied once read: uploading the same file again is a change again.
+        if ctx.triggered_id == "upload":
+            if not contents:
+                return no_update, no_update, no_update, no_update, no_update
+            try:
+                key = store.add_upload(filename or "upload.json", contents)
+            except AccessError as exc:
+                return no_update, f"⚠ {exc}", no_update, no_update, None  # the current file stays
+            # The picker names the upload, so it shows what the page shows.
+            others = [o for o in options or [] if o.get("value") != key]
+            return key, "", [*others, {"label": f"{filename} (uploaded)", "value": key}], key, None
+        if not selected:
+            return no_update, no_update, no_update, no_update, no_update
         try:
-            if ctx.triggered_id == "upload" and contents:
-                return store.add_upload(filename or "upload.json", contents), no_update
-            if selected:
+            if not selected.startswith("upload:"):
                 store.resolve(selected)
-                return selected, no_update
         except AccessError as exc:
-            return no_update, f"⚠ {exc}"  # keep showing the current file; load would overwrite the message
-        return no_update, no_update
+            return no_update, f"⚠ {exc}", no_update, no_update, no_update
+        return selected, "", no_update, no_update, no_update
+
+    # The browser fires no change when the same file is chosen again: empty the file input.
+    app.clientside_callback(  # type: ignore[no-untyped-call]
+        """function (contents) {
+            const input = document.querySelector('#upload input[type=file]');
+            if (input) { input.value = ''; }
+            return window.dash_clientside.no_update;
+        }""",
+        Output("upload-reset", "data"),
+        Input("upload", "contents"),
+        prevent_initial_call=True,
+    )
 
     @app.callback(
-        Output("status", "children"),
+        Output("file-select", "value", allow_duplicate=True),
+        Output("model", "value"),
+        Output("map-axis", "value"),
+        Output("view", "data", allow_duplicate=True),
+        Output("core", "value", allow_duplicate=True),
+        Input("url", "search"),
+        State("current", "data"),
+        State("model", "value"),
+        State("map-axis", "value"),
+        State("view", "data"),
+        State("core", "value"),
+        prevent_initial_call="initial_duplicate",
+    )
+    def restore(
+        search: str | None, key: str | None, model: str, axis: str, view: Any, core: int | None
+    ) -> tuple[Any, ...]:
+        """A link's view: what differs from the page is set (our own URL updates change nothing)."""
+        want = parse_link(search)
+        file = want.get("file") or key
+        new_file = file != key
+        wanted_view = {"file": file, "x": want["x"]} if "x" in want else None
+        return (
+            file if new_file else no_update,
+            want["model"] if want.get("model", model) != model else no_update,
+            want["axis"] if want.get("axis", axis) != axis else no_update,
+            wanted_view if wanted_view and wanted_view != view else no_update,
+            # A new file's core is set when it loads (`load` reads the link too).
+            want["core"] if not new_file and want.get("core", core) != core else no_update,
+        )
+
+    @app.callback(
+        Output("url-write", "search"),
+        Input("current", "data"),
+        Input("core", "value"),
+        Input("model", "value"),
+        Input("map-axis", "value"),
+        Input("view", "data"),
+        prevent_initial_call=True,
+    )
+    def share(key: str | None, core: int | None, model: str, axis: str, view: Any) -> str:
+        return link(key, core, model, axis, _view_window(view, key))
+
+    @app.callback(
         Output("layers", "options"),
         Output("layers", "value"),
         Output("core", "options"),
         Output("core", "value"),
         Output("transfer", "value"),
+        Output("arrows", "options"),
+        Output("focus", "data", allow_duplicate=True),
+        Output("focus-note", "children", allow_duplicate=True),
         Input("current", "data"),
         State("layers", "value"),
         State("transfer", "value"),
+        State("core", "value"),
+        State("url", "search"),
+        State("focus", "data"),
+        prevent_initial_call="initial_duplicate",
     )
-    def load(key: str | None, layers_now: list[str] | None, transfer_now: int | None) -> tuple[Any, ...]:
-        # Reset the filters only when set: every output written re-runs the figures that read it.
+    def load(
+        key: str | None,
+        layers_now: list[str] | None,
+        transfer_now: int | None,
+        core_now: int | None,
+        search: Any,
+        focus_now: Any,
+    ) -> tuple[Any, ...]:
+        # Write the core, the filters and the focus only when they change: every output written
+        # re-runs the figures that read it (a 100 MB file's timeline took twice as long).
         reset_layers: Any = [] if layers_now else no_update
         reset_transfer = None if transfer_now is not None else no_update
+        reset_focus = (None, "") if focus_now else (no_update, no_update)
+        e = entry(key)
+        if e is None:
+            return [], reset_layers, [], None, reset_transfer, no_update, *reset_focus
+        a = e.analysis
+        cores = list(a.index.cores)
+        want = parse_link(search)
+        core = want.get("core") if want.get("file") == key and want.get("core") in cores else None
+        if core is None:
+            core = cores[0] if cores else None
+        return (
+            a.layers["layer_name"].tolist(),
+            reset_layers,
+            [{"label": a.core_label(c), "value": c} for c in cores],
+            core if core != core_now else no_update,
+            reset_transfer,
+            arrow_options(len(a.core_transfers)),
+            *reset_focus,
+        )
+
+    @app.callback(Output("status", "children"), Input("current", "data"), Input("model", "value"))
+    def header(key: str | None, model: str) -> Any:
         if not key:
-            return "Pick an IR file or upload one.", [], reset_layers, [], None, reset_transfer
+            return "Pick an IR file or upload one."
         try:
             e = store.get(key)
         except (AccessError, AnalysisError, OSError) as exc:
-            return f"⚠ {exc}", [], reset_layers, [], None, reset_transfer
-        layers = e.analysis.layers["layer_name"].tolist()
-        cores = [{"label": e.analysis.core_label(c), "value": c} for c in e.analysis.index.cores]
-        first_core = cores[0]["value"] if cores else None
-        return (
-            summarize(e.analysis).render().rstrip(),
-            layers,
-            reset_layers,
-            cores,
-            first_core,
-            reset_transfer,
-        )
+            return f"⚠ {exc}"
+        a = e.analysis
+        s = summarize(a)
+        cores = a.cores[a.cores["model"] == model]
+        buffersize = s.buffersize
+        cards = [
+            {
+                "core_id": int(c),
+                "utilization": float(u),
+                "peak_l2": _peak(s.peak_l2.get(int(c)), buffersize),
+            }
+            for c, u in zip(cores["core_id"], cores["utilization"], strict=True)
+        ]
+        size = format_bytes(buffersize) if buffersize else "size unknown"
+        first = f"{s.path}: {plural(s.cores, 'core')}, {plural(s.workloads, 'workload')}, L2 {size}"
+        return summary_header(first, s.makespan, s.unscheduled, model, cards, bottleneck_core(a.cores, model))
 
     @app.callback(
         Output("findings-summary", "children"),
@@ -94,42 +214,79 @@ def register(app: Dash, store: FileStore) -> None:
             return "", [], [], []
         f = e.findings
         counts = f["severity"].value_counts()
-        found = ", ".join(f"{counts.get(s, 0)} {s}s" for s in ("error", "warning", "info"))
-        severities = [s for s in ("error", "warning", "info") if s in set(f["severity"])]
+        found = ", ".join(
+            f"{int(counts.get(s, 0)):,} {s if s == 'info' or counts.get(s, 0) == 1 else s + 's'}"
+            for s in SEVERITIES
+        )
+        severities = [s for s in SEVERITIES if s in set(f["severity"])]
         codes = sorted(set(f["code"]))
         cores = [{"label": f"core {int(c)}", "value": int(c)} for c in sorted(set(f["core_id"].dropna()))]
         return found, severities, codes, cores
 
     @app.callback(
         Output("findings", "children"),
+        Output("findings-page", "data"),
+        Output("findings-page-note", "children"),
         Input("current", "data"),
         Input("filter-severity", "value"),
         Input("filter-code", "value"),
         Input("filter-core", "value"),
+        Input("findings-prev", "n_clicks"),
+        Input("findings-next", "n_clicks"),
+        Input("focus", "data"),
+        State("findings-page", "data"),
     )
-    def findings(key: str | None, severities: list[str], codes: list[str], cores: list[int]) -> Any:
+    def findings(
+        key: str | None,
+        severities: list[str],
+        codes: list[str],
+        cores: list[int],
+        _prev: int,
+        _next: int,
+        focus: dict[str, Any] | None,
+        page: int | None,
+    ) -> tuple[Any, ...]:
+        """One page of the filtered findings: the browser draws FINDINGS_PER_PAGE rows, never thousands."""
         e = entry(key)
         if e is None:
-            return findings_table([], 0)
+            return findings_table([], 0), 0, ""
         shown = filter_findings(e.findings, severities, codes, cores)
-        return findings_table(shown.to_dict("records"), len(shown))
+        pages = max(1, math.ceil(len(shown) / FINDINGS_PER_PAGE))
+        page = page or 0
+        trigger = ctx.triggered_id
+        if trigger == "findings-prev":
+            page -= 1
+        elif trigger == "findings-next":
+            page += 1
+        elif trigger != "focus":
+            page = 0  # a new file or filter starts at the top
+        page = min(max(page, 0), pages - 1)
+        rows = shown.iloc[page * FINDINGS_PER_PAGE : (page + 1) * FINDINGS_PER_PAGE].to_dict("records")
+        selected = (focus or {}).get("finding")
+        return findings_table(rows, len(shown), selected), page, page_note(page, pages, len(shown))
 
     @app.callback(
         Output("focus", "data"),
         Output("core", "value", allow_duplicate=True),
         Output("focus-note", "children"),
+        Output("view", "data", allow_duplicate=True),
         Input({"type": "finding", "index": ALL}, "n_clicks"),
         Input("transfer", "value"),
+        Input("timeline", "clickData"),
         State("current", "data"),
+        State("model", "value"),
         prevent_initial_call=True,
     )
-    def focus(_: list[int], transfer: int | None, key: str | None) -> tuple[Any, Any, Any]:
+    def focus(
+        _: list[int], transfer: int | None, click: dict[str, Any] | None, key: str | None, model: str
+    ) -> tuple[Any, ...]:
         e = entry(key)
         if e is None:
-            return None, no_update, ""
-        if ctx.triggered_id == "transfer":
+            return None, no_update, "", no_update
+        trigger = ctx.triggered_id
+        if trigger == "transfer":
             if transfer is None:
-                return None, no_update, ""
+                return None, no_update, "", no_update
             producers, readers = e.analysis.transfer_users(int(transfer))
             users = producers + readers
             where = producers[0] if producers else (readers[0] if readers else None)
@@ -140,26 +297,62 @@ def register(app: Dash, store: FileStore) -> None:
                 "core": where[0] if where else None,
                 "position": None,
             }
-            return data, where[0] if where else no_update, note
-        clicked = ctx.triggered_id
-        if not isinstance(clicked, dict) or not ctx.triggered[0]["value"]:
-            return no_update, no_update, no_update  # the table was redrawn, nothing was clicked
-        finding = e.findings.iloc[int(clicked["index"])]
-        core, wid, tid = finding["core_id"], finding["workload_id"], finding["transfer_id"]
-        if pd.isna(core):  # the finding is not about one workload
-            return None, no_update, f"{finding['code']}: not tied to one workload ({finding['pointer']})"
-        core = int(core)
+            return data, where[0] if where else no_update, note, no_update
+        if trigger == "timeline":
+            picked = _clicked_workload(click)
+            if picked is None:
+                return no_update, no_update, no_update, no_update
+            c, p, w = picked
+            data = {"workloads": [(c, p)], "transfer": None, "core": c, "position": p}
+            return data, c, f"selected core {c}, workload {w} (position {p})", no_update
+        if not isinstance(trigger, dict) or not ctx.triggered[0]["value"]:
+            return no_update, no_update, no_update, no_update  # the table was redrawn, nothing was clicked
+        index = int(trigger["index"])
+        finding = e.findings.iloc[index]
+        wid, tid = finding["workload_id"], finding["transfer_id"]
+        if pd.isna(finding["core_id"]):  # the finding is not about one workload
+            note = f"{finding['code']}: not tied to one workload ({finding['pointer']})"
+            return {"finding": index}, no_update, note, no_update
+        core = int(finding["core_id"])
         position = None if pd.isna(wid) else e.analysis.position_of(core, int(wid))
         data = {
             "workloads": [(core, position)] if position is not None else [],
             "transfer": None if pd.isna(tid) else int(tid),
             "core": core,
             "position": position,
+            "finding": index,
         }
         note = f"{finding['code']} on core {core}" + (
             f", workload {int(wid)}" if position is not None else ""
         )
-        return data, core, note
+        window = focus_window(e.analysis.timeline, model, core, position) if position is not None else None
+        return data, core, note, {"file": key, "x": list(window)} if window else no_update
+
+    @app.callback(
+        Output("view", "data", allow_duplicate=True),
+        Input("timeline", "relayoutData"),
+        Input("l2-map", "relayoutData"),
+        Input("wl0-map", "relayoutData"),
+        State("current", "data"),
+        State("map-axis", "value"),
+        State("view", "data"),
+        prevent_initial_call=True,
+    )
+    def zoom(timeline: Any, l2: Any, wl0: Any, key: str | None, axis: str, view: Any) -> Any:
+        """A zoom, pan or reset of the timeline, or of a map on the cycles axis, sets the view."""
+        trigger = ctx.triggered_id
+        if key is None or trigger is None or (trigger != "timeline" and axis != "cycles"):
+            return no_update
+        relayout = {"timeline": timeline, "l2-map": l2, "wl0-map": wl0}[trigger]
+        window = _window(relayout)
+        new: dict[str, Any]
+        if window is not None:
+            new = {"file": key, "x": list(window)}
+        elif _reset(relayout):
+            new = {"file": key, "x": None}
+        else:
+            return no_update  # Plotly's autosize after drawing, or a zoom of the address axis
+        return new if new != view else no_update
 
     @app.callback(
         Output("timeline", "figure"),
@@ -168,62 +361,38 @@ def register(app: Dash, store: FileStore) -> None:
         Input("arrows", "value"),
         Input("layers", "value"),
         Input("focus", "data"),
-        State("timeline", "relayoutData"),
+        Input("view", "data"),
     )
     def timeline(
         key: str | None,
         model: str,
-        arrows: list[str],
+        arrows: str,
         layers: list[str],
         focus: dict[str, Any] | None,
-        relayout: dict[str, Any] | None,
+        view: Any,
     ) -> Figure:
-        # A new file or timing model shows it all; a focus sets its own window; the rest keep the zoom.
-        keep_zoom = ctx.triggered_id in ("arrows", "layers")
-        return _timeline(entry(key), model, arrows, layers, focus, _window(relayout) if keep_zoom else None)
-
-    # Its own callback: as an Input of the one above, the relayout Plotly sends after drawing a
-    # placeholder superseded the slow first build of a large file, which was then dropped.
-    @app.callback(
-        Output("timeline", "figure", allow_duplicate=True),
-        Input("timeline", "relayoutData"),
-        State("current", "data"),
-        State("model", "value"),
-        State("arrows", "value"),
-        State("layers", "value"),
-        State("focus", "data"),
-        prevent_initial_call=True,
-    )
-    def zoom(
-        relayout: dict[str, Any] | None,
-        key: str | None,
-        model: str,
-        arrows: list[str],
-        layers: list[str],
-        focus: dict[str, Any] | None,
-    ) -> Figure:
-        """Only an aggregated timeline changes with the zoom: bars are all in the page already."""
         e = entry(key)
-        window = _window(relayout)
-        reset = bool((relayout or {}).get("xaxis.autorange"))
-        if e is None or (window is None and not reset) or not aggregated(e.analysis.timeline, model):
-            return no_update
-        return _timeline(e, model, arrows, layers, focus, window)
-
-    def _timeline(
-        e: Entry | None,
-        model: str,
-        arrows: list[str],
-        layers: list[str],
-        focus: dict[str, Any] | None,
-        window: tuple[float, float] | None,
-    ) -> Figure:
         if e is None:
             return empty_figure("no IR loaded")
         a = e.analysis
-        edges = a.core_transfers if "arrows" in (arrows or []) else None
+        window = _view_window(view, key)
+        # All bars are in the page already: a new range only moves the axis. An aggregated
+        # timeline is drawn again for the range (bars when few are in it).
+        if _only_view_changed() and not aggregated(a.timeline, model):
+            return _range_patch(window, ("xaxis",))
+        # Thousands of arrows cover the bars and slow every zoom: "auto" draws all only up to
+        # ARROWS_BY_DEFAULT; the arrows of a selected workload or layer are drawn in any case.
+        every = arrows == "all" or (arrows == "auto" and len(a.core_transfers) <= ARROWS_BY_DEFAULT)
+        edges = a.core_transfers if every or layers or focus else None
         return timeline_figure(
-            a.timeline, model, core_transfers=edges, layers=layers or None, focus=_focus(focus), window=window
+            a.timeline,
+            model,
+            core_transfers=edges,
+            layers=layers or None,
+            focus=_focus(focus),
+            window=window,
+            wait_cycles=a.wait_cycles,
+            zoom_to_focus=False,  # the focus callback sets the view
         )
 
     @app.callback(
@@ -232,13 +401,24 @@ def register(app: Dash, store: FileStore) -> None:
         Input("current", "data"),
         Input("core", "value"),
         Input("focus", "data"),
+        Input("model", "value"),
+        Input("map-axis", "value"),
+        Input("view", "data"),
     )
-    def occupancy(key: str | None, core: int | None, focus: dict[str, Any] | None) -> tuple[Figure, Figure]:
+    def occupancy(
+        key: str | None, core: int | None, focus: dict[str, Any] | None, model: str, axis: str, view: Any
+    ) -> tuple[Figure, Figure]:
         e = entry(key)
         if e is None or core is None:
             blank = empty_figure("no IR loaded")
             return blank, blank
-        return core_maps(e.analysis, core, _focus(focus))
+        cycles = axis == "cycles"
+        window = _view_window(view, key)
+        if _only_view_changed():
+            if not cycles:
+                return no_update, no_update  # positions do not follow the cycles range
+            return _range_patch(window, ("xaxis", "xaxis2")), _range_patch(window, ("xaxis", "xaxis2"))
+        return core_maps(e.analysis, core, _focus(focus), model=model, cycles=cycles, window=window)
 
     @app.callback(
         Output("download", "data"),
@@ -255,15 +435,106 @@ def register(app: Dash, store: FileStore) -> None:
         return send_data_frame(table.to_csv, f"{name}.csv", index=False)  # type: ignore[no-untyped-call]
 
 
-def _window(relayout: dict[str, Any] | None) -> tuple[float, float] | None:
-    """The x range a zoom or pan of the timeline set (Plotly's relayoutData), or None."""
-    data = relayout or {}
-    bounds = data.get("xaxis.range") or [data.get("xaxis.range[0]"), data.get("xaxis.range[1]")]
+def link(key: str | None, core: int | None, model: str, axis: str, window: tuple[float, float] | None) -> str:
+    """The URL query naming a view: file, core, model, map axis (when not cycles), cycles range."""
+    query: dict[str, Any] = {}
+    if key:
+        query["file"] = key
+    if core is not None:
+        query["core"] = core
+    query["model"] = model
+    if axis != "cycles":
+        query["axis"] = axis
+    if window is not None:
+        query["x0"], query["x1"] = round(window[0]), round(window[1])
+    return "?" + urlencode(query)
+
+
+def parse_link(search: str | None) -> dict[str, Any]:
+    """What a URL query made by `link` asks for; unknown or malformed parts are left out."""
+    values = {k: v[-1] for k, v in parse_qs((search or "").lstrip("?")).items()}
+    want: dict[str, Any] = {}
+    if values.get("file"):
+        want["file"] = values["file"]
+    if values.get("core", "").isdigit():
+        want["core"] = int(values["core"])
+    if values.get("model") in MODELS:
+        want["model"] = values["model"]
+    if values.get("axis") in ("cycles", "position"):
+        want["axis"] = values["axis"]
     try:
-        lo, hi = float(bounds[0]), float(bounds[1])
-    except (TypeError, ValueError, IndexError):
+        lo, hi = float(values["x0"]), float(values["x1"])
+    except (KeyError, ValueError):
+        pass
+    else:
+        if math.isfinite(lo) and math.isfinite(hi) and lo < hi:
+            want["x"] = [lo, hi]
+    return want
+
+
+def _window(relayout: dict[str, Any] | None) -> tuple[float, float] | None:
+    """The x range a zoom or pan set (Plotly's relayoutData; xaxis2 in the maps' lower panel), or None."""
+    data = relayout or {}
+    for axis in ("xaxis", "xaxis2"):
+        bounds = data.get(f"{axis}.range") or [data.get(f"{axis}.range[0]"), data.get(f"{axis}.range[1]")]
+        try:
+            lo, hi = float(bounds[0]), float(bounds[1])
+        except (TypeError, ValueError, IndexError):
+            continue
+        return (lo, hi) if lo < hi else None
+    return None
+
+
+def _reset(relayout: dict[str, Any] | None) -> bool:
+    """Whether the user reset the x axis (Reset axes, Autoscale, or a double click)."""
+    data = relayout or {}
+    return bool(data.get("xaxis.autorange") or data.get("xaxis2.autorange"))
+
+
+def _view_window(view: Any, key: str | None) -> tuple[float, float] | None:
+    """The view's cycles range, if it belongs to the file shown."""
+    if not isinstance(view, dict) or view.get("file") != key or not view.get("x"):
         return None
-    return (lo, hi) if lo < hi else None
+    lo, hi = view["x"]
+    return (float(lo), float(hi))
+
+
+def _only_view_changed() -> bool:
+    return [t["prop_id"] for t in ctx.triggered] == ["view.data"]
+
+
+def _range_patch(window: tuple[float, float] | None, axes: tuple[str, ...]) -> Patch:
+    """The figure change that shows `window` (None: everything) on the given x axes."""
+    patch = Patch()
+    for axis in axes:
+        if window is None:
+            patch["layout"][axis]["autorange"] = True
+        else:
+            patch["layout"][axis]["range"] = list(window)
+            patch["layout"][axis]["autorange"] = False
+    return patch
+
+
+def _clicked_workload(click: dict[str, Any] | None) -> tuple[int, int, int] | None:
+    """(core_id, position, workload_id) of the timeline bar clicked, from Plotly's clickData."""
+    points = (click or {}).get("points") or []
+    if not points:
+        return None
+    point = points[0]
+    custom = point.get("customdata")
+    label = str(point.get("y", ""))
+    if not isinstance(custom, list) or len(custom) < 3 or not label.startswith("core "):
+        return None  # not a workload bar (the aggregated heatmap, an arrow)
+    try:
+        return int(label.removeprefix("core ")), int(custom[2]), int(custom[1])
+    except (TypeError, ValueError):
+        return None
+
+
+def _peak(peak: int | None, buffersize: int | None) -> str:
+    if peak is None:
+        return "n/a"
+    return format_bytes(peak) + (f" ({peak / buffersize:.0%})" if buffersize else "")
 
 
 def _focus(data: dict[str, Any] | None) -> Focus | None:

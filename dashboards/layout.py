@@ -2,17 +2,27 @@
 
 from __future__ import annotations
 
+import math
+from typing import Any
+
 from dash import dcc, html
 from dash.development.base_component import Component
 
 from dashboards.data import FINDING_COLUMNS
 from dashboards.measured_view import measured_section
+from dashboards.timeline import ARROWS_BY_DEFAULT
 from irtools.analysis import MODELS, TABLES
 
 _ROW = {"display": "flex", "gap": "16px", "alignItems": "center", "flexWrap": "wrap", "margin": "8px 0"}
 _LABEL = {"fontWeight": 600, "fontSize": "13px", "color": "#444"}
 SEVERITY_COLORS = {"error": "#fde2e1", "warning": "#fff4d6", "info": "#eef3fb"}
-MAX_FINDING_ROWS = 300
+GRAPH_CONFIG: Any = {
+    "displaylogo": False,
+    # Fewer buttons: the bar stays clear of the figure's title on narrow panels.
+    "modeBarButtonsToRemove": ["select2d", "lasso2d", "zoomIn2d", "zoomOut2d", "autoScale2d"],
+}
+FINDINGS_PER_PAGE = 50
+"""Rows of the findings table on one page: a few dozen DOM rows draw at once, thousands froze the page."""
 _CELL = {
     "border": "1px solid #ddd",
     "padding": "3px 6px",
@@ -20,10 +30,12 @@ _CELL = {
     "textAlign": "left",
     "verticalAlign": "top",
 }
+_SELECTED = {"outline": "3px solid #111", "outlineOffset": "-2px", "fontWeight": 600}
 
 
-def findings_table(rows: list[dict[str, object]], total: int) -> html.Div:
-    """Findings as a plain table; each row clickable (pattern-matching id {"type": "finding", "index": n})."""
+def findings_table(rows: list[dict[str, object]], total: int, selected: int | None = None) -> html.Div:
+    """One page of findings as a table; each row clickable (pattern-matching id
+    {"type": "finding", "index": n}); the row of finding `selected` is outlined."""
     if total == 0:
         return html.Div("No findings match.", style={"padding": "8px", "fontSize": "13px"})
     head = html.Tr([html.Th(c, style={**_CELL, "background": "#f3f3f3"}) for c in FINDING_COLUMNS])
@@ -32,21 +44,115 @@ def findings_table(rows: list[dict[str, object]], total: int) -> html.Div:
             [html.Td("" if row[c] is None else str(row[c]), style=_CELL) for c in FINDING_COLUMNS],
             id={"type": "finding", "index": row["id"]},
             n_clicks=0,
-            className="finding-row",
-            style={"background": SEVERITY_COLORS.get(str(row["severity"]), "white"), "cursor": "pointer"},
+            className="finding-row selected" if row["id"] == selected else "finding-row",
+            style={
+                "background": SEVERITY_COLORS.get(str(row["severity"]), "white"),
+                "cursor": "pointer",
+                **(_SELECTED if row["id"] == selected else {}),
+            },
         )
-        for row in rows[:MAX_FINDING_ROWS]
-    ]
-    more = [
-        html.Div(
-            f"showing {MAX_FINDING_ROWS} of {total}; narrow the filters",
-            style={"padding": "6px", "fontSize": "12px"},
-        )
+        for row in rows
     ]
     table = html.Table(
         [html.Thead(head), html.Tbody(body)], style={"borderCollapse": "collapse", "width": "100%"}
     )
-    return html.Div([table, *more] if total > MAX_FINDING_ROWS else [table])
+    return html.Div([table])
+
+
+def page_note(page: int, pages: int, total: int) -> str:
+    """'rows 51-100 of 10,000 (page 2 of 200)'."""
+    if total == 0:
+        return ""
+    first = page * FINDINGS_PER_PAGE + 1
+    last = min(total, (page + 1) * FINDINGS_PER_PAGE)
+    return f"rows {first:,}-{last:,} of {total:,} (page {page + 1} of {pages})"
+
+
+def summary_header(
+    first_line: str,
+    makespans: dict[str, int | None],
+    unscheduled: int,
+    model: str,
+    cores: list[dict[str, Any]],
+    bottleneck: int | None,
+) -> html.Div:
+    """The file in one line, makespan per timing model, and a small card per core: busy share
+    under the selected model as a bar, peak L2; the bottleneck core is framed. Cards sit in a grid
+    that adds columns with the width, so 16 or 64 cores stay tidy rows."""
+    chips = [
+        html.Span(
+            f"makespan ({m}): "
+            + (f"{v:,} cycles" if v is not None else f"none ({unscheduled} unschedulable)"),
+            style={
+                "padding": "2px 8px",
+                "borderRadius": "10px",
+                "background": "#e8eef7" if m == model else "#f3f3f3",
+                "fontWeight": 600 if m == model else 400,
+            },
+        )
+        for m, v in makespans.items()
+    ]
+    cards = []
+    for c in cores:
+        share = c["utilization"]
+        shown = isinstance(share, float) and not math.isnan(share)  # NaN: no makespan
+        is_bottleneck = c["core_id"] == bottleneck
+        cards.append(
+            html.Div(
+                [
+                    html.Div(
+                        [
+                            html.B(f"core {c['core_id']}"),
+                            html.Span(" bottleneck" if is_bottleneck else "", style={"color": "#b00"}),
+                        ]
+                    ),
+                    html.Div(
+                        html.Div(
+                            style={
+                                "width": f"{min(float(share), 1.0) * 100:.0f}%" if shown else "0%",
+                                "height": "100%",
+                                "background": "#4C78A8",
+                            }
+                        ),
+                        style={"height": "6px", "background": "#e5e5e5", "margin": "2px 0"},
+                        title="busy share of the makespan",
+                    ),
+                    html.Div(f"{float(share):.0%} busy" if shown else "busy: n/a", style={"color": "#555"}),
+                    html.Div(f"L2 peak {c['peak_l2']}", style={"color": "#555"}),
+                ],
+                className="core-card",
+                style={
+                    "border": "2px solid #b00" if is_bottleneck else "1px solid #ddd",
+                    "borderRadius": "5px",
+                    "padding": "3px 6px",
+                    "fontSize": "12px",
+                },
+            )
+        )
+    return html.Div(
+        [
+            html.Div(first_line, style={"fontWeight": 600}),
+            html.Div(chips, style={"display": "flex", "gap": "8px", "flexWrap": "wrap", "margin": "4px 0"}),
+            html.Div(
+                cards,
+                style={
+                    "display": "grid",
+                    "gridTemplateColumns": "repeat(auto-fill, minmax(170px, 1fr))",
+                    "gap": "6px",
+                },
+            ),
+        ]
+    )
+
+
+def arrow_options(count: int | None) -> list[dict[str, str]]:
+    """Choices for the transfer arrows; `auto` draws all of them up to ARROWS_BY_DEFAULT."""
+    total = f" ({count:,})" if count is not None else ""
+    return [
+        {"label": f"auto: all up to {ARROWS_BY_DEFAULT}, else the selection's", "value": "auto"},
+        {"label": f"all{total}", "value": "all"},
+        {"label": "the selection's", "value": "selection"},
+    ]
 
 
 def _labeled(label: str, control: Component, width: str | None = None) -> html.Div:
@@ -93,9 +199,8 @@ def build_layout(files: list[str], selected: str | None, max_upload_bytes: int) 
                 ],
                 style=_ROW,
             ),
-            html.Div(
-                id="status", style={"fontSize": "14px", "margin": "4px 0 8px", "whiteSpace": "pre-wrap"}
-            ),
+            html.Div(id="message", style={"fontSize": "14px", "color": "#b00", "whiteSpace": "pre-wrap"}),
+            html.Div(id="status", style={"fontSize": "14px", "margin": "4px 0 8px"}),
             html.Div(
                 [
                     _labeled(
@@ -109,12 +214,13 @@ def build_layout(files: list[str], selected: str | None, max_upload_bytes: int) 
                         ),
                     ),
                     _labeled(
-                        "Show",
-                        dcc.Checklist(
+                        "Cross-core transfer arrows",
+                        dcc.RadioItems(
                             id="arrows",
-                            options=[{"label": "cross-core transfers", "value": "arrows"}],
-                            value=["arrows"],
-                            inputStyle={"marginRight": "4px"},
+                            options=arrow_options(None),
+                            value="auto",
+                            inline=True,
+                            inputStyle={"marginRight": "4px", "marginLeft": "8px"},
                         ),
                     ),
                     _labeled(
@@ -138,11 +244,24 @@ def build_layout(files: list[str], selected: str | None, max_upload_bytes: int) 
                 ],
                 style=_ROW,
             ),
-            dcc.Loading(dcc.Graph(id="timeline", config={"displaylogo": False}), type="dot"),
+            dcc.Loading(dcc.Graph(id="timeline", config=GRAPH_CONFIG), type="dot"),
             measured_section(),
             html.Div(
                 [
                     _labeled("Core", dcc.Dropdown(id="core", clearable=False, style={"width": "140px"})),
+                    _labeled(
+                        "Map x axis",
+                        dcc.RadioItems(
+                            id="map-axis",
+                            options=[
+                                {"label": "cycles (as the timeline)", "value": "cycles"},
+                                {"label": "workload position", "value": "position"},
+                            ],
+                            value="cycles",
+                            inline=True,
+                            inputStyle={"marginRight": "4px", "marginLeft": "8px"},
+                        ),
+                    ),
                     html.Div(id="focus-note", style={"fontSize": "13px", "color": "#444"}),
                 ],
                 style=_ROW,
@@ -150,11 +269,11 @@ def build_layout(files: list[str], selected: str | None, max_upload_bytes: int) 
             html.Div(
                 [
                     html.Div(
-                        dcc.Loading(dcc.Graph(id="l2-map", config={"displaylogo": False}), type="dot"),
+                        dcc.Loading(dcc.Graph(id="l2-map", config=GRAPH_CONFIG), type="dot"),
                         style={"flex": "3", "minWidth": "520px"},
                     ),
                     html.Div(
-                        dcc.Loading(dcc.Graph(id="wl0-map", config={"displaylogo": False}), type="dot"),
+                        dcc.Loading(dcc.Graph(id="wl0-map", config=GRAPH_CONFIG), type="dot"),
                         style={"flex": "2", "minWidth": "380px"},
                     ),
                 ],
@@ -191,6 +310,14 @@ def build_layout(files: list[str], selected: str | None, max_upload_bytes: int) 
                         "click a row to focus its workload",
                         style={"fontSize": "12px", "color": "#666", "marginTop": "16px"},
                     ),
+                    html.Div(
+                        [
+                            html.Button("‹ previous", id="findings-prev", n_clicks=0),
+                            html.Span(id="findings-page-note", style={"fontSize": "13px", "margin": "0 8px"}),
+                            html.Button("next ›", id="findings-next", n_clicks=0),
+                        ],
+                        style={"marginTop": "16px", "marginLeft": "auto"},
+                    ),
                 ],
                 style=_ROW,
             ),
@@ -218,6 +345,13 @@ def build_layout(files: list[str], selected: str | None, max_upload_bytes: int) 
             ),
             dcc.Store(id="current", data=selected),
             dcc.Store(id="focus"),
+            dcc.Store(id="view"),
+            dcc.Store(id="findings-page", data=0),
+            dcc.Store(id="upload-reset"),
+            # Two locations: "url" is read (a shared link restores its view), "url-write" is written
+            # (the view as a link); one read-write component would make a callback cycle.
+            dcc.Location(id="url", refresh=False),
+            dcc.Location(id="url-write", refresh=False),
         ],
         style={"fontFamily": "sans-serif", "padding": "10px 18px", "maxWidth": "1600px"},
     )

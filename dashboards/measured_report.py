@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import html
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -37,7 +36,6 @@ def report_section(measured: Measured, figure: Callable[[go.Figure], str]) -> st
     queues = measured.queues
     findings = [[f.line, f.code, f.severity.value, f.workload_id, f.message] for f in measured.findings[:200]]
     return (
-        f"<h2>Estimated vs measured: {html.escape(Path(measured.trace.path).name)}</h2>"
         f"<p>{html.escape(CAVEAT)}</p>"
         f"<pre>{html.escape(measured.summary().render())}</pre>"
         f"{figure(measured_timeline_figure(measured, zoomable=False))}{figure(slot_figure(measured))}"

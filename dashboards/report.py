@@ -10,22 +10,28 @@ import pandas as pd
 import plotly.io as pio
 
 from dashboards.data import FINDING_COLUMNS, load_entry
+from dashboards.figures import format_bytes
 from dashboards.measured import load_measured
 from dashboards.measured_report import report_section
-from dashboards.timeline import timeline_figure
+from dashboards.timeline import ARROWS_BY_DEFAULT, plural, timeline_figure
 from dashboards.views import core_maps
-from irtools.analysis.summary import summarize
+from irtools.analysis import MODELS, Analysis
+from irtools.analysis.summary import bottleneck_core, models_agree, summarize
 from irtools.atomic import write_text_atomic
 
 MAX_FINDING_ROWS = 5000
 
 _STYLE = """
 body { font-family: sans-serif; margin: 16px 24px; color: #222; max-width: 1500px; }
-pre { background: #f6f6f6; padding: 10px; border-radius: 6px; }
-table { border-collapse: collapse; font-size: 13px; width: 100%; }
+table { border-collapse: collapse; font-size: 13px; }
 th, td { border: 1px solid #ddd; padding: 4px 6px; text-align: left; vertical-align: top; }
+table.findings { width: 100%; }
 tr.error td { background: #fde2e1; } tr.warning td { background: #fff4d6; } tr.info td { background: #eef3fb; }
 .maps { display: grid; grid-template-columns: 3fr 2fr; gap: 12px; } .maps > div { min-width: 0; }
+nav ul { columns: 4 12em; margin: 4px 0; } nav li { font-size: 13px; }
+.bar { display: inline-block; width: 80px; height: 7px; background: #e5e5e5; vertical-align: middle; }
+.bar > span { display: block; height: 100%; background: #4C78A8; }
+td.num { text-align: right; } tr.bottleneck td { font-weight: 600; }
 """
 
 
@@ -40,7 +46,6 @@ def build_report(
     name = Path(path).name
     entry = load_entry(path, str(path), wl0_size, max_bytes)
     a = entry.analysis
-    parts: list[str] = []
     first = True
 
     def figure(fig: object) -> str:
@@ -51,39 +56,44 @@ def build_report(
         first = False
         return out
 
-    # Transfer arrows only make sense where consumers wait for producers.
-    dependency = timeline_figure(a.timeline, "dependency", core_transfers=a.core_transfers, zoomable=False)
-    parts.append(figure(dependency))
-    parts.append(figure(timeline_figure(a.timeline, "sequential", zoomable=False)))
+    sections: list[tuple[str, str, str]] = []  # (anchor, heading, body)
+    sections.append(("summary", "Summary", _summary(a)))
+    # Transfer arrows only make sense where consumers wait for producers; thousands hide the bars.
+    arrows = a.core_transfers if len(a.core_transfers) <= ARROWS_BY_DEFAULT else None
+    dependency = timeline_figure(
+        a.timeline, "dependency", core_transfers=arrows, zoomable=False, wait_cycles=a.wait_cycles
+    )
+    if models_agree(a):
+        note = "<p>Both timing models give the same schedule (no core waits for another): one timeline.</p>"
+        sections.append(("timeline", "Timeline", note + figure(dependency)))
+    else:
+        sections.append(("timeline-dependency", "Timeline (dependency model)", figure(dependency)))
+        sequential = timeline_figure(a.timeline, "sequential", zoomable=False)
+        sections.append(("timeline-sequential", "Timeline (sequential model)", figure(sequential)))
     cores = list(a.index.cores)[:max_cores]
     for core in cores:
         l2, wl0 = core_maps(a, core)
-        parts.append(f'<div class="maps"><div>{figure(l2)}</div><div>{figure(wl0)}</div></div>')
+        body = f'<div class="maps"><div>{figure(l2)}</div><div>{figure(wl0)}</div></div>'
+        title = f"{a.core_label(core).capitalize()}: L2 and WL0 occupancy"
+        sections.append((f"core-{core}", title, body))
     measured = load_measured(a, trace) if trace else None
     if measured is not None:
-        parts.append(report_section(measured, figure))
+        title = f"Estimated vs measured: {Path(measured.trace.path).name}"
+        sections.append(("measured", title, report_section(measured, figure)))
     elif trace:
-        parts.append(f"<p>{html.escape(str(trace))} holds no instruction: nothing measured to compare.</p>")
+        empty = f"<p>{html.escape(str(trace))} holds no instruction: nothing measured to compare.</p>"
+        sections.append(("measured", "Estimated vs measured", empty))
     skipped = len(a.index.cores) - len(cores)
-    note = f"<p>Occupancy maps of {skipped} more cores left out (--max-cores).</p>" if skipped else ""
     findings = entry.findings
-    rows = "".join(
-        f'<tr class="{html.escape(str(r.severity))}">'
-        + "".join(f"<td>{_cell(getattr(r, c))}</td>" for c in FINDING_COLUMNS)
-        + "</tr>"
-        for r in findings.head(MAX_FINDING_ROWS).itertuples()
-    )
-    more = (
-        f"<p>{len(findings) - MAX_FINDING_ROWS} more findings not shown.</p>"
-        if len(findings) > MAX_FINDING_ROWS
-        else ""
-    )
-    head = "".join(f"<th>{c}</th>" for c in FINDING_COLUMNS)
-    body = (
-        f"<h1>irtools report: {html.escape(name)}</h1>"
-        f"<pre>{html.escape(summarize(a).render())}</pre>"
-        f"{''.join(parts)}{note}"
-        f"<h2>Findings ({len(findings)})</h2><table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>{more}"
+    findings_body = _findings(findings)
+    if skipped:
+        findings_body = (
+            f"<p>Occupancy maps of {skipped} more cores left out (--max-cores).</p>" + findings_body
+        )
+    sections.append(("findings", f"Findings ({len(findings):,})", findings_body))
+    toc = "".join(f'<li><a href="#{anchor}">{html.escape(title)}</a></li>' for anchor, title, _ in sections)
+    body = f"<h1>irtools report: {html.escape(name)}</h1><nav><ul>{toc}</ul></nav>" + "".join(
+        f'<h2 id="{anchor}">{html.escape(title)}</h2>{part}' for anchor, title, part in sections
     )
     page = (
         f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>irtools report: {html.escape(name)}</title>'
@@ -91,6 +101,70 @@ def build_report(
     )
     joined = f", measured trace {Path(trace).name}" if measured is not None and trace else ""
     return page, f"{len(a.index.cores)} cores, {len(cores)} occupancy maps, {len(findings)} findings{joined}"
+
+
+def _summary(a: Analysis) -> str:
+    """The headline numbers, and per core its busy share of each model's makespan and peak L2:
+    a table, which wraps no line however many cores."""
+    s = summarize(a)
+    size = format_bytes(s.buffersize) if s.buffersize else "size unknown"
+    lines = [f"{plural(s.cores, 'core')}, {plural(s.workloads, 'workload')}, L2 {size}"]
+    for model in MODELS:
+        value = s.makespan[model]
+        lines.append(
+            f"makespan ({model}): "
+            + (
+                f"{value:,} cycles"
+                if value is not None
+                else f"none ({s.unscheduled} workloads unschedulable)"
+            )
+        )
+    lines.append(
+        f"DRAM: read {format_bytes(s.dram_read_weight + s.dram_read_fmap)} "
+        f"(weight {format_bytes(s.dram_read_weight)}, fmap {format_bytes(s.dram_read_fmap)}), "
+        f"write {format_bytes(s.dram_write)}"
+    )
+    bottleneck = bottleneck_core(a.cores, "dependency")
+    head = "<tr><th>core</th>" + "".join(f"<th>busy ({m})</th>" for m in MODELS) + "<th>peak L2</th></tr>"
+    rows = []
+    for core in a.index.cores:
+        cells = []
+        for model in MODELS:
+            row = a.cores[(a.cores["model"] == model) & (a.cores["core_id"] == core)]
+            share = float(row["utilization"].iloc[0]) if len(row) else float("nan")
+            cells.append(
+                "<td>n/a</td>"
+                if math.isnan(share)
+                else f'<td><span class="bar"><span style="width:{min(share, 1) * 100:.0f}%"></span></span> '
+                f"{share:.0%}</td>"
+            )
+        peak = s.peak_l2.get(core)
+        peak_text = "n/a" if peak is None else format_bytes(peak)
+        if peak is not None and s.buffersize:
+            peak_text += f" ({peak / s.buffersize:.0%})"
+        mark = ' class="bottleneck"' if core == bottleneck else ""
+        label = f"core {core}" + (" (bottleneck)" if core == bottleneck else "")
+        rows.append(f'<tr{mark}><td>{label}</td>{"".join(cells)}<td class="num">{peak_text}</td></tr>')
+    items = "".join(f"<li>{html.escape(line)}</li>" for line in lines)
+    return f"<ul>{items}</ul><table><thead>{head}</thead><tbody>{''.join(rows)}</tbody></table>"
+
+
+def _findings(findings: pd.DataFrame) -> str:
+    if findings.empty:
+        return "<p>No findings: the checker reports nothing for this file.</p>"
+    rows = "".join(
+        f'<tr class="{html.escape(str(r.severity))}">'
+        + "".join(f"<td>{_cell(getattr(r, c))}</td>" for c in FINDING_COLUMNS)
+        + "</tr>"
+        for r in findings.head(MAX_FINDING_ROWS).itertuples()
+    )
+    more = (
+        f"<p>{len(findings) - MAX_FINDING_ROWS:,} more findings not shown (irtools validate lists them all).</p>"
+        if len(findings) > MAX_FINDING_ROWS
+        else ""
+    )
+    head = "".join(f"<th>{c}</th>" for c in FINDING_COLUMNS)
+    return f'<table class="findings"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>{more}'
 
 
 def _cell(value: object) -> str:

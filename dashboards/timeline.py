@@ -10,9 +10,10 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from dashboards.figures import (
-    CONFLICT_COLOR,
+    CRITICAL_COLOR,
     HIGHLIGHT_COLOR,
     LAYER_TYPE_COLORS,
+    WAIT_CYCLE_COLOR,
     Focus,
     empty_figure,
     escape,
@@ -21,6 +22,8 @@ from dashboards.figures import (
 
 MAX_ARROWS = 5_000
 """Cross-core transfer arrows drawn in the timeline at most."""
+ARROWS_BY_DEFAULT = 300
+"""Files with more cross-core transfers open with the arrows off (they cover the bars and slow each zoom)."""
 MAX_BARS = 4_000
 """Above this many workloads in view, the timeline shows busy time per bin instead of bars."""
 TIME_BINS = 600
@@ -36,15 +39,22 @@ def timeline_figure(
     focus: Focus | None = None,
     window: tuple[float, float] | None = None,
     zoomable: bool = True,
+    wait_cycles: Sequence[Sequence[tuple[int, int]]] = (),
+    zoom_to_focus: bool = True,
 ) -> go.Figure:
     """A Gantt chart: one row per core, workloads as bars colored by layer_type.
 
-    `core_transfers` adds an arrow per cross-core transfer; `layers` dims every other layer;
-    `focus` outlines workloads and zooms to the focused one unless `window` (cycles) says which
-    part of the schedule to show. With more than MAX_BARS workloads in view, each core's row shows its
-    busy time per time bin instead, colored by the layer type that fills most of the bin:
-    thousands of SVG bars take the browser seconds to draw. In the dashboard (`zoomable`),
-    zooming in brings the bars back; a static figure says where to see them.
+    `core_transfers` adds an arrow per cross-core transfer (with `layers` or `focus`, only those
+    touching them); `layers` dims every other layer; `focus` outlines workloads and, with
+    `zoom_to_focus`, zooms to the focused one unless `window` (cycles) says which part of the
+    schedule to show. The figure
+    holds every bar whatever the window, so a reset or a pan finds them all. With more than
+    MAX_BARS workloads, each core's row shows its busy time per time bin for the window instead,
+    colored by the layer type that fills most of the bin: thousands of SVG bars take the browser
+    seconds to draw. In the dashboard (`zoomable`), zooming in brings the bars back; a static
+    figure says where to see them. `wait_cycles` ((core_id, position) lists, GIR502) draws the
+    workloads a model cannot place after each core's last placed one, with the cycle's waits as
+    arrows.
     """
     if timeline["layer_type"].isna().any():  # Gemini writes no layer_type for Transpose layers
         timeline = timeline.assign(layer_type=timeline["layer_type"].fillna("(none)"))
@@ -56,13 +66,18 @@ def timeline_figure(
         return empty_figure("no workloads")
     fig = go.Figure()
     kinds = sorted(set(placed["layer_type"].astype(str)))  # over the whole file: colors stay on zoom
-    if window is None and focus and focus.position is not None and focus.core_id is not None:
-        hit = placed[(placed["core_id"] == focus.core_id) & (placed["position"] == focus.position)]
-        if not hit.empty:
-            s, e = int(hit["start"].iloc[0]), int(hit["end"].iloc[0])
-            pad = max((e - s) * 3, 1)
-            window = (max(s - pad, 0), e + pad)
-    shown = placed if window is None else placed[(placed["end"] > window[0]) & (placed["start"] < window[1])]
+    if (
+        zoom_to_focus
+        and window is None
+        and focus
+        and focus.position is not None
+        and focus.core_id is not None
+    ):
+        window = focus_window(rows, model, focus.core_id, focus.position)
+    many = len(placed) > MAX_BARS
+    shown = placed
+    if many and window is not None:
+        shown = placed[(placed["end"] > window[0]) & (placed["start"] < window[1])]
     makespan = rows["end"].max() if rows["start"].notna().all() else None
     if len(shown) > MAX_BARS:
         lo, hi = window or (0.0, float(placed["end"].max()))
@@ -83,35 +98,27 @@ def timeline_figure(
     else:
         for trace in _bars(shown, kinds, labels, layers):
             fig.add_trace(trace)
+        critical = shown[shown["critical"].to_numpy(bool)]
+        if not critical.empty:
+            fig.add_traces(_critical_path(critical, labels))
         if core_transfers is not None and not core_transfers.empty:
-            fig.add_trace(_arrows(shown, core_transfers, labels))
+            edges = _selected_edges(core_transfers, shown, layers, focus)
+            if not edges.empty:
+                fig.add_trace(_arrows(shown, edges, labels, forward_only=model == "sequential"))
         if focus and focus.workloads:
             fig.add_trace(_focus_bars(shown, focus.workloads, labels))
-    unplaced_per_core = rows[rows["start"].isna()].groupby("core_id").size()
-    if not unplaced_per_core.empty:
-        fig.add_trace(
-            go.Scatter(
-                x=np.zeros(len(unplaced_per_core)),
-                y=[labels[c] for c in unplaced_per_core.index],
-                mode="text",
-                text=[
-                    f"  {n} workload{'s' if n != 1 else ''} cannot start (wait cycle, GIR502)"
-                    for n in unplaced_per_core
-                ],
-                textposition="middle right",
-                textfont={"color": CONFLICT_COLOR, "size": 13},
-                name="unschedulable",
-                hoverinfo="skip",
-            )
-        )
+    unplaced = rows[rows["start"].isna()]
+    if not unplaced.empty:
+        selected = focus.workloads if focus else frozenset()
+        for trace in _unplaced(unplaced, placed, labels, wait_cycles, selected):
+            fig.add_trace(trace)
     if makespan is not None:
         fig.add_vline(x=int(makespan), line={"color": "#555", "dash": "dot", "width": 1})
-    unplaced = len(rows) - len(placed)
     title = f"Per-core timeline ({model})"
     title += (
         f": makespan {int(makespan):,} cycles"
         if makespan is not None
-        else f": {unplaced} workloads cannot be scheduled"
+        else f": {plural(len(unplaced), 'workload')} cannot be scheduled (GIR502)"
     )
     fig.update_layout(barmode="overlay", bargap=0.35, showlegend=True)  # also for one layer type in view
     # Every core gets its row, also one whose workloads cannot be placed.
@@ -121,7 +128,7 @@ def timeline_figure(
         range=[-0.5, len(cores) - 0.5],
         title=None,
     )
-    fig.update_xaxes(title="cycles", rangemode="tozero")
+    fig.update_xaxes(title="cycles", rangemode="tozero", tickformat="~s", hoverformat=",.0f")
     if window is not None:
         fig.update_xaxes(range=list(window))
     return finish_layout(fig, title, max(260, 60 + 34 * len(cores)))
@@ -137,6 +144,25 @@ def core_labels(timeline: pd.DataFrame) -> dict[int, str]:
     if all(c == int(places.at[c, "core_y"]) * width + int(places.at[c, "core_x"]) for c in cores):
         return {c: f"core {c}" for c in cores}
     return {c: f"core {c} ({int(places.at[c, 'core_x'])},{int(places.at[c, 'core_y'])})" for c in cores}
+
+
+def plural(count: int, noun: str) -> str:
+    """'1 error', '2 errors', '1,200 workloads'."""
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
+
+
+def focus_window(
+    timeline: pd.DataFrame, model: str, core_id: int, position: int
+) -> tuple[float, float] | None:
+    """Cycles to show around one workload: itself and its length on each side."""
+    rows = timeline[
+        (timeline["model"] == model) & (timeline["core_id"] == core_id) & (timeline["position"] == position)
+    ]
+    if rows.empty or rows["start"].isna().iloc[0]:
+        return None
+    s, e = int(rows["start"].iloc[0]), int(rows["end"].iloc[0])
+    pad = max(e - s, 1)
+    return (float(max(s - pad, 0)), float(e + pad))
 
 
 def aggregated(timeline: pd.DataFrame, model: str) -> bool:
@@ -170,7 +196,6 @@ def _bars(
         "<br>reads transfers: %{customdata[6]}<br>writes transfers: %{customdata[7]}<extra></extra>"
     )
     types = placed["layer_type"].astype(str).to_numpy()
-    critical = placed["critical"].to_numpy()
     bars = []
     for i, kind in enumerate(kinds):
         mask = types == kind
@@ -188,7 +213,7 @@ def _bars(
                 marker={
                     "color": LAYER_TYPE_COLORS[i % len(LAYER_TYPE_COLORS)],
                     "opacity": np.where(keep[mask], 1.0, 0.2),
-                    "line": {"color": "#222", "width": np.where(critical[mask], 2.0, 0.0)},
+                    "line": {"width": 0},
                 },
             )
         )
@@ -263,10 +288,116 @@ def _pale(color: str) -> str:
     return "#{:02x}{:02x}{:02x}".format(*(round(v + (255 - v) * 0.6) for v in (r, g, b)))
 
 
-def _arrows(placed: pd.DataFrame, edges: pd.DataFrame, labels: dict[int, str]) -> go.Scatter:
+def _critical_path(critical: pd.DataFrame, labels: dict[int, str]) -> list[go.Scatter]:
+    """A yellow-on-black rail through the middle of each critical workload: visible on any bar
+    color, and runs of short workloads stay apart (an outline merged them into black blocks)."""
+    n = len(critical)
+    xs = np.empty(3 * n, dtype=object)
+    ys = np.empty(3 * n, dtype=object)
+    xs[0::3] = critical["start"].astype("int64").to_numpy()
+    xs[1::3] = critical["end"].astype("int64").to_numpy()
+    ys[0::3] = ys[1::3] = [labels[c] for c in critical["core_id"]]
+    return [
+        go.Scatter(
+            x=xs,
+            y=ys,
+            mode="lines",
+            name="critical path",
+            legendgroup="critical",
+            line={"color": color, "width": width},
+            hoverinfo="skip",
+            showlegend=legend,
+        )
+        for color, width, legend in (("#111111", 6, False), (CRITICAL_COLOR, 2.5, True))
+    ]
+
+
+def _selected_edges(
+    edges: pd.DataFrame, shown: pd.DataFrame, layers: Sequence[str] | None, focus: Focus | None
+) -> pd.DataFrame:
+    """The transfers to draw: with a layer filter or focused workloads, only those touching them."""
+    if not layers and not (focus and focus.workloads):
+        return edges
+    keep = set(focus.workloads) if focus else set()
+    if layers:
+        picked = shown[shown["layer_name"].isin(list(layers))]
+        keep |= set(zip(picked["core_id"].tolist(), picked["position"].tolist()))
+    src = pd.Series(list(zip(edges["src_core"], edges["src_position"])), index=edges.index).isin(keep)
+    dst = pd.Series(list(zip(edges["dst_core"], edges["dst_position"])), index=edges.index).isin(keep)
+    return edges[src | dst]
+
+
+def _unplaced(
+    unplaced: pd.DataFrame,
+    placed: pd.DataFrame,
+    labels: dict[int, str],
+    cycles: Sequence[Sequence[tuple[int, int]]],
+    selected: frozenset[tuple[int, int]] = frozenset(),
+) -> list[go.BaseTraceType]:
+    """Workloads a model cannot start, hatched after their core's last placed workload, in program
+    order; the wait cycle's cross-core waits as arrows from the awaited workload's end to the
+    waiting one's start (pointing back in time: that is the deadlock)."""
+    ends = placed.groupby("core_id")["end"].max()
+    rows = unplaced.sort_values(["core_id", "position"])
+    offset = rows.groupby("core_id")["time"].cumsum() - rows["time"]
+    start = rows["core_id"].map(ends).fillna(0).astype("int64").to_numpy() + offset.to_numpy("int64")
+    end = start + rows["time"].to_numpy("int64")
+    # A selected one (say the GIR502 finding's workload) gets the black selection outline.
+    picked = np.array([k in selected for k in zip(rows["core_id"], rows["position"])], bool)
+    traces: list[go.BaseTraceType] = [
+        go.Bar(
+            name="cannot start (GIR502)",
+            orientation="h",
+            base=start,
+            x=rows["time"].to_numpy(),
+            y=[labels[c] for c in rows["core_id"]],
+            customdata=np.column_stack(
+                [escape(rows["layer_name"]), rows["workload_id"].to_numpy(), rows["position"].to_numpy()]
+            ),
+            hovertemplate="<b>%{customdata[0]}</b><br>%{y}, workload %{customdata[1]} (position "
+            "%{customdata[2]})<br>cannot start: waits on a cycle (GIR502); drawn after the core's "
+            "last placed workload<extra></extra>",
+            marker={
+                "color": "rgba(255,255,255,0)",
+                "line": {
+                    "color": np.where(picked, HIGHLIGHT_COLOR, WAIT_CYCLE_COLOR),
+                    "width": np.where(picked, 3.0, 1.5),
+                },
+                "pattern": {"shape": "/", "fgcolor": WAIT_CYCLE_COLOR, "size": 8, "solidity": 0.25},
+            },
+        )
+    ]
+    where = {(c, p): (s, e) for c, p, s, e in zip(rows["core_id"], rows["position"], start, end, strict=True)}
+    xs: list[object] = []
+    ys: list[object] = []
+    for cycle in cycles:
+        for a, b in zip(cycle, [*cycle[1:], cycle[0]], strict=True):
+            if a in where and b in where and a[0] != b[0]:  # program order on a core needs no arrow
+                xs += [where[a][1], where[b][0], None]
+                ys += [labels[a[0]], labels[b[0]], None]
+    if xs:
+        traces.append(
+            go.Scatter(
+                x=xs,
+                y=ys,
+                mode="lines+markers",
+                name="wait cycle (GIR502)",
+                line={"color": WAIT_CYCLE_COLOR, "width": 2.5},
+                marker={"symbol": "arrow", "angleref": "previous", "size": [0, 12, 0] * (len(xs) // 3)},
+                hoverinfo="skip",
+            )
+        )
+    return traces
+
+
+def _arrows(
+    placed: pd.DataFrame, edges: pd.DataFrame, labels: dict[int, str], forward_only: bool = False
+) -> go.Scatter:
     """Producer end -> consumer start, one NaN-separated line trace with arrowheads.
 
     At most MAX_ARROWS: beyond a few thousand they are noise on screen and megabytes in the page.
+    `forward_only` leaves out arrows pointing back in time: the sequential model ignores the
+    waits, so a consumer there may start before its producer ends.
     """
     times = placed[["core_id", "position", "start", "end"]]
     src = times.rename(columns={"core_id": "src_core", "position": "src_position", "end": "x0"})
@@ -274,6 +405,8 @@ def _arrows(placed: pd.DataFrame, edges: pd.DataFrame, labels: dict[int, str]) -
     joined = edges.merge(src[["src_core", "src_position", "x0"]], on=["src_core", "src_position"]).merge(
         dst[["dst_core", "dst_position", "x1"]], on=["dst_core", "dst_position"]
     )
+    if forward_only:
+        joined = joined[joined["x1"] >= joined["x0"]]
     total = len(joined)
     joined = joined.head(MAX_ARROWS)
     n = len(joined)

@@ -2,16 +2,30 @@
 
 from __future__ import annotations
 
+import pandas as pd
 import plotly.graph_objects as go
 
 from dashboards.blocks import blocks_figure
 from dashboards.figures import Focus, empty_figure, occupancy_figure
-from dashboards.timeline import timeline_figure
+from dashboards.timeline import ARROWS_BY_DEFAULT, timeline_figure
 from irtools.analysis import Analysis
+from irtools.analysis.spans import with_cycles
 
 
-def core_maps(analysis: Analysis, core_id: int, focus: Focus | None = None) -> tuple[go.Figure, go.Figure]:
-    """The L2 and WL0 occupancy maps of one core, with its ring regions (as the dashboard shows them)."""
+def core_maps(
+    analysis: Analysis,
+    core_id: int,
+    focus: Focus | None = None,
+    *,
+    model: str = "dependency",
+    cycles: bool = True,
+    window: tuple[float, float] | None = None,
+) -> tuple[go.Figure, go.Figure]:
+    """The L2 and WL0 occupancy maps of one core, with its ring regions (as the dashboard shows them).
+
+    With `cycles`, x is the cycles of `model` (the timeline's axis), `window` the range shown;
+    otherwise the workload position on the core.
+    """
     a = analysis
     if a.loaded.raw is not None:  # no addresses to draw rectangles with: blocks held over time
         blocks = blocks_figure(
@@ -20,17 +34,43 @@ def core_maps(analysis: Analysis, core_id: int, focus: Focus | None = None) -> t
         return blocks, empty_figure("no WL0 snapshot in this file (Gemini's IR before address allocation)")
     regions = a.l2_regions[a.l2_regions["core_id"] == core_id][["region_start", "region_end"]]
     bounds = sorted(set(zip(regions["region_start"].tolist(), regions["region_end"].tolist())))
-    l2 = occupancy_figure(
-        a.tensors, a.l2_occupancy, core_id=core_id, capacity=a.buffersize, regions=bounds, focus=focus
+    tensors, l2, wl0_tensors, wl0 = a.tensors, a.l2_occupancy, a.wl0_tensors, a.wl0_occupancy
+    if cycles:
+        mine = a.timeline[a.timeline["core_id"] == core_id]
+        tensors = with_cycles(tensors[tensors["core_id"] == core_id], mine, model)
+        wl0_tensors = with_cycles(wl0_tensors[wl0_tensors["core_id"] == core_id], mine, model)
+        l2 = with_cycles(l2[l2["core_id"] == core_id], mine, model, "position", "position")
+        wl0 = with_cycles(wl0[wl0["core_id"] == core_id], mine, model, "position", "position")
+    makespan = a.timeline.loc[a.timeline["model"] == model, "end"].max()
+    options = {
+        "core_id": core_id,
+        "focus": focus,
+        "cycles": cycles,
+        "window": window,
+        "x_extent": None if pd.isna(makespan) else float(makespan),
+    }
+    extent = a.wl0_tensors["address"] + a.wl0_tensors["size"]
+    wl0_top = int(extent.max()) if len(extent) else None  # all cores' maps on one scale
+    return (
+        occupancy_figure(tensors, l2, capacity=a.buffersize, regions=bounds, **options),  # type: ignore[arg-type]
+        occupancy_figure(
+            wl0_tensors,
+            wl0,
+            capacity=a.options.wl0_size,
+            kind="WL0",
+            axis_top=wl0_top,
+            **options,  # type: ignore[arg-type]
+        ),
     )
-    wl0 = occupancy_figure(
-        a.wl0_tensors, a.wl0_occupancy, core_id=core_id, capacity=a.options.wl0_size, kind="WL0", focus=focus
-    )
-    return l2, wl0
 
 
 def first_view(analysis: Analysis) -> list[go.Figure]:
     """What the dashboard draws on opening a file: the dependency timeline and the first core's maps."""
-    timeline = timeline_figure(analysis.timeline, "dependency", core_transfers=analysis.core_transfers)
+    timeline = timeline_figure(
+        analysis.timeline,
+        "dependency",
+        core_transfers=analysis.core_transfers if len(analysis.core_transfers) <= ARROWS_BY_DEFAULT else None,
+        wait_cycles=analysis.wait_cycles,
+    )
     first_core = next(iter(analysis.index.cores), None)
     return [timeline, *(core_maps(analysis, first_core) if first_core is not None else ())]

@@ -16,6 +16,7 @@ from irtools.analysis.tables import L2_OCCUPANCY, L2_REGIONS, TABLES, TENSORS
 from irtools.analysis.timeline import Schedule, schedules
 from irtools.analysis.traffic import dram_traffic, dram_transfers
 from irtools.errors import AnalysisError
+from irtools.loading.graph import find_cycles, wait_graph
 from irtools.loading.index import IRIndex, workload_inputs
 from irtools.loading.load import LoadedIR, load_ir
 from irtools.loading.mesh import MESH, core_label
@@ -66,6 +67,14 @@ class Analysis:
         """(core_id, position) of the workloads on the model's critical path, in time order."""
         schedule = self.schedules[model]
         return [(schedule.nodes[n].core_id, schedule.nodes[n].position) for n in schedule.critical_path]
+
+    @cached_property
+    def wait_cycles(self) -> list[list[tuple[int, int]]]:
+        """(core_id, position) of the workloads of each wait cycle (GIR502), each waiting for the one before."""
+        nodes, edges = wait_graph(self.index)
+        return [
+            [(nodes[n].core_id, nodes[n].position) for n in cycle] for cycle in find_cycles(len(nodes), edges)
+        ]
 
     @cached_property
     def timeline(self) -> pd.DataFrame:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+import pandas as pd
+
 from irtools.analysis.analysis import Analysis
 from irtools.analysis.blocks import KIB
 from irtools.analysis.timeline import MODELS
@@ -82,6 +84,24 @@ class Summary:
                 f"  {self.incomplete} workloads lost entries to schema errors (run `irtools validate`)"
             )
         return "\n".join(lines) + "\n"
+
+
+def models_agree(analysis: Analysis) -> bool:
+    """Whether both timing models start and end every workload at the same cycle (one core, or
+    cores that never wait for each other): one timeline then shows both."""
+    sequential, dependency = analysis.schedules["sequential"], analysis.schedules["dependency"]
+    return sequential.start == dependency.start and sequential.end == dependency.end
+
+
+def bottleneck_core(cores: pd.DataFrame, model: str) -> int | None:
+    """The core busiest under `model` in the cores table (the lowest id on a tie); None without cores.
+
+    Its busy time bounds the makespan from below: no schedule finishes before it is done.
+    """
+    rows = cores[cores["model"] == model]
+    if rows.empty:
+        return None
+    return int(rows.sort_values(["busy", "core_id"], ascending=[False, True])["core_id"].iloc[0])
 
 
 def _size(n: int) -> str:

@@ -157,7 +157,7 @@ def load_ir(
     return _finish(loaded)
 
 
-def _validate_any(members: Iterable[tuple[str, Any]], loaded: LoadedIR) -> SchedulerIR:
+def _validate_any(members: Iterable[tuple[str, Any]], loaded: LoadedIR) -> SchedulerIR | None:
     """The IR in whichever format its members show (the raw dialect gets its own models)."""
     dialect, members = sniff(members)
     if dialect == RAW:

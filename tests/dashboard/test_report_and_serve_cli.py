@@ -56,7 +56,7 @@ def test_report_with_a_wl0_size_shows_capacity_and_gir402(run_cli: RunCli, tmp_p
     code, _, err = run_cli("report", mesh, "-o", tmp_path / "r.html", "--wl0-size", "1024")
     assert code == 0, err
     page = (tmp_path / "r.html").read_text()
-    assert "WL0 occupancy, core 0 (1,024 B)" in page
+    assert "WL0 occupancy, core 0 (1 KiB)" in page
     # Conv_1's 2304-byte weights on cores 2 and 3 do not fit a 1 KiB WL0.
     assert page.count("GIR402") == 2
 
@@ -64,3 +64,29 @@ def test_report_with_a_wl0_size_shows_capacity_and_gir402(run_cli: RunCli, tmp_p
 def test_serve_open_must_name_a_served_file(run_cli: RunCli) -> None:
     code, _, err = run_cli("serve", ROOT / "sample_ir", "--open", "../README.md")
     assert code == 2 and "--open" in err and "outside the served directory" in err
+
+
+def test_report_has_contents_core_headings_and_one_timeline_when_models_agree(
+    run_cli: RunCli, tmp_path: Path
+) -> None:
+    ir = tmp_path / "one_core.json"
+    assert run_cli("synth", "-o", ir, "--mesh", "1x1", "--layers", "5")[0] == 0
+    code, _, err = run_cli("report", ir, "-o", tmp_path / "r.html")
+    assert code == 0, err
+    page = (tmp_path / "r.html").read_text()
+    # One core never waits for another: both models give one schedule, drawn once.
+    assert "Both timing models give the same schedule" in page
+    assert page.count("Plotly.newPlot") == 1 + 2
+    assert '<a href="#core-0">Core 0: L2 and WL0 occupancy</a>' in page
+    assert '<h2 id="core-0">Core 0: L2 and WL0 occupancy</h2>' in page
+    assert "No findings" in page and 'class="findings"' not in page
+
+
+def test_report_summary_is_a_table_per_core_with_the_bottleneck(run_cli: RunCli, tmp_path: Path) -> None:
+    code, _, err = run_cli("report", OVERLAP, "-o", tmp_path / "r.html")
+    assert code == 0, err
+    page = (tmp_path / "r.html").read_text()
+    # Core 2 runs Conv_1 and Relu_2: 60,192 busy cycles, the most of the four cores.
+    assert '<tr class="bottleneck"><td>core 2 (bottleneck)</td>' in page
+    assert page.count("<td>core ") == 4
+    assert '<a href="#timeline-sequential">' in page and '<a href="#findings">Findings (3)</a>' in page

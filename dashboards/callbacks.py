@@ -191,6 +191,7 @@ def register(app: Dash, store: FileStore) -> None:
         cards = [
             {
                 "core_id": int(c),
+                "label": a.core_label(int(c)),
                 "utilization": float(u),
                 "peak_l2": _peak(s.peak_l2.get(int(c)), buffersize),
             }

@@ -102,7 +102,7 @@ def summary_header(
                 [
                     html.Div(
                         [
-                            html.B(f"core {c['core_id']}"),
+                            html.B(c.get("label") or f"core {c['core_id']}"),
                             html.Span(" bottleneck" if is_bottleneck else "", style={"color": "#b00"}),
                         ]
                     ),

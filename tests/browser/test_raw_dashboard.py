@@ -43,7 +43,8 @@ def _wait(predicate: Any, timeout: float = 15.0) -> Any:
 def test_4x4_file_shows_16_cores_by_mesh_position_and_the_block_map(dash_duo: Any, tmp_path: Path) -> None:
     dash_duo.start_server(create_app(RAW_DIR, open_file="resnet_4x4_b4_ff1_ss2_rr50_ir.json"))
     dash_duo.wait_for_element("#timeline .main-svg", timeout=20)
-    dash_duo.wait_for_contains_text("#status", "16 cores, 1920 workloads", timeout=20)
+    dash_duo.wait_for_contains_text("#status", "16 cores, 1,920 workloads", timeout=20)
+    assert "core 22 (3,3)" in dash_duo.find_element("#status").text  # the summary cards name mesh positions
     script = "return Array.from(document.querySelectorAll('#timeline .ytick text')).map(e => e.textContent);"
     ticks = _wait(lambda: [t for t in dash_duo.driver.execute_script(script) if t.startswith("core")])
     assert len(ticks) == 16 and "core 1 (0,0)" in ticks and "core 22 (3,3)" in ticks
@@ -51,7 +52,7 @@ def test_4x4_file_shows_16_cores_by_mesh_position_and_the_block_map(dash_duo: An
     assert [t["name"] for t in areas] == ["ifmap", "weight", "ofmap"]
     assert areas[0]["n"] == 120  # core 1 runs 120 workloads: one point per snapshot
     assert "core 1 (0,0)" in dash_duo.find_element("#l2-map .gtitle").text
-    dash_duo.wait_for_contains_text("#findings-summary", "0 errors, 0 warnings, 3 infos", timeout=20)
+    dash_duo.wait_for_contains_text("#findings-summary", "0 errors, 0 warnings, 3 info", timeout=20)
     assert dash_duo.get_logs() == []
     path = tmp_path / "dashboard-raw-4x4.png"
     dash_duo.driver.save_screenshot(str(path))

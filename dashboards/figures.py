@@ -82,6 +82,20 @@ def finish_layout(fig: go.Figure, title: str, height: int) -> go.Figure:
     return fig
 
 
+def note_above(fig: go.Figure, text: str) -> None:
+    """A grey line above the plot, left: how an aggregated figure should be read."""
+    fig.add_annotation(
+        text=text,
+        xref="paper",
+        yref="paper",
+        x=0,
+        y=1.0,
+        yanchor="bottom",
+        showarrow=False,
+        font={"size": 12, "color": "#555"},
+    )
+
+
 def empty_figure(message: str) -> go.Figure:
     fig = go.Figure()
     fig.add_annotation(

@@ -17,7 +17,14 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from dashboards.figures import CONFLICT_COLOR, LAYER_TYPE_COLORS, empty_figure, escape, finish_layout
+from dashboards.figures import (
+    CONFLICT_COLOR,
+    LAYER_TYPE_COLORS,
+    empty_figure,
+    escape,
+    finish_layout,
+    note_above,
+)
 from dashboards.timeline import MAX_BARS, TIME_BINS
 from irtools.trace import Measured
 
@@ -78,16 +85,7 @@ def measured_timeline_figure(
     if len(in_view) + len(estimated) > MAX_BARS:
         fig.add_trace(_busy_bins(in_view, estimated, rows, lo, hi))
         where = "zoom in for single instructions" if zoomable else "irtools serve shows them when zoomed"
-        fig.add_annotation(
-            text=f"{len(in_view):,} instructions: busy share per bin; {where}",
-            xref="paper",
-            yref="paper",
-            x=0,
-            y=1.0,
-            yanchor="bottom",
-            showarrow=False,
-            font={"size": 12, "color": "#555"},
-        )
+        note_above(fig, f"{len(in_view):,} instructions: busy share per bin; {where}")
     else:
         for trace in _estimate_bars(estimated, rows[ESTIMATE], colors):
             fig.add_trace(trace)

@@ -18,6 +18,7 @@ from dashboards.figures import (
     empty_figure,
     escape,
     finish_layout,
+    note_above,
 )
 
 MAX_ARROWS = 5_000
@@ -85,16 +86,7 @@ def timeline_figure(
         for trace in _busy_map(selected, kinds, labels, lo, hi):
             fig.add_trace(trace)
         where = "zoom in for single ones" if zoomable else "irtools serve shows single ones when zoomed"
-        fig.add_annotation(
-            text=f"{len(shown):,} workloads: busy time per bin (pale: under half busy); {where}",
-            xref="paper",
-            yref="paper",
-            x=0,
-            y=1.0,
-            yanchor="bottom",
-            showarrow=False,
-            font={"size": 12, "color": "#555"},
-        )
+        note_above(fig, f"{len(shown):,} workloads: busy time per bin (pale: under half busy); {where}")
     else:
         for trace in _bars(shown, kinds, labels, layers):
             fig.add_trace(trace)

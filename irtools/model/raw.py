@@ -12,7 +12,6 @@ Gemini's mesh ids `y*(xlen+2)+x+1`.
 
 from __future__ import annotations
 
-import re
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, model_validator
@@ -28,6 +27,7 @@ from irtools.model.base import (
     StrictStr,
     TransferIds,
 )
+from irtools.model.ir import CORE_KEY, CORES_FIELD
 
 Channels = NonNegInt
 """A weight's output-channel bound K (weights in this dialect give `lower`/`upper` as integers)."""
@@ -240,10 +240,6 @@ class RawWorkload(IRModel):
     """Layer kind (conv2d, pool, element_wise, fc, ...); absent for Transpose layers."""
     weight: RawWeight | None = None
     """Weight of this workload (absent for layers without one)."""
-
-
-CORE_KEY = re.compile(r"^(0|[1-9][0-9]{0,8})$")
-CORES_FIELD = "$cores"
 
 
 class RawIR(IRModel):

@@ -13,21 +13,28 @@ SCHEMA_PATH = "schemas/gemini-scheduler-ir.schema.json"
 
 def build_schema() -> dict[str, Any]:
     """Return the Draft 2020-12 JSON Schema for one Scheduler IR file."""
-    schema = SchedulerIR.model_json_schema(mode="validation", by_alias=True)
-    # The models gather core keys "0".."N-1" into one field; in the file they are top-level keys.
+    return file_schema(
+        SchedulerIR.model_json_schema(mode="validation", by_alias=True),
+        SCHEMA_ID,
+        "Gemini Scheduler IR",
+        "Output of the Gemini multi-core DNN accelerator scheduler after address allocation: "
+        'DRAM traffic under key "-1" and, per core "0".."N-1", an ordered list of workloads '
+        "with their tensors and L2/WL0 buffer snapshots.",
+    )
+
+
+def file_schema(schema: dict[str, Any], schema_id: str, title: str, description: str) -> dict[str, Any]:
+    """A model's JSON Schema as the schema of a whole file (both dialects share this shape)."""
+    # The models gather core keys into one field; in the file they are top-level keys.
     cores = schema["properties"].pop(CORES_FIELD)
     schema["patternProperties"] = {CORE_KEY.pattern: {**cores["additionalProperties"], "title": "Core"}}
     schema["properties"]["-1"]["description"] = 'All DRAM data: key "-1" is DRAM, not a core.'
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "$id": SCHEMA_ID,
+        "$id": schema_id,
         **schema,
-        "title": "Gemini Scheduler IR",
-        "description": (
-            "Output of the Gemini multi-core DNN accelerator scheduler after address allocation: "
-            'DRAM traffic under key "-1" and, per core "0".."N-1", an ordered list of workloads '
-            "with their tensors and L2/WL0 buffer snapshots."
-        ),
+        "title": title,
+        "description": description,
     }
 
 

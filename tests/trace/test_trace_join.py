@@ -130,7 +130,10 @@ def test_discovery_by_stem(fixtures_dir: Path, tmp_path: Path) -> None:
     # The shared layout: gemini/X_stschedule.json and zebu/X_sim.txt side by side folders.
     found = discover_trace(ir)
     assert found is not None
-    assert found.resolve() == fixtures_dir / "zebu" / "int8_resnet50.sim_quantized_b1_c1_bw16_sim.txt"
+    assert (
+        found.resolve()
+        == (fixtures_dir / "zebu" / "int8_resnet50.sim_quantized_b1_c1_bw16_sim.txt").resolve()
+    )
     assert discover_trace(ir, root=fixtures_dir / "gemini") is None  # outside the served folder
     (tmp_path / "net_stschedule.json").write_text("{}")
     assert discover_trace(tmp_path / "net_stschedule.json") is None

@@ -324,16 +324,7 @@ def slot_figure(measured: Measured) -> go.Figure:
     over = np.flatnonzero(ratio > cap)
     if len(over) > MAX_CAPPED_LABELS:
         fig.update_yaxes(range=[0, cap])
-        fig.add_annotation(
-            text=f"{len(over):,} bars pass the axis (up to {np.nanmax(ratio):.1f}x)",
-            xref="paper",
-            yref="paper",
-            x=0,
-            y=1.0,
-            yanchor="bottom",
-            showarrow=False,
-            font={"size": 12, "color": "#555"},
-        )
+        note_above(fig, f"{len(over):,} bars pass the axis (up to {np.nanmax(ratio):.1f}x)")
     elif len(over):
         fig.add_trace(
             go.Scatter(

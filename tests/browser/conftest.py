@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import shutil
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -17,6 +19,17 @@ HERE = Path(__file__).resolve().parent
 CHROMIUM = Path("/usr/bin/chromium")
 NO_BROWSER = "needs /usr/bin/chromium and chromedriver (apt-get install chromium chromium-driver)"
 NO_DASH_TESTING = 'needs dash[testing] (pip install -e ".[dev]")'
+
+
+def wait_until(predicate: Any, timeout: float) -> Any:
+    """Poll `predicate` until it returns something truthy (returned) or `timeout` seconds pass."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.1)
+    raise AssertionError("timed out waiting for the page")
 
 
 # optionalhook: dash.testing declares this hook only when dash[testing] is installed.

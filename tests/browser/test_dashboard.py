@@ -17,6 +17,7 @@ from selenium.webdriver.common.by import By
 
 from dashboards import data, timeline
 from dashboards.app import create_app
+from tests.browser.conftest import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_ir"
@@ -94,13 +95,7 @@ def _pick(dash_duo: Any, dropdown: str, text: str) -> None:
 
 
 def _wait(predicate: Any, timeout: float = 10.0) -> Any:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError("timed out waiting for the page")
+    return wait_until(predicate, timeout)
 
 
 def _open(dash_duo: Any, root: Path, selected: str) -> None:

@@ -8,13 +8,13 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from dashboards.app import create_app
+from tests.browser.conftest import wait_until
 
 RAW_DIR = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "gemini-raw"
 pytestmark = pytest.mark.skipif(not RAW_DIR.is_dir(), reason="../shared/fixtures not present")
@@ -31,13 +31,7 @@ def _traces(dash_duo: Any, graph: str) -> list[dict[str, Any]]:
 
 
 def _wait(predicate: Any, timeout: float = 15.0) -> Any:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError("timed out waiting for the page")
+    return wait_until(predicate, timeout)
 
 
 def test_4x4_file_shows_16_cores_by_mesh_position_and_the_block_map(dash_duo: Any, tmp_path: Path) -> None:

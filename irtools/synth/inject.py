@@ -15,7 +15,7 @@ import json
 import random
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from irtools import pointer as jp
 from irtools.findings import FileReport, Finding, Severity
@@ -171,19 +171,28 @@ def _loc(key: str, wl: dict[str, Any], transfer_id: int | None = None) -> dict[s
     return {"core_id": int(key), "workload_id": wl["workload_id"], "transfer_id": transfer_id}
 
 
+F = TypeVar("F", bound=Callable[..., Any])
 Injector = Callable[[_Target], Lazy]
 INJECTORS: dict[str, Injector] = {}
 HOW: dict[str, str] = {}
 """Code -> how its defect is made (shown by `irtools synth --help`)."""
 
 
-def injector(code: str, how: str) -> Callable[[Injector], Injector]:
-    def register(fn: Injector) -> Injector:
-        INJECTORS[code] = fn
-        HOW[code] = how
-        return fn
+def registrar(injectors: dict[str, F], how: dict[str, str]) -> Callable[[str, str], Callable[[F], F]]:
+    """A decorator factory that files an injector under its code, with how its defect is made."""
 
-    return register
+    def injector(code: str, description: str) -> Callable[[F], F]:
+        def register(fn: F) -> F:
+            injectors[code] = fn
+            how[code] = description
+            return fn
+
+        return register
+
+    return injector
+
+
+injector = registrar(INJECTORS, HOW)
 
 
 # --- GIR2xx: the transfer graph ------------------------------------------------------------------------------

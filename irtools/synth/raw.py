@@ -23,7 +23,7 @@ from irtools.loading.mesh import mesh_ids
 from irtools.loading.raw import DIALECT_NOTE, skipped_note
 from irtools.rules.context import id_list
 from irtools.rules.registry import RULES, UsageError
-from irtools.synth.inject import CANDIDATES, Injection, InjectionError
+from irtools.synth.inject import CANDIDATES, Injection, InjectionError, registrar
 
 Doc = dict[str, Any]
 Node = tuple[str, int]
@@ -287,13 +287,7 @@ RAW_INJECTORS: dict[str, RawInjector] = {}
 RAW_HOW: dict[str, str] = {}
 
 
-def _injector(code: str, how: str) -> Callable[[RawInjector], RawInjector]:
-    def register(fn: RawInjector) -> RawInjector:
-        RAW_INJECTORS[code] = fn
-        RAW_HOW[code] = how
-        return fn
-
-    return register
+_injector = registrar(RAW_INJECTORS, RAW_HOW)
 
 
 @_injector("GIR201", "an ifmap names one more transfer id, which nobody produces")

@@ -33,8 +33,8 @@ from irtools.model import (
 from irtools.model.base import INT64_MAX, sharing_values
 from irtools.model.ir import CORE_KEY
 from irtools.model.raw import RawIR
-from irtools.rules.keys import KeyScan
-from irtools.rules.schema_errors import SchemaErrors
+from irtools.loading.keys import KeyScan
+from irtools.loading.schema_errors import SchemaErrors
 
 
 @dataclass(slots=True)

@@ -50,8 +50,8 @@ from irtools.model.raw import (
     RawWorkload,
     flat_ids,
 )
-from irtools.rules.keys import KeyScan, _fields, _note
-from irtools.rules.schema_errors import SchemaErrors
+from irtools.loading.keys import KeyScan, _fields, _note
+from irtools.loading.schema_errors import SchemaErrors
 
 if TYPE_CHECKING:
     from irtools.loading.load import LoadedIR

@@ -8,6 +8,10 @@ from dataclasses import dataclass, field
 from irtools.findings import Finding, Severity
 
 
+DEFAULT_SEVERITY: dict[str, Severity] = {}
+"""Each registered code's own severity, filled by irtools.rules.registry.register."""
+
+
 @dataclass(frozen=True, slots=True)
 class CheckOptions:
     """User options that switch rules on or parameterize them."""
@@ -39,9 +43,7 @@ class CheckContext:
         severity: Severity | None = None,
     ) -> Finding:
         """A finding with the rule's default severity (user overrides are applied once, in validate_file)."""
-        from irtools.rules.registry import RULES
-
-        level = severity or RULES[code].severity
+        level = severity or DEFAULT_SEVERITY[code]
         return Finding(code, level, message, pointer, core_id, workload_id, transfer_id, related=related)
 
 

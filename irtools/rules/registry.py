@@ -7,17 +7,17 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from irtools.errors import UsageError
 from irtools.findings import Finding, Severity
+
+from irtools.rules.context import DEFAULT_SEVERITY, CheckContext
 
 if TYPE_CHECKING:
     from irtools.loading.index import IRIndex
-    from irtools.rules.context import CheckContext
 
-Check = Callable[["IRIndex", "CheckContext"], Iterator[Finding]]
+__all__ = ["RULES", "Check", "Rule", "UsageError", "parse_severity_overrides", "register", "resolve_selection", "rule"]
 
-
-class UsageError(Exception):
-    """A mistake in how irtools was called (exit code 2)."""
+Check = Callable[["IRIndex", CheckContext], Iterator[Finding]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +58,7 @@ def register(code: str, name: str, severity: Severity, doc: str, check: Check | 
         raise ValueError(f"rule code {code} registered twice")
     entry = Rule(code, name, severity, inspect.cleandoc(doc), check)
     RULES[code] = entry
+    DEFAULT_SEVERITY[code] = severity
     return entry
 
 

@@ -76,6 +76,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--addr-align", type=positive_int, metavar="BYTES", help="L2 address alignment; enables GIR308"
     )
     val.add_argument(
+        "--l2-size",
+        type=positive_int,
+        metavar="BYTES",
+        help="L2 size for files that record none (raw, alloc); enables GIR301 there",
+    )
+    val.add_argument(
         "--jobs", "-j", type=positive_int, default=1, metavar="N", help="check N files in parallel"
     )
     add_max_mb(val)
@@ -116,6 +122,7 @@ def run_validate(args: argparse.Namespace) -> int:
     options = CheckOptions(
         wl0_size=args.wl0_size,
         addr_align=args.addr_align,
+        l2_size=args.l2_size,
         severities=parse_severity_overrides(args.severity),
     )
     report = validate_paths(

@@ -20,6 +20,8 @@ class CheckOptions:
     """WL0 capacity in bytes (enables GIR402)."""
     addr_align: int | None = None
     """Required L2 address alignment in bytes (enables GIR308)."""
+    l2_size: int | None = None
+    """L2 size in bytes for files that record none (raw, alloc): enables GIR301 there."""
     severities: dict[str, Severity] = field(default_factory=dict)
     """Per-code severity overrides."""
 

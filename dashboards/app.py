@@ -31,7 +31,8 @@ def create_app(
     """
     target = Path(path)
     root = target.parent if target.is_file() else target
-    store = FileStore(root, max_upload_bytes, max_file_bytes=max_file_bytes, wl0_size=wl0_size, l2_size=l2_size
+    store = FileStore(
+        root, max_upload_bytes, max_file_bytes=max_file_bytes, wl0_size=wl0_size, l2_size=l2_size
     )
     selected = open_file
     if target.is_file():

@@ -9,8 +9,8 @@ from dashboards.blocks import blocks_figure
 from dashboards.figures import Focus, empty_figure, occupancy_figure
 from dashboards.timeline import ARROWS_BY_DEFAULT, timeline_figure
 from irtools.analysis import Analysis
-from irtools.dialects.base import Capability
 from irtools.analysis.spans import with_cycles
+from irtools.dialects.base import Capability
 
 
 def core_maps(
@@ -29,7 +29,9 @@ def core_maps(
     """
     a = analysis
     no_wl0 = f"no WL0 snapshot in this file ({a.loaded.dialect.title})"
-    if not a.index.has(Capability.L2_ADDRESSES):  # no addresses to draw rectangles with: blocks held over time
+    if not a.index.has(
+        Capability.L2_ADDRESSES
+    ):  # no addresses to draw rectangles with: blocks held over time
         blocks = blocks_figure(
             a.l2_blocks, core_id=core_id, core_label=a.core_label(core_id), capacity_kib=a.l2_capacity_kib
         )

@@ -15,9 +15,9 @@ from irtools.analysis.schedule_tables import core_transfers_table, cores_table, 
 from irtools.analysis.tables import L2_OCCUPANCY, L2_REGIONS, TABLES, TENSORS
 from irtools.analysis.timeline import Schedule, schedules
 from irtools.analysis.traffic import dram_traffic, dram_transfers
+from irtools.dialects.base import Capability
 from irtools.errors import AnalysisError
 from irtools.loading.graph import find_cycles, wait_graph
-from irtools.dialects.base import Capability
 from irtools.loading.index import IRIndex, workload_inputs
 from irtools.loading.load import LoadedIR, load_ir
 from irtools.loading.mesh import MESH, core_label

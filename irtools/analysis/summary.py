@@ -10,8 +10,8 @@ import pandas as pd
 from irtools.analysis.analysis import Analysis
 from irtools.analysis.blocks import KIB
 from irtools.analysis.timeline import MODELS
-from irtools.loading.mesh import LINEAR, MESH, core_label
 from irtools.dialects import BY_NAME, DOCUMENTED, Capability
+from irtools.loading.mesh import LINEAR, MESH, core_label
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,7 @@ import re
 from typing import Any
 
 from irtools.dialects.base import Capability, Dialect, PartModels
-from irtools.dialects.raw import RAW_CAPABILITIES, RawKeyScan, documented_view, shows_raw
+from irtools.dialects.raw import RAW_CAPABILITIES, RawKeyScan, documented_view
 from irtools.dialects.raw import file_pointer as raw_file_pointer
 from irtools.model import SchedulerIR
 from irtools.model.alloc import AllocBufferEntry, AllocIR, AllocWorkload

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from irtools.dialects.base import Capability, Dialect, PartModels
+from irtools.findings import Finding, Severity
 from irtools.loading.keys import KeyScan, _fields, _note
 from irtools.model import (
     BufferEntry,
@@ -206,7 +208,18 @@ def file_pointer(pointer: str) -> str:
     return _IFMAP_ITEM.sub(r"\1", pointer)
 
 
-# --- GIR103 on the raw file -------------------------------------------------------------------------------
+# --- GIR103 and GIR104 on the raw file -------------------------------------------------------------------------------
+
+OMITTED = {
+    ("RawWorkload", "buffer"): (
+        "IR_gen writes no buffer when nothing is held in L2 before the workload; read as an empty snapshot"
+    ),
+    ("RawIfmap", "transfer_id"): (
+        "IR_gen writes no transfer_id when no producer's range meets the ifmap; read as an ifmap no "
+        "transfer brings"
+    ),
+}
+"""Keys Gemini's SchNode::IR_gen can leave out (GIR104), and what the omission means."""
 
 _RAW_DESTINATIONS = {"core": RawCoreDestination, "DRAM": RawDramDestination}
 
@@ -217,6 +230,10 @@ class RawKeyScan(KeyScan):
     TOP: type = RawIR
     WORKLOAD: type = RawWorkload
     BUFFER: type = RawBufferEntry
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._omitted: dict[tuple[str, str], list[Any]] = {}
 
     def top(self, doc: dict[str, Any]) -> None:
         known, _ = _fields(self.TOP)
@@ -241,8 +258,27 @@ class RawKeyScan(KeyScan):
                     if isinstance(d, dict):
                         self._record(seen, RawCoreDestination, d, base, (i, "destination", j))
 
+    def findings(self) -> Iterator[Finding]:
+        yield from super().findings()
+        for (kind, key), (count, pointer) in self._omitted.items():
+            times = f" ({count} occurrences)" if count > 1 else ""
+            yield Finding(
+                "GIR104",
+                Severity.INFO,
+                f"key {key!r} left out in {kind}{times}: {OMITTED[kind, key]}",
+                pointer,
+            )
+
     def _workload(self, seen: Any, wl: dict[str, Any], base: str) -> None:
         self._record(seen, self.WORKLOAD, wl, base, ())
+        ifmap = wl.get("ifmap")
+        for kind, key, holder, pointer in (
+            ("RawWorkload", "buffer", wl, base),
+            ("RawIfmap", "transfer_id", ifmap, base + "/ifmap"),
+        ):
+            if isinstance(holder, dict) and key not in holder:
+                found = self._omitted.setdefault((kind, key), [0, pointer])
+                found[0] += 1
         for key, model in (("ifmap", RawIfmap), ("weight", RawWeight)):
             if isinstance(wl.get(key), dict):
                 self._record(seen, model, wl[key], base, (key,))

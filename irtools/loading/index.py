@@ -85,6 +85,17 @@ class IRIndex:
     def buffersize(self) -> int | None:
         return self.ir.buffersize
 
+    def follows(self, ref: WorkloadRef) -> bool:
+        """Whether the workload before `ref` in `ir` is also the one before it in the file.
+
+        Not so when a workload between them broke the schema and was left out: comparing the two as
+        neighbours would report what only the gap causes.
+        """
+        positions = self.loaded.kept.get(jp.join(str(ref.core_id)))
+        return positions is None or (
+            ref.position > 0 and positions[ref.position] == positions[ref.position - 1] + 1
+        )
+
     def workloads(self) -> Iterator[WorkloadRef]:
         """Every workload, core by core in program order."""
         for refs in self.cores.values():

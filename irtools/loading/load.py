@@ -14,17 +14,17 @@ from typing import Any
 from pydantic import TypeAdapter, ValidationError
 
 from irtools import pointer as jp
-from irtools.findings import Finding, Severity
-from irtools.limits import size_problem
 from irtools.dialects import DOCUMENTED, Dialect, sniff
 from irtools.dialects.base import PartModels
+from irtools.findings import Finding, Severity
+from irtools.limits import size_problem
+from irtools.loading.keys import KeyScan
 from irtools.loading.reader import StreamError, gc_paused, read_bytes, read_members
-from irtools.model import DramSection, SchedulerIR
+from irtools.loading.schema_errors import SchemaErrors
+from irtools.model import SchedulerIR
 from irtools.model.base import INT64_MAX, sharing_values
 from irtools.model.ir import CORE_KEY
-from irtools.loading.keys import KeyScan
 from irtools.model.raw import RawIR
-from irtools.loading.schema_errors import SchemaErrors
 
 
 @dataclass(slots=True)
@@ -152,7 +152,7 @@ def _validate_any(members: Iterable[tuple[str, Any]], loaded: LoadedIR) -> Sched
     loaded.dialect = dialect
     top = _validate_members(members, loaded, dialect.parts)
     if top is None or dialect.view is None:
-        return top
+        return top  # type: ignore[no-any-return]  # the documented dialect's top model is SchedulerIR
     if dialect.note:
         loaded.findings.insert(0, Finding("GIR103", Severity.INFO, dialect.note, ""))
     loaded.raw = top

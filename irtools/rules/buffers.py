@@ -33,7 +33,12 @@ def _span(segments: tuple[tuple[int, int], ...]) -> str:
     return " + ".join(f"[{a:#x}, {b:#x})" for a, b in segments)
 
 
-@rule("GIR301", "buffer-out-of-bounds", Severity.ERROR, needs={Capability.L2_ADDRESSES, Capability.RING_REGIONS, Capability.L2_SIZE})
+@rule(
+    "GIR301",
+    "buffer-out-of-bounds",
+    Severity.ERROR,
+    needs={Capability.L2_ADDRESSES, Capability.RING_REGIONS, Capability.L2_SIZE},
+)
 def buffer_out_of_bounds(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     """An L2 tensor lies outside [0, buffersize) or outside a single ring region.
 
@@ -197,6 +202,8 @@ def snapshot_continuity(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
             if ref.pointer in ir.incomplete:
                 previous = None  # a snapshot with skipped entries cannot be compared either way
                 continue
+            if not ir.follows(ref):
+                previous = None  # the snapshot before it in the file was left out
             current: dict[int, BufferEntry] = {}
             for i, entry in enumerate(ref.workload.buffer):
                 current.setdefault(entry.tensor_id, entry)

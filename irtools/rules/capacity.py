@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from irtools import pointer as jp
 from irtools.dialects.base import Capability
 from irtools.findings import Finding
-from irtools.loading.index import IRIndex, WorkloadRef
+from irtools.loading.index import IRIndex, single_transfer
 from irtools.rules.context import CheckContext
 from irtools.rules.registry import variant
 
@@ -39,7 +39,7 @@ def blocks_over_capacity(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
         yield ctx.finding(
             "GIR301",
             f"snapshot holds {_blocks(peak)}, more than the L2 size of {_blocks(size)}; "
-            f"{over} of the core's {len(refs)} snapshots exceed it",
+            f"{over} of the core's {len(refs)} snapshots exceed{'s' if over == 1 else ''} it",
             jp.extend(ref.pointer, "buffer"),
             core_id=core_id,
             workload_id=ref.workload_id,
@@ -52,7 +52,7 @@ def addresses_over_capacity(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]
     size = ir.l2_size
     if size is None:
         return
-    for core_id, refs in ir.cores.items():
+    for refs in ir.cores.values():
         top, top_at = 0, None
         held_peak = 0
         past_entries, past_snapshots = 0, 0
@@ -76,14 +76,11 @@ def addresses_over_capacity(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]
             f"(at most {_blocks(held_peak)} held at once); {_count(past_entries, 'entry', 'entries')} in "
             f"{past_snapshots} of the core's {len(refs)} snapshots end past it",
             jp.extend(ref.pointer, "buffer", i),
-            **_where(ref, i),
+            core_id=ref.core_id,
+            workload_id=ref.workload_id,
+            transfer_id=single_transfer(ref.workload.buffer[i].transfer_id or []),
         )
 
 
 def _count(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
-
-
-def _where(ref: WorkloadRef, i: int) -> dict[str, int | None]:
-    ids = ref.workload.buffer[i].transfer_id or []
-    return {"core_id": ref.core_id, "workload_id": ref.workload_id, "transfer_id": ids[0] if len(ids) == 1 else None}

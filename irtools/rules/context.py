@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 
 from irtools.findings import Finding, Severity
 
-
 DEFAULT_SEVERITY: dict[str, Severity] = {}
 """Each registered code's own severity, filled by irtools.rules.registry.register."""
 

@@ -168,6 +168,8 @@ def raw_snapshot_continuity(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]
         workloads = raw.cores[str(core_id)]
         for ref in refs:
             wl = workloads[ref.position]
+            if ref.position + 1 < len(refs) and not ir.follows(refs[ref.position + 1]):
+                continue  # the workload after it in the file was left out: its next one is unknown
             nxt = workloads[ref.position + 1] if ref.position + 1 < len(refs) else None
             for i, entry in enumerate(wl.buffer):
                 if entry.workload_id is None or entry.workload_id == wl.workload_id:

@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING
 from irtools.dialects.base import Capability
 from irtools.errors import UsageError
 from irtools.findings import Finding, Severity
-
 from irtools.rules.context import DEFAULT_SEVERITY, CheckContext
 
 if TYPE_CHECKING:

@@ -64,3 +64,18 @@ register(
     """,
 )
 
+
+register(
+    "GIR104",
+    "omitted-key",
+    Severity.INFO,
+    """The scheduler left out a key it writes only when it has something to say, and what that means.
+
+    Gemini's SchNode::IR_gen writes a workload's `buffer` only when its L2 snapshot holds something,
+    and an ifmap's `transfer_id` only when some producer's range meets it; the models read the
+    omission as an empty list, and this finding says so once per kind of key (with a count).
+    Why: a file the real scheduler writes must load; an omission is not a schema error, but a reader
+    should know that an empty snapshot or an ifmap without transfers came from the file as written.
+    Example: `/5/3: GIR104 info key 'buffer' left out in RawWorkload: IR_gen writes no buffer when nothing is held in L2 before the workload; read as an empty snapshot`
+    """,
+)

@@ -11,9 +11,10 @@ import pytest
 from jsonschema import Draft202012Validator
 from pydantic import ValidationError
 
+from irtools.dialects import RAW
+from irtools.dialects.raw import file_pointer
 from irtools.loading.load import load_ir
 from irtools.loading.mesh import LINEAR, MESH, core_label, mesh_ids, numbering, position
-from irtools.loading.raw import RAW, file_pointer
 from irtools.model.raw import RawIR
 from irtools.model.raw_schema import RAW_SCHEMA_PATH, build_raw_schema, raw_schema_text
 from irtools.validate import check_loaded
@@ -120,7 +121,7 @@ def test_dialect_is_reported_once_instead_of_schema_errors() -> None:
 def test_documented_files_are_not_taken_for_raw() -> None:
     for path in sorted((ROOT / "sample_ir").rglob("*.json")):
         if not path.name.endswith(".expected.json"):
-            assert load_ir(path).dialect == "documented", path
+            assert load_ir(path).dialect.name == "documented", path
 
 
 def test_schema_error_in_a_raw_file_points_into_the_file(resnet: dict[str, Any]) -> None:
@@ -156,13 +157,13 @@ def test_core_numbering() -> None:
 
 
 def test_one_damaged_workload_does_not_change_the_dialect(resnet: dict[str, Any]) -> None:
-    from irtools.loading.raw import core_dialect
+    from irtools.dialects import DOCUMENTED, core_dialect
 
     documented = json.loads(
         (ROOT / "sample_ir" / "valid" / "mesh2x2_conv_b1_c4_bw16_stschedule.json").read_bytes()
     )
     core = documented["0"] * 3
     core[0] = {**core[0], "ifmap": {"lower": [0, 0, 0, 0]}}  # damaged into the raw shape
-    assert core_dialect(core) == "documented"
-    assert core_dialect(resnet["1"]) == RAW
+    assert core_dialect(core) is DOCUMENTED
+    assert core_dialect(resnet["1"]) is RAW
     assert core_dialect([]) is None

@@ -77,5 +77,6 @@ register(
     Why: a file the real scheduler writes must load; an omission is not a schema error, but a reader
     should know that an empty snapshot or an ifmap without transfers came from the file as written.
     Example: `/5/3: GIR104 info key 'buffer' left out in RawWorkload: IR_gen writes no buffer when nothing is held in L2 before the workload; read as an empty snapshot`
+    Fix: nothing to fix in the file; it is a note (`--ignore GIR104` hides it).
     """,
 )

@@ -1,7 +1,7 @@
 """GIR100-GIR103 in the rule catalogue: the file is not JSON, does not fit the schema, repeats keys, or uses unknown keys.
 
 The loader finds them (irtools.loading.reader: GIR100, GIR102; irtools.loading.schema_errors: GIR101;
-irtools.loading.keys: GIR103); they are registered here so that selection, docs and SARIF treat them
+irtools.dialects.keys: GIR103); they are registered here so that selection, docs and SARIF treat them
 like every other rule.
 """
 

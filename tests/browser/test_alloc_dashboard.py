@@ -6,8 +6,6 @@ Set IRTOOLS_SCREENSHOTS=DIR to keep the screenshot for a look.
 from __future__ import annotations
 
 import json
-import os
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +13,7 @@ import pytest
 
 from dashboards.app import create_app
 from tests.browser.conftest import wait_until
+from tests.browser.test_dashboard import _shot
 
 ALLOC_DIR = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "gemini-alloc"
 pytestmark = pytest.mark.skipif(not ALLOC_DIR.is_dir(), reason="../shared/fixtures not present")
@@ -43,9 +42,4 @@ def test_4x4_alloc_file_draws_the_address_map_with_the_given_l2_end(dash_duo: An
     # GIR301 on each of the 16 cores (each reaches 604 to 692 blocks against 512).
     dash_duo.wait_for_contains_text("#findings-summary", "16 errors", timeout=30)
     assert dash_duo.get_logs() == []
-    path = tmp_path / "dashboard-alloc-4x4.png"
-    dash_duo.driver.save_screenshot(str(path))
-    keep = os.environ.get("IRTOOLS_SCREENSHOTS")
-    if keep:
-        Path(keep).mkdir(parents=True, exist_ok=True)
-        shutil.copy(path, Path(keep) / path.name)
+    _shot(dash_duo, tmp_path, "dashboard-alloc-4x4")

@@ -42,4 +42,5 @@ def test_4x4_alloc_file_draws_the_address_map_with_the_given_l2_end(dash_duo: An
     # GIR301 on each of the 16 cores (each reaches 604 to 692 blocks against 512).
     dash_duo.wait_for_contains_text("#findings-summary", "16 errors", timeout=30)
     assert dash_duo.get_logs() == []
-    _shot(dash_duo, tmp_path, "dashboard-alloc-4x4")
+    dash_duo.driver.execute_script("document.querySelector('#l2-map').scrollIntoView();")
+    _shot(dash_duo, tmp_path, "dashboard-alloc-4x4")  # the L2 map of core 1

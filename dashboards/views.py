@@ -28,7 +28,7 @@ def core_maps(
     otherwise the workload position on the core.
     """
     a = analysis
-    no_wl0 = f"no WL0 snapshot in this file ({a.loaded.dialect.title})"
+    no_wl0 = f"no WL0 snapshot in this file ({a.loaded.dialect.name} dialect)"
     if not a.index.has(
         Capability.L2_ADDRESSES
     ):  # no addresses to draw rectangles with: blocks held over time

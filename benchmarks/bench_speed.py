@@ -1,0 +1,192 @@
+"""The speed goals of the columnar core, as ratios to a gc-off JSON parse of the same file in the same run.
+
+Run: python benchmarks/bench_speed.py [--dialects documented,raw] [--sizes 5,25,100] [--runs 3] [--keep DIR]
+
+For each dialect and size it writes an `irtools synth` file (8x8 mesh, 140 layers, the batch chosen
+for the size; kept in --keep DIR and reused if already there) and reports, per file:
+
+- validate / parse: whole-process `irtools validate FILE --format json` against the whole-process
+  gc-off parse `python -c "import gc,json,sys; gc.disable(); json.loads(open(sys.argv[1],'rb').read())"
+  FILE`, both with this interpreter, each the minimum of --runs runs (interpreter start and imports
+  included on both sides, as a user meets them);
+- validate peak RSS / file size (the validate process's own maximum resident set);
+- analyze / parse: whole-process `irtools analyze FILE --out DIR` (every table written as CSV);
+- the per-stage split of one in-process validate: read (bytes from disk), parse (the JSON members),
+  models (pydantic, the rest of loading), index, each rule, report (the JSON report rendered), and
+  all rules together as a ratio to the parse.
+
+Goals (issue 18): validate <= 2x, all rules <= 1x, validate RSS <= 2x the file, analyze <= 3x.
+The machine is shared: run it under the heavy-run lock and read ratios, not seconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+PARSE = "import gc,json,sys; gc.disable(); json.loads(open(sys.argv[1],'rb').read())"
+"""The reference: the issue's gc-off parse, byte for byte."""
+
+BATCH = {"documented": 1.0, "raw": 1.95, "alloc": 1.0}
+"""Batch samples per 5 MB at 8x8 and 140 layers (documented: 5.0 MB per sample, raw: 2.6 MB)."""
+
+STAGES = r"""
+import gc, io, json, sys, time
+from pathlib import Path
+t = time.perf_counter
+path = sys.argv[1]
+import irtools.validate
+from irtools.findings import FileReport, Report
+from irtools.loading.index import IRIndex
+from irtools.loading.load import load_ir
+from irtools.loading.reader import gc_paused, read_members, read_bytes
+from irtools.report.json_report import JsonReporter
+from irtools.rules import RULES
+from irtools.rules.context import CheckContext, CheckOptions
+stages = {}
+t0 = t(); data = Path(path).read_bytes(); stages["read"] = t() - t0
+# The JSON members alone, as the loader reads them (one top-level member at a time).
+t0 = t()
+with gc_paused():
+    members = read_members(data)
+    if members is None:
+        read_bytes(data)
+    else:
+        for _ in members:
+            pass
+stages["parse"] = t() - t0
+del data, members
+t0 = t(); loaded = load_ir(path); load = t() - t0
+stages["models"] = load - stages["read"] - stages["parse"]
+t0 = t(); index = IRIndex(loaded); stages["index"] = t() - t0
+ctx = CheckContext(CheckOptions())
+findings = list(loaded.findings)
+rules = {}
+with gc_paused():
+    for entry in RULES.values():
+        if entry.check is None:
+            continue
+        t0 = t()
+        try:
+            findings.extend(map(loaded.to_file, entry.check(index, ctx)))
+        except Exception as exc:
+            print(f"{entry.code} crashed: {exc}", file=sys.stderr)
+        rules[entry.code] = t() - t0
+t0 = t(); JsonReporter().render(Report([FileReport(path, findings)]), io.StringIO()); stages["report"] = t() - t0
+print(json.dumps({"stages": stages, "rules": rules, "findings": len(findings)}))
+"""
+
+
+def _timed(cmd: list[str], runs: int) -> tuple[float, int]:
+    """Minimum wall time of `runs` runs of `cmd` and the largest peak RSS (bytes) of one run."""
+    best, rss = float("inf"), 0
+    for _ in range(runs):
+        start = time.perf_counter()
+        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        _, status, usage = os.wait4(proc.pid, 0)
+        best = min(best, time.perf_counter() - start)
+        rss = max(rss, usage.ru_maxrss * 1024)
+        code = os.waitstatus_to_exitcode(status)
+        if code not in (0, 1):  # 1: the file has error findings, still a full validate
+            err = proc.stderr.read().decode() if proc.stderr else ""
+            raise SystemExit(f"{' '.join(cmd)} exited {code}: {err[-2000:]}")
+    return best, rss
+
+
+def synth_file(directory: Path, dialect: str, size: int) -> Path:
+    """The `irtools synth` file of about `size` MB in `dialect`, written once into `directory`."""
+    path = directory / f"{dialect}_{size}MB.json"
+    if not path.exists():
+        batch = max(1, round(size / 5 * BATCH[dialect]))
+        cmd = [sys.executable, "-m", "irtools", "synth", "-o", str(path), "--mesh", "8x8", "--layers", "140"]
+        cmd += ["--batch", str(batch), "--seed", "3", "--dialect", dialect]
+        subprocess.run(cmd, check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
+    return path
+
+
+def measure(path: Path, runs: int) -> dict[str, object]:
+    """Every figure of one row for `path`."""
+    py = sys.executable
+    parse, _ = _timed([py, "-c", PARSE, str(path)], runs)
+    validate, rss = _timed([py, "-m", "irtools", "validate", str(path), "--format", "json"], runs)
+    with tempfile.TemporaryDirectory() as out:
+        analyze, analyze_rss = _timed([py, "-m", "irtools", "analyze", str(path), "--out", out], runs)
+    split = subprocess.run(
+        [py, "-c", STAGES, str(path)], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    stages = json.loads(split.stdout)
+    return {
+        "bytes": path.stat().st_size,
+        "parse": parse,
+        "validate": validate,
+        "rss": rss,
+        "analyze": analyze,
+        "analyze_rss": analyze_rss,
+        **stages,
+    }
+
+
+def row(name: str, m: dict[str, object]) -> str:
+    size = float(m["bytes"])  # type: ignore[arg-type]
+    parse = float(m["parse"])  # type: ignore[arg-type]
+    stages: dict[str, float] = m["stages"]  # type: ignore[assignment]
+    rules: dict[str, float] = m["rules"]  # type: ignore[assignment]
+    split = " ".join(f"{k} {v / parse:.2f}" for k, v in stages.items())
+    top = sorted(rules.items(), key=lambda kv: -kv[1])[:4]
+    hot = ", ".join(f"{code} {v / parse:.2f}" for code, v in top)
+    return (
+        f"| {name} | {size / 1e6:.1f} | {parse:.2f} | {float(m['validate']) / parse:.2f}x "  # type: ignore[arg-type]
+        f"| {sum(rules.values()) / parse:.2f}x | {int(m['rss']) / size:.2f}x "  # type: ignore[call-overload]
+        f"| {float(m['analyze']) / parse:.2f}x | {int(m['analyze_rss']) / size:.2f}x "  # type: ignore[arg-type, call-overload]
+        f"| {m['findings']} | {split} | {hot} |"
+    )
+
+
+HEADER = (
+    "| file | MB | gc-off parse s | validate / parse | all rules / parse | validate RSS / file "
+    "| analyze / parse | analyze RSS / file | findings | stages / parse | costliest rules / parse |\n"
+    + "| --- " * 11
+    + "|"
+)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--dialects", default="documented,raw", help="comma-separated synth dialects")
+    parser.add_argument("--sizes", default="5,25,100", help="comma-separated target sizes in MB")
+    parser.add_argument("--runs", type=int, default=3, help="whole-process runs per measurement (min taken)")
+    parser.add_argument("--keep", metavar="DIR", help="write (and reuse) the synth files here")
+    parser.add_argument("--files", nargs="*", default=[], help="also measure these IR files")
+    parser.add_argument("--json", metavar="FILE", help="also write every figure to FILE as JSON")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        directory = Path(args.keep or tmp)
+        directory.mkdir(parents=True, exist_ok=True)
+        targets = [
+            (f"synth {d} {s} MB", synth_file(directory, d, int(s)))
+            for d in args.dialects.split(",")
+            for s in args.sizes.split(",")
+        ]
+        targets += [(Path(f).name, Path(f)) for f in args.files]
+        print(HEADER, flush=True)
+        results = {}
+        for name, path in targets:
+            results[name] = measure(path, args.runs)
+            print(row(name, results[name]), flush=True)
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,97 @@
+"""The fast core changes no finding: byte-identical `--format json` reports from the fast and the
+reference path (irtools.reference) on every sample, every real fixture and a fixed fuzz corpus.
+
+Both reports are computed here, at test time, from the same code: the reference path is the
+object-by-object core each fast path replaced, kept in the package. So the proof needs no golden
+files to regenerate when rules change (a rule change moves both paths, or breaks this test), and
+an intended change in a finding is made once, in the reference, and then matched by the fast path.
+"""
+
+from __future__ import annotations
+
+import difflib
+import io
+import random
+from pathlib import Path
+
+import pytest
+
+from irtools.findings import FileReport, Report
+from irtools.loading.load import load_ir
+from irtools.reference import reference_core
+from irtools.report.json_report import JsonReporter
+from irtools.rules.context import CheckOptions
+from irtools.validate import check_loaded, validate_file
+from tests.conftest import FIXTURES, ROOT
+from tests.fuzz import mutators as M
+
+OPTIONS = {"default": CheckOptions(), "opt-in": CheckOptions(wl0_size=16384, addr_align=64)}
+"""The default rules, and the opt-in ones (GIR308, GIR402) switched on too."""
+
+SAMPLES = sorted(p for p in (ROOT / "sample_ir").rglob("*.json") if not p.name.endswith(".expected.json"))
+REAL = sorted(FIXTURES.rglob("*.json")) if FIXTURES.is_dir() else []
+
+CORPUS_SEED = 18
+CORPUS_SIZE = 300
+"""A fixed corpus: CORPUS_SIZE mutants of the samples and of slices of the real fixtures."""
+
+
+def _render(report: FileReport) -> str:
+    out = io.StringIO()
+    JsonReporter().render(Report([report]), out)
+    return out.getvalue()
+
+
+def _file_report(path: Path, options: CheckOptions, reference: bool) -> str:
+    with reference_core(reference):
+        return _render(validate_file(str(path), options))
+
+
+def _bytes_report(data: bytes, options: CheckOptions, reference: bool) -> str:
+    with reference_core(reference):
+        return _render(FileReport("<fuzz>", check_loaded(load_ir(data, "<fuzz>"), options)))
+
+
+def _same(fast: str, reference: str, what: str) -> None:
+    if fast != reference:
+        diff = "".join(
+            list(
+                difflib.unified_diff(reference.splitlines(True), fast.splitlines(True), "reference", "fast")
+            )[:60]
+        )
+        pytest.fail(f"the fast path changed the report of {what}:\n{diff}")
+
+
+@pytest.mark.parametrize("options", OPTIONS.values(), ids=OPTIONS.keys())
+@pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_samples(path: Path, options: CheckOptions) -> None:
+    _same(_file_report(path, options, False), _file_report(path, options, True), path.name)
+
+
+@pytest.mark.skipif(not REAL, reason="../shared/fixtures not present")
+@pytest.mark.parametrize("path", REAL, ids=lambda p: p.relative_to(FIXTURES).as_posix())
+def test_real_fixtures(path: Path) -> None:
+    options = OPTIONS["default"]
+    _same(_file_report(path, options, False), _file_report(path, options, True), path.name)
+
+
+def corpus() -> list[tuple[str, bytes]]:
+    """The fuzz corpus: (name, bytes), reproducible from CORPUS_SEED (the campaign's mutators)."""
+    bases = [(p.name, M.base_bytes(p)) for p in M.sample_bases()]
+    bases += [(f"{p.name}[{a}:{a + n}]", M.base_bytes(p, (a, n))) for p, (a, n) in M.fixture_bases()]
+    rng = random.Random(CORPUS_SEED)
+    mutants = []
+    for i in range(CORPUS_SIZE):
+        name, base = bases[i % len(bases)]
+        data, log = M.generate(base, rng)
+        mutants.append((f"#{i} {name}: {'; '.join(log)}", data))
+    return mutants
+
+
+def test_fuzz_corpus() -> None:
+    # One test over the whole corpus: parametrizing would make 300 ids of mutation logs.
+    mutants = corpus()
+    assert len(mutants) == CORPUS_SIZE
+    for i, (name, data) in enumerate(mutants):
+        options = list(OPTIONS.values())[i % 2]
+        _same(_bytes_report(data, options, False), _bytes_report(data, options, True), name)

@@ -12,6 +12,7 @@ from irtools.loading.mesh import numbering, position
 from irtools.model import DramIn, DramOut, SchedulerIR, Workload
 
 if TYPE_CHECKING:
+    from irtools.loading.columns import TransferColumns
     from irtools.loading.load import LoadedIR
 
 
@@ -78,6 +79,18 @@ class IRIndex:
         """Every workload, core by core in program order."""
         for refs in self.cores.values():
             yield from refs
+
+    @cached_property
+    def rows(self) -> list[WorkloadRef]:
+        """Every workload in `workloads()` order: row n of the columns is `rows[n]`."""
+        return list(self.workloads())
+
+    @cached_property
+    def columns(self) -> TransferColumns:
+        """The transfer graph as numpy columns (irtools.loading.columns), built on first use."""
+        from irtools.loading.columns import TransferColumns
+
+        return TransferColumns.build(self)
 
     @cached_property
     def by_id(self) -> dict[tuple[int, int], WorkloadRef]:

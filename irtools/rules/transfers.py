@@ -5,11 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-import numpy as np
-
 from irtools import pointer as jp
 from irtools.findings import Finding, Severity
-from irtools.loading.columns import first_rows, pair_keys
 from irtools.loading.index import IRIndex, WorkloadRef
 from irtools.model import CoreDestination
 from irtools.model.dram import Destination
@@ -82,6 +79,8 @@ def dangling_transfer(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     Example: `/0/3/ifmap/0: GIR201 error transfer 77 is consumed but no DRAM out entry or ofmap produces it`
     Fix: the producer's ofmap or DRAM `out` entry is missing or carries another id.
     """
+    import numpy as np  # here, not at import: numpy costs `irtools validate` a tenth of a second to load
+
     cols = ir.columns
     unchecked = np.fromiter(ir.loaded.unchecked_transfer_ids, dtype=np.int64)
     produced = np.concatenate([cols.ofmap_tid, cols.dram_out_tid, unchecked])
@@ -191,6 +190,10 @@ def destination_mismatch(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     Example: `/0/2/ofmap/0/destination/0: GIR203 error destination core 1 workload 9 does not exist`
     Fix: correct the destination list of the producer.
     """
+    import numpy as np
+
+    from irtools.loading.columns import first_rows, pair_keys
+
     cols = ir.columns
     targets = cols.workload_keys(cols.dest_core, cols.dest_workload_id)
     owners = cols.workload_keys(cols.core, cols.workload_id)

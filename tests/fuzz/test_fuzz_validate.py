@@ -24,8 +24,8 @@ from hypothesis import strategies as st
 
 from irtools import pointer as jp
 from irtools.findings import Finding
+from irtools.loading import schema_errors
 from irtools.loading.load import LoadedIR, load_ir
-from irtools.rules import schema_errors
 
 from . import mutators as M
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
+from irtools.dialects.base import Capability
 from irtools.model import CoreDestination
 
 if TYPE_CHECKING:
@@ -191,7 +192,7 @@ def waits_acyclic(index: IRIndex) -> bool:
     sent = by_ofmap & (target >= 0) & (cols.dest_core != cols.core[np.maximum(cols.dest_row, 0)])
     src.append(cols.dest_row[sent])
     dst.append(target[sent])
-    if index.loaded.raw is not None:
+    if index.has(Capability.DRAM_WAITS):
         number = {id(ref): n for n, ref in enumerate(index.rows)}
         pairs = [
             (number[id(p)], number[consumer])

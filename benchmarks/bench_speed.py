@@ -1,6 +1,11 @@
 """The speed goals of the columnar core, as ratios to a gc-off JSON parse of the same file in the same run.
 
-Run: python benchmarks/bench_speed.py [--dialects documented,raw] [--sizes 5,25,100] [--runs 3] [--keep DIR]
+Run: python benchmarks/bench_speed.py [--dialects documented,raw,alloc] [--sizes 5,25,100] [--runs 3]
+     [--keep DIR] [--before DIR]
+
+With --before DIR (a checkout of the old core: `git archive main | tar -x -C DIR`), every file is
+measured with both cores in the same run, against the same parse measurement: a "before" and an
+"after" row per file.
 
 For each dialect and size it writes an `irtools synth` file (8x8 mesh, 140 layers, the batch chosen
 for the size; kept in --keep DIR and reused if already there) and reports, per file:
@@ -13,7 +18,9 @@ for the size; kept in --keep DIR and reused if already there) and reports, per f
 - analyze / parse: whole-process `irtools analyze FILE --out DIR` (every table written as CSV);
 - the same ratios in CPU time (user + system of the process): on a shared machine wall time
   varies by 2x from run to run, CPU time far less;
-- the per-stage split of one in-process validate, in CPU time: read (bytes from disk), parse (the JSON members),
+- the per-stage split of one in-process validate, in CPU time, with the collector paused as
+  validate_file pauses it now (so the old core's split leaves out its collector passes, which
+  the whole-process figures include): read (bytes from disk), parse (the JSON members),
   models (pydantic, the rest of loading), index, each rule, report (the JSON report rendered), and
   all rules together as a ratio to the parse.
 
@@ -92,13 +99,13 @@ print(json.dumps({"stages": stages, "rules": rules, "findings": len(findings)}))
 """
 
 
-def _timed(cmd: list[str], runs: int) -> tuple[float, float, int]:
+def _timed(cmd: list[str], runs: int, tree: Path = ROOT) -> tuple[float, float, int]:
     """Minimum wall time and minimum CPU time (user + system) of `runs` runs of `cmd`, and the
     largest peak RSS (bytes) of one run. CPU time is the steadier figure on a shared machine."""
     best, cpu, rss = float("inf"), float("inf"), 0
     for _ in range(runs):
         start = time.perf_counter()
-        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        proc = subprocess.Popen(cmd, cwd=tree, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         _, status, usage = os.wait4(proc.pid, 0)
         best = min(best, time.perf_counter() - start)
         cpu = min(cpu, usage.ru_utime + usage.ru_stime)
@@ -121,33 +128,39 @@ def synth_file(directory: Path, dialect: str, size: int) -> Path:
     return path
 
 
-def measure(path: Path, runs: int) -> dict[str, object]:
-    """Every figure of one row for `path`."""
+def measure(path: Path, runs: int, trees: dict[str, Path]) -> dict[str, dict[str, Any]]:
+    """Every figure of one file, per source tree (label -> tree), against one parse measurement.
+
+    Each command runs with its tree as working directory, so `python -m irtools` imports that
+    tree's irtools: an older checkout given with --before is measured in the same run.
+    """
     py = sys.executable
     parse, parse_cpu, parse_rss = _timed([py, "-c", PARSE, str(path)], runs)
-    validate, validate_cpu, rss = _timed(
-        [py, "-m", "irtools", "validate", str(path), "--format", "json"], runs
-    )
-    with tempfile.TemporaryDirectory() as out:
-        cmd = [py, "-m", "irtools", "analyze", str(path), "--out", out]
-        analyze, analyze_cpu, analyze_rss = _timed(cmd, runs)
-    split = subprocess.run(
-        [py, "-c", STAGES, str(path)], cwd=ROOT, capture_output=True, text=True, check=True
-    )
-    stages = json.loads(split.stdout)
-    return {
-        "bytes": path.stat().st_size,
-        "parse": parse,
-        "parse_cpu": parse_cpu,
-        "parse_rss": parse_rss,
-        "validate": validate,
-        "validate_cpu": validate_cpu,
-        "rss": rss,
-        "analyze": analyze,
-        "analyze_cpu": analyze_cpu,
-        "analyze_rss": analyze_rss,
-        **stages,
-    }
+    figures: dict[str, dict[str, Any]] = {}
+    for label, tree in trees.items():
+        validate, validate_cpu, rss = _timed(
+            [py, "-m", "irtools", "validate", str(path), "--format", "json"], runs, tree
+        )
+        with tempfile.TemporaryDirectory() as out:
+            cmd = [py, "-m", "irtools", "analyze", str(path), "--out", out]
+            analyze, analyze_cpu, analyze_rss = _timed(cmd, runs, tree)
+        split = subprocess.run(
+            [py, "-c", STAGES, str(path)], cwd=tree, capture_output=True, text=True, check=True
+        )
+        figures[label] = {
+            "bytes": path.stat().st_size,
+            "parse": parse,
+            "parse_cpu": parse_cpu,
+            "parse_rss": parse_rss,
+            "validate": validate,
+            "validate_cpu": validate_cpu,
+            "rss": rss,
+            "analyze": analyze,
+            "analyze_cpu": analyze_cpu,
+            "analyze_rss": analyze_rss,
+            **json.loads(split.stdout),
+        }
+    return figures
 
 
 def row(name: str, m: dict[str, Any]) -> str:
@@ -165,9 +178,9 @@ def row(name: str, m: dict[str, Any]) -> str:
 
 
 HEADER = (
-    "| file | MB | gc-off parse s | validate / parse | validate / parse, CPU | all rules / parse, CPU "
+    "| file | core | MB | gc-off parse s | validate / parse | validate / parse, CPU | all rules / parse, CPU "
     "| validate RSS / file | parse RSS / file | analyze / parse | analyze / parse, CPU | analyze RSS / file "
-    "| findings | stages / parse, CPU | costliest rules / parse, CPU |\n" + "| --- " * 14 + "|"
+    "| findings | stages / parse, CPU | costliest rules / parse, CPU |\n" + "| --- " * 15 + "|"
 )
 
 
@@ -181,6 +194,11 @@ def main() -> int:
     parser.add_argument("--keep", metavar="DIR", help="write (and reuse) the synth files here")
     parser.add_argument("--files", nargs="*", default=[], help="also measure these IR files")
     parser.add_argument("--json", metavar="FILE", help="also write every figure to FILE as JSON")
+    parser.add_argument(
+        "--before",
+        metavar="DIR",
+        help="a checkout of the old core (e.g. `git archive main | tar -x -C DIR`), measured in the same run",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         directory = Path(args.keep or tmp)
@@ -192,10 +210,12 @@ def main() -> int:
         ]
         targets += [(Path(f).name, Path(f)) for f in args.files]
         print(HEADER, flush=True)
+        trees = ({"before": Path(args.before).resolve()} if args.before else {}) | {"after": ROOT}
         results = {}
         for name, path in targets:
-            results[name] = measure(path, args.runs)
-            print(row(name, results[name]), flush=True)
+            results[name] = measure(path, args.runs, trees)
+            for label, figures in results[name].items():
+                print(row(f"{name} | {label}", figures), flush=True)
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1))
     return 0

@@ -14,8 +14,10 @@ import io
 import random
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
+from irtools.analysis import analyze
 from irtools.findings import FileReport, Report
 from irtools.loading.load import load_ir
 from irtools.reference import reference_core
@@ -95,3 +97,19 @@ def test_fuzz_corpus() -> None:
     for i, (name, data) in enumerate(mutants):
         options = list(OPTIONS.values())[i % 2]
         _same(_bytes_report(data, options, False), _bytes_report(data, options, True), name)
+
+
+ANALYZED = [p for p in SAMPLES if "valid" in p.parts] + REAL
+"""Files whose analysis tables both cores must build identically (the valid samples and the real files)."""
+
+
+@pytest.mark.parametrize("path", ANALYZED, ids=lambda p: p.name)
+def test_analysis_tables(path: Path) -> None:
+    loaded = load_ir(path)
+    tables = {}
+    for reference in (False, True):
+        with reference_core(reference):
+            tables[reference] = analyze(loaded).tables()
+    assert tables[False].keys() == tables[True].keys()
+    for name, frame in tables[False].items():
+        pd.testing.assert_frame_equal(frame, tables[True][name], check_exact=True, obj=name)

@@ -115,9 +115,10 @@ class TransferColumns:
         )
 
     def workload_keys(self, core: Ints, workload_id: Ints) -> Ints | None:
-        """(core, workload_id) pairs as one int64 each; None when the ids are too large to combine."""
-        span = int(max(self.workload_id.max(initial=0), workload_id.max(initial=0))) + 1
-        top = int(max(self.core.max(initial=0), core.max(initial=0))) + 1
+        """(core, workload_id) pairs, taken from these columns, as one int64 each: one scale for the
+        whole file, so keys from any two columns compare. None when the ids are too large to combine."""
+        span = int(max(self.workload_id.max(initial=0), self.dest_workload_id.max(initial=0))) + 1
+        top = int(max(self.core.max(initial=0), self.dest_core.max(initial=0))) + 1
         if top * span >= _KEY_LIMIT:
             return None
         return core * span + workload_id

@@ -8,6 +8,7 @@ so a finding is the reference's own: same text, pointer and order (irtools.refer
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -124,6 +125,17 @@ class TransferColumns:
         return core * span + workload_id
 
 
+_BUILT: weakref.WeakKeyDictionary[IRIndex, TransferColumns] = weakref.WeakKeyDictionary()
+
+
+def transfer_columns(index: IRIndex) -> TransferColumns:
+    """The columns of `index`'s IR, built on first use and kept as long as the index lives."""
+    built = _BUILT.get(index)
+    if built is None:
+        built = _BUILT[index] = TransferColumns.build(index)
+    return built
+
+
 def _destinations(
     dest: tuple[list[int], list[int], list[int], list[int], list[int]],
     row: int,
@@ -168,7 +180,7 @@ def waits_acyclic(index: IRIndex) -> bool:
     """
     from irtools.loading.graph import dram_waits
 
-    cols = index.columns
+    cols = transfer_columns(index)
     count = len(cols.core)
     if count == 0:
         return True

@@ -13,7 +13,6 @@ from irtools.loading.mesh import numbering, position
 from irtools.model import DramIn, DramOut, SchedulerIR, Workload
 
 if TYPE_CHECKING:
-    from irtools.loading.columns import TransferColumns
     from irtools.loading.load import LoadedIR
 
 
@@ -104,15 +103,8 @@ class IRIndex:
 
     @cached_property
     def rows(self) -> list[WorkloadRef]:
-        """Every workload in `workloads()` order: row n of the columns is `rows[n]`."""
+        """Every workload in `workloads()` order (row n of `loading.columns` is `rows[n]`)."""
         return list(self.workloads())
-
-    @cached_property
-    def columns(self) -> TransferColumns:
-        """The transfer graph as numpy columns (irtools.loading.columns), built on first use."""
-        from irtools.loading.columns import TransferColumns
-
-        return TransferColumns.build(self)
 
     @cached_property
     def by_id(self) -> dict[tuple[int, int], WorkloadRef]:

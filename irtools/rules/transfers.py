@@ -80,7 +80,9 @@ def dangling_transfer(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     """
     import numpy as np  # here, not at import: numpy costs `irtools validate` a tenth of a second to load
 
-    cols = ir.columns
+    from irtools.loading.columns import transfer_columns
+
+    cols = transfer_columns(ir)
     unchecked = np.fromiter(ir.loaded.unchecked_transfer_ids, dtype=np.int64)
     produced = np.concatenate([cols.ofmap_tid, cols.dram_out_tid, unchecked])
     flagged = np.unique(cols.use_row[~np.isin(cols.use_tid, produced)])
@@ -191,9 +193,9 @@ def destination_mismatch(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     """
     import numpy as np
 
-    from irtools.loading.columns import first_rows, pair_keys
+    from irtools.loading.columns import first_rows, pair_keys, transfer_columns
 
-    cols = ir.columns
+    cols = transfer_columns(ir)
     targets = cols.workload_keys(cols.dest_core, cols.dest_workload_id)
     owners = cols.workload_keys(cols.core, cols.workload_id)
     readers = cols.workload_keys(cols.core[cols.read_row], cols.workload_id[cols.read_row])

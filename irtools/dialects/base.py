@@ -13,7 +13,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from irtools.loading.keys import KeyScan
+    from irtools.dialects.keys import KeyScan
     from irtools.model import SchedulerIR
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from irtools.dialects.base import Capability, Dialect, PartModels
-from irtools.loading.keys import KeyScan
+from irtools.dialects.keys import KeyScan
 from irtools.model import (
     BufferEntry,
     DramIn,

@@ -15,8 +15,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from irtools.dialects.base import Capability, Dialect, PartModels
+from irtools.dialects.keys import KeyScan, _fields, _note
 from irtools.findings import Finding, Severity
-from irtools.loading.keys import KeyScan, _fields, _note
 from irtools.model import (
     BufferEntry,
     CoreDestination,

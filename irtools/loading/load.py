@@ -16,9 +16,9 @@ from pydantic import TypeAdapter, ValidationError
 from irtools import pointer as jp
 from irtools.dialects import DOCUMENTED, Dialect, sniff
 from irtools.dialects.base import PartModels
+from irtools.dialects.keys import KeyScan
 from irtools.findings import Finding, Severity
 from irtools.limits import size_problem
-from irtools.loading.keys import KeyScan
 from irtools.loading.reader import StreamError, gc_paused, read_bytes, read_members
 from irtools.loading.schema_errors import SchemaErrors
 from irtools.model import SchedulerIR

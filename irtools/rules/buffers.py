@@ -48,7 +48,10 @@ def buffer_out_of_bounds(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     Why: an address past the buffer or across regions corrupts another region's data or
     faults on hardware.
     Example: `/0/4/buffer/2: GIR301 error ifmap tensor 7 [transfer 40]: starts at 0x800000, past buffersize 0x800000`
-    Fix: the allocator must keep tensors inside their ring region.
+    On files that record no L2 size (raw, alloc) it runs with `--l2-size`, once per core that exceeds
+    it: on block counts (raw), the snapshot holding the most blocks; on block addresses (alloc), the
+    entry reaching the highest block, with the most blocks held at once and how many entries end past it.
+    Fix: the allocator must keep tensors inside their ring region (or the schedule needs a larger L2).
     """
     for ref in ir.workloads():
         regions = regions_of(ref.workload.ring_buffer_info, ir.buffersize)
@@ -193,7 +196,9 @@ def snapshot_continuity(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     never.
     Example: `/0/5/buffer/1/newly_added: GIR304 warning ifmap tensor 3 [transfer 39] is marked not newly added but was absent before`
     On the raw dialect (no tensor ids, no addresses), an input listed ahead for the next
-    workload (`workload_id`) must be for the workload that runs next and be in its snapshot.
+    workload (`workload_id`) must be for the workload that runs next and be in its snapshot. On the
+    alloc dialect both forms run: `start_loading` is `newly_added`, for tensors numbered as the SET
+    allocator's parser numbers them.
     Fix: recompute newly_added from the previous snapshot.
     """
     for refs in ir.cores.values():

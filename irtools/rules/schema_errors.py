@@ -1,7 +1,7 @@
 """GIR100-GIR103 in the rule catalogue: the file is not JSON, does not fit the schema, repeats keys, or uses unknown keys.
 
 The loader finds them (irtools.loading.reader: GIR100, GIR102; irtools.loading.schema_errors: GIR101;
-irtools.loading.keys: GIR103); they are registered here so that selection, docs and SARIF treat them
+irtools.dialects.keys: GIR103); they are registered here so that selection, docs and SARIF treat them
 like every other rule.
 """
 
@@ -77,5 +77,6 @@ register(
     Why: a file the real scheduler writes must load; an omission is not a schema error, but a reader
     should know that an empty snapshot or an ifmap without transfers came from the file as written.
     Example: `/5/3: GIR104 info key 'buffer' left out in RawWorkload: IR_gen writes no buffer when nothing is held in L2 before the workload; read as an empty snapshot`
+    Fix: nothing to fix in the file; it is a note (`--ignore GIR104` hides it).
     """,
 )

@@ -63,7 +63,8 @@ def validate_file(
     options = options or CheckOptions()
     # The collector stays paused from loading to the findings, and the models are released before it
     # resumes: resumed with millions of live models, its next passes scanned them all, three times
-    # over (young, middle, old generation), at a cost of about one JSON parse.
+    # over (young, middle, old generation): 3% of validate's CPU time on a documented file, up to a
+    # fifth on the raw dialect's many small objects.
     with gc_paused():
         try:
             loaded = load_ir(path, max_bytes=max_bytes)

@@ -9,7 +9,7 @@ so a finding is the reference's own: same text, pointer and order (irtools.refer
 from __future__ import annotations
 
 import weakref
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -125,15 +125,23 @@ class TransferColumns:
         return core * span + workload_id
 
 
-_BUILT: weakref.WeakKeyDictionary[IRIndex, TransferColumns] = weakref.WeakKeyDictionary()
+_BUILT: weakref.WeakKeyDictionary[IRIndex, TransferColumns | None] = weakref.WeakKeyDictionary()
 
 
-def transfer_columns(index: IRIndex) -> TransferColumns:
-    """The columns of `index`'s IR, built on first use and kept as long as the index lives."""
-    built = _BUILT.get(index)
-    if built is None:
-        built = _BUILT[index] = TransferColumns.build(index)
-    return built
+def transfer_columns(index: IRIndex) -> TransferColumns | None:
+    """The columns of `index`'s IR, built on first use and kept as long as the index lives; None when
+    a value does not fit int64 (the rules then run their reference checks)."""
+    if index not in _BUILT:
+        try:
+            _BUILT[index] = TransferColumns.build(index)
+        except OverflowError:
+            _BUILT[index] = None
+    return _BUILT[index]
+
+
+def int64(values: Iterable[int]) -> Ints:
+    """`values` as int64, leaving out those beyond its range (they equal no value of the columns)."""
+    return _ints([v for v in values if -(2**63) <= v < 2**63])
 
 
 def _destinations(
@@ -181,6 +189,8 @@ def waits_acyclic(index: IRIndex) -> bool:
     from irtools.loading.graph import dram_waits
 
     cols = transfer_columns(index)
+    if cols is None:
+        return False
     count = len(cols.core)
     if count == 0:
         return True

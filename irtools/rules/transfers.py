@@ -80,10 +80,12 @@ def dangling_transfer(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     """
     import numpy as np  # here, not at import: numpy costs `irtools validate` a tenth of a second to load
 
-    from irtools.loading.columns import transfer_columns
+    from irtools.loading.columns import int64, transfer_columns
 
     cols = transfer_columns(ir)
-    unchecked = np.fromiter(ir.loaded.unchecked_transfer_ids, dtype=np.int64)
+    if cols is None:
+        return _dangling_reference(ir, ctx)
+    unchecked = int64(ir.loaded.unchecked_transfer_ids)  # ids of broken entries: any size
     produced = np.concatenate([cols.ofmap_tid, cols.dram_out_tid, unchecked])
     flagged = np.unique(cols.use_row[~np.isin(cols.use_tid, produced)])
     return _dangling(ir, ctx, [ir.rows[n] for n in flagged.tolist()])
@@ -196,6 +198,9 @@ def destination_mismatch(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     from irtools.loading.columns import first_rows, pair_keys, transfer_columns
 
     cols = transfer_columns(ir)
+    if cols is None:
+        yield from _destination_mismatch_reference(ir, ctx)
+        return
     targets = cols.workload_keys(cols.dest_core, cols.dest_workload_id)
     owners = cols.workload_keys(cols.core, cols.workload_id)
     readers = cols.workload_keys(cols.core[cols.read_row], cols.workload_id[cols.read_row])

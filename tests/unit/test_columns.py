@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -9,6 +12,7 @@ from irtools import reference
 from irtools.loading.columns import _kahn, first_rows, pair_keys, waits_acyclic
 from irtools.loading.index import IRIndex
 from irtools.loading.load import load_ir
+from irtools.validate import validate_file
 from tests.conftest import ROOT
 
 
@@ -63,3 +67,19 @@ def test_the_environment_selects_the_reference_core(monkeypatch: pytest.MonkeyPa
     assert reference.active()
     with reference.reference_core(False):  # the tests' switch wins over the environment
         assert not reference.active()
+
+
+def test_a_broken_entry_with_an_id_beyond_int64_leaves_the_screen_exact(tmp_path: Path) -> None:
+    # A schema-broken DRAM out entry still counts as a producer (unchecked_transfer_ids), whatever its
+    # size: GIR201 crashed building int64 columns from such an id (found by the synth fuzz suite).
+    doc = json.loads((ROOT / "sample_ir" / "valid" / "mesh2x2_conv_b1_c4_bw16_stschedule.json").read_text())
+    doc["-1"]["out"][0]["transfer_id"] = 2**70
+    path = tmp_path / "huge.json"
+    path.write_text(json.dumps(doc))
+    reports = {}
+    for ref in (False, True):
+        with reference.reference_core(ref):
+            reports[ref] = [(f.code, f.pointer, f.message) for f in validate_file(str(path)).findings]
+    assert reports[False] == reports[True]
+    assert not [f for f in reports[False] if f[0] == "GIR001"]
+    assert ("GIR101", "/-1/out/0/transfer_id") in {(c, p) for c, p, _ in reports[False]}

@@ -12,6 +12,7 @@ from irtools.loading.index import IRIndex
 from irtools.loading.load import LoadedIR, load_ir
 from irtools.loading.raw import ADDRESS_RULES, RAW
 from irtools.loading.reader import gc_paused
+from irtools.positions import with_positions
 from irtools.rules import RULES
 from irtools.rules.context import CheckContext, CheckOptions
 from irtools.rules.registry import resolve_selection
@@ -69,7 +70,7 @@ def validate_file(
     kept = [
         dataclasses.replace(f, severity=overrides[f.code]) if _overridden(f, overrides) else f for f in kept
     ]
-    return FileReport(path, kept)
+    return FileReport(path, with_positions(path, kept, max_bytes))
 
 
 def _overridden(finding: Finding, overrides: dict[str, Severity]) -> bool:

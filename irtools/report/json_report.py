@@ -29,7 +29,8 @@ def file_to_json(file_report: FileReport) -> dict[str, Any]:
         "path": file_report.path,
         "errors": file_report.errors,
         "warnings": file_report.warnings,
-        "findings": [finding_to_json(f) for f in file_report.findings],
+        # Positions are in the report, not in the goldens: they describe the file's layout, not the IR.
+        "findings": [finding_to_json(f) | {"line": f.line, "column": f.column} for f in file_report.findings],
     }
 
 

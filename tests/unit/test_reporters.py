@@ -166,7 +166,9 @@ def test_text_summary_pluralises(report: Report, summary: str) -> None:
 
 # --- json -----------------------------------------------------------------------------------------------
 
-FINDING_KEYS = {"code", "severity", "message", "pointer", "core_id", "workload_id", "transfer_id"}
+FINDING_KEYS = {
+    "code", "severity", "message", "pointer", "core_id", "workload_id", "transfer_id", "line", "column"
+}
 
 
 def test_json_exact_contract(report: Report) -> None:
@@ -191,7 +193,7 @@ def test_json_exact_contract(report: Report) -> None:
 
 def test_json_findings_keep_order_and_values(report: Report) -> None:
     bad = json.loads(render(JsonReporter(), report))["files"][0]
-    assert bad["findings"] == [finding_to_json(f) for f in BAD_ORDER]
+    assert bad["findings"] == [finding_to_json(f) | {"line": f.line, "column": f.column} for f in BAD_ORDER]
     assert bad["findings"][2] == {
         "code": "GIR302",
         "severity": "error",
@@ -200,7 +202,10 @@ def test_json_findings_keep_order_and_values(report: Report) -> None:
         "core_id": 0,
         "workload_id": 12,
         "transfer_id": 56,
+        "line": None,
+        "column": None,
     }
+    assert (bad["findings"][0]["line"], bad["findings"][0]["column"]) == (3, 7)
     # Messages survive unchanged (no text-format escaping) and `related` stays out of the contract.
     assert bad["findings"][3]["message"] == NOTE.message
 

@@ -415,6 +415,7 @@ def test_json_report_contract(run_cli: Any, write_ir: Any, minimal_ir: dict[str,
                 "transfer_id",
                 "line",
                 "column",
+                "fingerprint",
             }
             assert finding["severity"] in {"error", "warning", "info"}
             assert isinstance(finding["pointer"], str)

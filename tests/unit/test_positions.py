@@ -60,7 +60,10 @@ def test_columns_count_code_points() -> None:
 
 def test_missing_key_falls_back_to_the_object_that_lacks_it() -> None:
     text = json.dumps(DOC, indent=2)
-    assert locate(text, ["/0/0/buffer/1/size"])["/0/0/buffer/1/size"] == locate(text, ["/0/0/buffer/1"])["/0/0/buffer/1"]
+    assert (
+        locate(text, ["/0/0/buffer/1/size"])["/0/0/buffer/1/size"]
+        == locate(text, ["/0/0/buffer/1"])["/0/0/buffer/1"]
+    )
     assert locate(text, ["/0/7/buffer"])["/0/7/buffer"] == locate(text, ["/0"])["/0"]
 
 

@@ -14,6 +14,7 @@ import pytest
 from irtools.findings import FileReport, Finding, Report, Severity
 from irtools.report import REPORTERS
 from irtools.report.github import GithubReporter
+from irtools.report.gitlab import GitlabReporter
 from irtools.report.json_report import JsonReporter, finding_to_json
 from irtools.report.junit import JunitReporter
 from irtools.report.sarif import SarifReporter
@@ -93,6 +94,7 @@ def test_reporters_registry_names_every_format() -> None:
         "text": TextReporter,
         "json": JsonReporter,
         "github": GithubReporter,
+        "gitlab": GitlabReporter,
         "sarif": SarifReporter,
         "junit": JunitReporter,
     }
@@ -167,7 +169,15 @@ def test_text_summary_pluralises(report: Report, summary: str) -> None:
 # --- json -----------------------------------------------------------------------------------------------
 
 FINDING_KEYS = {
-    "code", "severity", "message", "pointer", "core_id", "workload_id", "transfer_id", "line", "column"
+    "code",
+    "severity",
+    "message",
+    "pointer",
+    "core_id",
+    "workload_id",
+    "transfer_id",
+    "line",
+    "column",
 }
 
 

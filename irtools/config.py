@@ -370,23 +370,31 @@ def read_config(path: Path, required: bool = False) -> ConfigFile | None:
     return ConfigFile(path, values)
 
 
-@cache
-def _config_in(directory: Path) -> ConfigFile | None:
-    """The configuration that applies to files in `directory`: the nearest one there or above."""
-    for name in CONFIG_NAMES:
-        candidate = directory / name
-        if candidate.is_file():
-            found = read_config(candidate)
-            if found is not None:
-                return found
-    parent = directory.parent
-    return None if parent == directory else _config_in(parent)
+def find_config(path: str | Path, cache: dict[Path, ConfigFile | None] | None = None) -> ConfigFile | None:
+    """The nearest configuration file for `path` (a file: from its directory; a directory: from itself).
 
-
-def find_config(path: str | Path) -> ConfigFile | None:
-    """The nearest configuration file for `path` (a file: from its directory; a directory: from itself)."""
+    `cache` remembers each directory's answer for the files of one run (files share their ancestors).
+    """
     target = Path(path).resolve()
-    return _config_in(target if target.is_dir() else target.parent)
+    directory = target if target.is_dir() else target.parent
+    cache = {} if cache is None else cache
+    visited = []
+    found: ConfigFile | None = None
+    while True:
+        if directory in cache:
+            found = cache[directory]
+            break
+        visited.append(directory)
+        found = next(
+            (c for c in (read_config(directory / n) for n in CONFIG_NAMES if (directory / n).is_file()) if c),
+            None,
+        )
+        if found is not None or directory.parent == directory:
+            break
+        directory = directory.parent
+    for seen in visited:
+        cache[seen] = found
+    return found
 
 
 # --- resolution -----------------------------------------------------------------------------------------
@@ -449,11 +457,12 @@ class Settings:
         if named and not Path(named).is_file():
             raise UsageError(f"--config: {named}: no such file")
         self.named = read_config(Path(named), required=True) if named else None
+        self._found: dict[Path, ConfigFile | None] = {}
 
     def config_for(self, path: str | Path) -> ConfigFile | None:
         if self.isolated:
             return None
-        return self.named or find_config(path)
+        return self.named or find_config(path, self._found)
 
     def _resolve(self, config: ConfigFile | None, keys: Iterable[str]) -> Resolved:
         values: dict[str, Any] = {}

@@ -7,7 +7,7 @@ directory or above it applies (irtools.toml before pyproject.toml in one directo
 names one for every file, `--isolated` ignores them all. The command line wins over the file, the file
 over the defaults. Settings that belong to the run rather than to a file (the report's format and
 destination, jobs, the size guard, the baseline) come from `--config` or the file found from the current
-directory, as ruff does.
+directory, as ruff does (else from the one configuration all the checked paths share).
 """
 
 from __future__ import annotations
@@ -503,15 +503,20 @@ class Settings:
             resolved.ignored_here = {p: c for p, c in patterns.items() if glob_match(p, relative)}
         return resolved
 
-    def for_run(self) -> Resolved:
-        """Settings of the whole run, from --config or the configuration found from the current directory."""
+    def for_run(self, paths: Iterable[str] = ()) -> Resolved:
+        """Settings of the whole run: from --config, else the configuration found from the current
+        directory, else the one configuration that every path in `paths` uses (if they share one)."""
         keys = [k for k, s in SETTINGS.items() if self.command in s.commands and not s.per_file]
-        return self._resolve(self.config_for(Path.cwd()), keys)
+        config = self.config_for(Path.cwd())
+        if config is None and not self.isolated:
+            shared = {id(c): c for c in (self.config_for(p) for p in paths)}
+            config = next(iter(shared.values())) if len(shared) == 1 else None
+        return self._resolve(config, keys)
 
     def for_path(self, path: str) -> Resolved:
         """Every setting `command` takes, for one path: what --show-settings prints."""
         resolved = self.for_file(path)
-        run = self.for_run()
+        run = self.for_run([path])
         resolved.values |= run.values
         resolved.sources |= run.sources
         return resolved

@@ -22,7 +22,13 @@ ANNOTATION = re.compile(r"::(error|warning|notice) file=([^,]*),line=(\d+),col=(
 
 
 def _unescape(data: str) -> str:
-    return data.replace("%0A", "\n").replace("%0D", "\r").replace("%3A", ":").replace("%2C", ",").replace("%25", "%")
+    return (
+        data.replace("%0A", "\n")
+        .replace("%0D", "\r")
+        .replace("%3A", ":")
+        .replace("%2C", ",")
+        .replace("%25", "%")
+    )
 
 
 def _deepest(doc: Any, pointer: str) -> str:
@@ -122,7 +128,9 @@ def test_gitlab_code_quality_fields(run_cli: Any, npu_and_samples: list[Path]) -
     assert isinstance(issues, list) and len(issues) > 300
     for issue in issues:
         assert set(issue) == {"description", "check_name", "fingerprint", "severity", "location"}
-        assert all(isinstance(issue[k], str) and issue[k] for k in ("description", "check_name", "fingerprint"))
+        assert all(
+            isinstance(issue[k], str) and issue[k] for k in ("description", "check_name", "fingerprint")
+        )
         assert issue["severity"] in GITLAB_SEVERITIES
         assert set(issue["location"]) == {"path", "lines"}
         assert not issue["location"]["path"].startswith("./") and "\\" not in issue["location"]["path"]

@@ -103,7 +103,7 @@ def run_validate(args: argparse.Namespace) -> int:
 
         sys.stdout.write("\n".join(show_settings(settings, path) for path in args.paths))
         return EXIT_OK
-    run = settings.for_run()
+    run = settings.for_run(args.paths)
     if args.statistics and run["format"] not in ("text", "json"):
         raise UsageError(f"--statistics prints text or json, not {run['format']}")
     roots: dict[str, Path] = {}

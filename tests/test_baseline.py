@@ -16,7 +16,7 @@ SAMPLES = Path(__file__).resolve().parent.parent / "sample_ir/invalid"
 
 
 def fingerprints(run_cli: Any, *args: Any) -> list[tuple[str, str, str, str]]:
-    code, out, _ = run_cli("validate", "--format", "json", *args)
+    _, out, _ = run_cli("validate", "--format", "json", *args)
     return [
         (Path(f["path"]).name, finding["code"], finding["pointer"], finding["fingerprint"])
         for f in json.loads(out)["files"]

@@ -107,6 +107,7 @@ def npu_and_samples(fixtures_dir: Path) -> list[Path]:
 
 def test_sarif_passes_the_sarif_2_1_0_schema(run_cli: Any, npu_and_samples: list[Path]) -> None:
     code, out, _ = run_cli("validate", "--isolated", "--format", "sarif", *npu_and_samples)
+    assert code == 1
     log = json.loads(out)
     jsonschema.Draft7Validator.check_schema(SARIF_SCHEMA)
     errors = list(jsonschema.Draft7Validator(SARIF_SCHEMA).iter_errors(log))
@@ -124,6 +125,7 @@ GITLAB_SEVERITIES = {"info", "minor", "major", "critical", "blocker"}
 
 def test_gitlab_code_quality_fields(run_cli: Any, npu_and_samples: list[Path]) -> None:
     code, out, _ = run_cli("validate", "--isolated", "--format", "gitlab", *npu_and_samples)
+    assert code == 1
     issues = json.loads(out)
     assert isinstance(issues, list) and len(issues) > 300
     for issue in issues:
@@ -141,6 +143,7 @@ def test_gitlab_code_quality_fields(run_cli: Any, npu_and_samples: list[Path]) -
 
 def test_junit_parses(run_cli: Any, npu_and_samples: list[Path]) -> None:
     code, out, _ = run_cli("validate", "--isolated", "--format", "junit", *npu_and_samples)
+    assert code == 1
     root = ET.fromstring(out.encode("utf-8"))
     [suite] = root.findall("testsuite")
     cases = suite.findall("testcase")

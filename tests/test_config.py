@@ -50,7 +50,7 @@ def test_nearest_configuration_wins_per_file(
 
 def test_pyproject_without_table_is_skipped(run_cli: Any, repo: Path) -> None:
     (repo / "a/pyproject.toml").write_text('[project]\nname = "inner"\n')
-    code, out, _ = run_cli("validate", "--format", "json", repo / "a/x.json")
+    _, out, _ = run_cli("validate", "--format", "json", repo / "a/x.json")
     assert ("x.json", "GIR303", "info") not in codes(out)  # the outer table still applies
 
 
@@ -170,7 +170,7 @@ def test_other_commands_read_shared_settings(run_cli: Any, tmp_path: Path) -> No
     (tmp_path / "irtools.toml").write_text("wl0-size = 4096\n")
     ir = tmp_path / "x.json"
     ir.write_bytes(GIR302.read_bytes())
-    code, out, _ = run_cli("analyze", ir, "--out", tmp_path / "out", "--json")
+    code, _, _ = run_cli("analyze", ir, "--out", tmp_path / "out", "--json")
     assert code == 0
     from irtools.analysis.io import read_table
 

@@ -586,7 +586,7 @@ def test_rules_lists_every_code(run_cli: Any) -> None:
 def test_rules_code_prints_its_documentation(run_cli: Any) -> None:
     code, out, _ = run_cli("rules", "gir101")
     assert code == 0
-    assert out.startswith("GIR101 schema (error, loading and schema)")
+    assert out.startswith("GIR101 schema (error by default, loading and schema)")
     assert RULES["GIR101"].doc in out
     assert "Why:" in out
 

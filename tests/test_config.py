@@ -192,3 +192,23 @@ def test_every_setting_has_a_flag_on_each_command_that_takes_it() -> None:
         for command in setting.commands:
             flags = {f for a in subparsers.choices[command]._actions for f in a.option_strings}  # type: ignore[attr-defined]
             assert setting.flag in flags, (command, setting.key)
+
+
+def test_rules_page_settings_work_as_printed(run_cli: Any, tmp_path: Path) -> None:
+    """Each line `irtools rules GIR302` suggests is accepted: as a key in irtools.toml and as flags."""
+    import shlex
+
+    _, page, _ = run_cli("rules", "GIR302")
+    suggested = [line.strip() for line in page.splitlines() if line.startswith("  ")]
+    assert len(suggested) == 3
+    (tmp_path / "legacy").mkdir()
+    ir = tmp_path / "legacy/x.json"
+    ir.write_bytes(GIR302.read_bytes())
+    for line in suggested:
+        key, flags = line.split("  ", 1)
+        (tmp_path / "irtools.toml").write_text(key + "\n")
+        _, out, _ = run_cli("validate", "--format", "json", ir)
+        assert ("x.json", "GIR302", "error") not in codes(out), key
+        (tmp_path / "irtools.toml").write_text("")
+        _, out, _ = run_cli("validate", "--format", "json", *shlex.split(flags.strip()), ir)
+        assert ("x.json", "GIR302", "error") not in codes(out), flags

@@ -160,8 +160,9 @@ def run_rules(args: argparse.Namespace) -> int:
         code = args.code.upper()
         if code not in RULES:
             raise UsageError(f"unknown rule code {args.code!r} (see `irtools rules`)")
-        entry = RULES[code]
-        print(f"{entry.code} {entry.name} ({entry.severity.value}, {entry.family})\n\n{entry.doc}")
+        from irtools.rules.docs import rule_page
+
+        sys.stdout.write(rule_page(code))
         return EXIT_OK
     width = max(len(r.name) for r in RULES.values())
     for entry in sorted(RULES.values(), key=lambda r: r.code):

@@ -92,7 +92,9 @@ class Outcome:
         return text
 
 
-def apply(path: str, report: Report, roots: Mapping[str, Path], root: Path) -> tuple[Report, Outcome]:
+def apply(
+    path: str, report: Report, roots: Mapping[str, Path], root: Path, shown: str | None = None
+) -> tuple[Report, Outcome]:
     """Keep only the findings of a fingerprinted `report` that the baseline does not list.
 
     An entry counts as gone when its file was checked in this run without it, or no longer exists below
@@ -115,4 +117,4 @@ def apply(path: str, report: Report, roots: Mapping[str, Path], root: Path) -> t
         if e["fingerprint"] not in seen
         and (e.get("path") in checked or not (root / str(e.get("path", ""))).exists())
     )
-    return Report(files), Outcome(path, suppressed, gone)
+    return Report(files), Outcome(shown or path, suppressed, gone)

@@ -127,7 +127,9 @@ def run_validate(args: argparse.Namespace) -> int:
         print(f"irtools validate: wrote {written} to {args.write_baseline}", file=sys.stderr)
         return EXIT_OK
     if run["baseline"]:
-        report, outcome = baseline.apply(run["baseline"], report, roots, run.root)
+        shown = os.path.relpath(run["baseline"])
+        shown = run["baseline"] if shown.startswith("..") else shown  # as the user would type it
+        report, outcome = baseline.apply(run["baseline"], report, roots, run.root, shown)
         print(f"irtools validate: {outcome}", file=sys.stderr)
     buffer = io.StringIO()
     if args.statistics:

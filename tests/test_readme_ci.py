@@ -27,7 +27,7 @@ def ci_section() -> str:
 
 
 def blocks(kind: str) -> list[str]:
-    return re.findall(rf"```{kind}\n(.*?)```", ci_section(), flags=re.S)
+    return re.findall(rf"```{kind}\n(.*?)```", ci_section(), flags=re.DOTALL)
 
 
 def sessions() -> list[tuple[str, list[str]]]:

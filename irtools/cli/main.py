@@ -40,7 +40,9 @@ def build_parser() -> argparse.ArgumentParser:
     val = sub.add_parser(
         "validate",
         help="check IR files against the schema and the semantic rules",
-        description="Check IR files. Exit 0: no error-severity finding; 1: at least one; 2: usage error.",
+        description="Check IR files. Exit 0: no error-severity finding; 1: at least one; 2: usage error. "
+        "Settings also come from the nearest irtools.toml (or [tool.irtools] in pyproject.toml) above each "
+        "file; flags win over it (--show-settings shows what applies).",
     )
     val.add_argument("paths", nargs="+", metavar="PATH", help="IR files, or directories (every *.json below)")
     add_settings(val, "validate")

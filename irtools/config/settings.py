@@ -101,8 +101,8 @@ SETTINGS: dict[str, Setting] = {
         Setting(
             "select",
             "--select",
-            "comma-separated codes or prefixes (GIR3) to enable; on the command line it replaces the "
-            "configuration's select and ignore",
+            "comma-separated codes or prefixes (GIR3) to enable (default: every code); on the command "
+            "line it replaces the configuration's select and ignore",
             _VALIDATE,
             _codes,
             ["GIR"],

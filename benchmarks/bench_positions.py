@@ -4,8 +4,10 @@ same file with injected defects (one extra scan of the text, along the findings'
 Run: python benchmarks/bench_positions.py [--size 10|100] [--keep DIR]
 
 Each timing is the best of three fresh processes, reported beside a raw `json.loads` of the same bytes
-timed in the same way. To compare with another checkout, run this file with that checkout first on
-PYTHONPATH (a checkout without irtools/positions.py reports validate only).
+timed in the same way. To compare with another checkout, run this file from outside this one (the
+timed processes put the current directory first on sys.path) with that checkout on PYTHONPATH:
+`cd /tmp && PYTHONPATH=../main python path/to/bench_positions.py --keep DIR` (a checkout without
+irtools/positions.py reports validate only).
 """
 
 from __future__ import annotations

@@ -80,9 +80,17 @@ def test_command_line_over_file(run_cli: Any, repo: Path) -> None:
     assert codes(out) == [("y.json", "GIR303", "info")]
     _, out, _ = run_cli("validate", "--format", "json", "--severity", "GIR302=info", y)
     assert codes(out) == [("y.json", "GIR302", "info")]
-    # --ignore alone adds to the file's selection.
+    # --ignore alone adds to the file's selection, and --show-settings says so.
     _, out, _ = run_cli("validate", "--format", "json", "--ignore", "GIR302", y)
     assert codes(out) == []
+    x = repo / "a/x.json"
+    _, out, _ = run_cli(
+        "validate", "--show-settings", "--ignore", "GIR305", "--per-file-ignores", "a/**=GIR501", x
+    )
+    [ignore] = [line for line in out.splitlines() if line.startswith("ignore = ")]
+    assert ignore.startswith('ignore = ["GIR303", "GIR305"] ')
+    assert ignore.endswith(f'# {repo / "pyproject.toml"} and the command line')
+    assert "# per-file-ignores 'a/**' matches it: GIR501" in out
 
 
 @pytest.mark.parametrize(

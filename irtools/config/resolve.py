@@ -96,9 +96,14 @@ class Settings:
                 values[key], sources[key] = config.values[key], str(config.path)
             else:
                 values[key], sources[key] = setting.default, DEFAULT
-        if "severity" in values and config and "severity" in config.values and "severity" in self.cli:
-            values["severity"] = config.values["severity"] | self.cli["severity"]
-            sources["severity"] = f"{config.path} and the command line"
+        both = f"{config.path} and the command line" if config else COMMAND_LINE
+        file_values = config.values if config else {}
+        # Tables merge key by key over the file's; an --ignore without --select adds to the file's.
+        for key in ("severity", "per-file-ignores"):
+            if key in values and key in file_values and key in self.cli:
+                values[key], sources[key] = file_values[key] | self.cli[key], both
+        if "ignore" in self.cli and "select" not in self.cli and file_values.get("ignore"):
+            values["ignore"], sources["ignore"] = file_values["ignore"] + self.cli["ignore"], both
         resolved = Resolved(values, sources, config)
         if "select" in values:
             resolved.selection = self._selection_layers(config)

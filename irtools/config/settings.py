@@ -130,7 +130,7 @@ SETTINGS: dict[str, Setting] = {
             "per-file-ignores",
             "--per-file-ignores",
             "codes to disable in files matching a glob relative to the configuration's directory "
-            "(`legacy/**=GIR305,GIR307`); repeatable",
+            "(`legacy/**=GIR305,GIR307`; added to the configuration's); repeatable",
             _VALIDATE,
             _per_file_ignores,
             {},

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from irtools.findings import Severity
 from irtools.rules.registry import RULES
 
 
@@ -26,9 +27,10 @@ def rules_markdown() -> str:
 def rule_page(code: str) -> str:
     """What `irtools rules CODE` prints: the rule's documentation, then how to configure it."""
     r = RULES[code]
+    other = "warning" if r.severity is Severity.ERROR else "error"
     settings = [
         (f'ignore = ["{r.code}"]', f"--ignore {r.code}"),
-        (f'severity = {{{r.code} = "warning"}}', f"--severity {r.code}=warning"),
+        (f'severity = {{{r.code} = "{other}"}}', f"--severity {r.code}={other}"),
         (f'per-file-ignores = {{"legacy/**" = ["{r.code}"]}}', f'--per-file-ignores "legacy/**={r.code}"'),
     ]
     width = max(len(key) for key, _ in settings)

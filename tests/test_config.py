@@ -89,7 +89,7 @@ def test_command_line_over_file(run_cli: Any, repo: Path) -> None:
     )
     [ignore] = [line for line in out.splitlines() if line.startswith("ignore = ")]
     assert ignore.startswith('ignore = ["GIR303", "GIR305"] ')
-    assert ignore.endswith(f'# {repo / "pyproject.toml"} and the command line')
+    assert ignore.endswith(f"# {repo / 'pyproject.toml'} and the command line")
     assert "# per-file-ignores 'a/**' matches it: GIR501" in out
 
 
@@ -220,3 +220,16 @@ def test_rules_page_settings_work_as_printed(run_cli: Any, tmp_path: Path) -> No
         (tmp_path / "irtools.toml").write_text("")
         _, out, _ = run_cli("validate", "--format", "json", *shlex.split(flags.strip()), ir)
         assert ("x.json", "GIR302", "error") not in codes(out), flags
+
+
+def test_l2_size_from_the_file_reaches_validate(run_cli: Any, fixtures_dir: Path, tmp_path: Path) -> None:
+    """The SET allocator's resnet_2x2_b1 file: cores 2 and 6 reach 788 and 784 blocks, past a 512 KB L2."""
+    ir = tmp_path / "resnet_2x2_b1_alloc.json"
+    ir.write_bytes((fixtures_dir / "gemini-alloc/resnet_2x2_b1_alloc.json").read_bytes())
+    (tmp_path / "irtools.toml").write_text("l2-size = 524288\n")
+    _, out, _ = run_cli("validate", "--format", "json", ir)
+    assert ("resnet_2x2_b1_alloc.json", "GIR301", "error") in codes(out)
+    _, out, _ = run_cli("validate", "--format", "json", "--isolated", ir)
+    assert ("resnet_2x2_b1_alloc.json", "GIR301", "error") not in codes(out)
+    _, out, _ = run_cli("validate", "--show-settings", ir)
+    assert any(line.startswith("l2-size = 524288 ") for line in out.splitlines())

@@ -179,7 +179,7 @@ def run_summarize(args: argparse.Namespace) -> int:
 
 def run_tables(args: argparse.Namespace) -> int:
     from irtools.analysis.tables import TABLES as IR_TABLES
-    from irtools.analysis.tables import tables_markdown
+    from irtools.catalogue import tables_markdown
     from irtools.rules.registry import UsageError
     from irtools.trace.tables import MEASURED_TABLES
 

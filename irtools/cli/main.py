@@ -69,9 +69,10 @@ def build_parser() -> argparse.ArgumentParser:
     sch.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
     sch.add_argument(
         "--dialect",
-        choices=("documented", "raw"),
+        choices=("documented", "raw", "alloc"),
         default="documented",
-        help="raw: the Gemini scheduler's own IR before address allocation",
+        help="raw: the Gemini scheduler's own IR before address allocation; alloc: that IR after the SET "
+        "allocator gave it L2 addresses",
     )
 
     rul = sub.add_parser("rules", help="list the rules, or show one rule's documentation")
@@ -146,10 +147,13 @@ def run_validate(args: argparse.Namespace) -> int:
 
 def run_schema(args: argparse.Namespace) -> int:
     """`irtools schema`."""
-    from irtools.model.raw_schema import raw_schema_text
-    from irtools.model.schema import schema_text
+    import json
 
-    _emit(raw_schema_text() if args.dialect == "raw" else schema_text(), args.output)
+    from irtools.dialects import BY_NAME
+
+    build = BY_NAME[args.dialect].schema
+    assert build is not None  # every declared dialect has one
+    _emit(json.dumps(build(), indent=2) + "\n", args.output)
     return EXIT_OK
 
 

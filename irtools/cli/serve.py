@@ -71,6 +71,7 @@ def run_serve(args: argparse.Namespace) -> int:
         args.max_upload_mb * 10**6,
         max_file_bytes=max_bytes(args),
         wl0_size=args.wl0_size,
+        l2_size=args.l2_size,
         open_file=args.open,
         trace=args.trace,
     )
@@ -128,6 +129,7 @@ def run_report(args: argparse.Namespace) -> int:
         max_cores=args.max_cores,
         max_bytes=max_bytes(args),
         wl0_size=args.wl0_size,
+        l2_size=args.l2_size,
         trace=trace_for(args.path, args.trace),
     )
     print(f"wrote {args.output}: {summary}")

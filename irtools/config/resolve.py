@@ -46,6 +46,7 @@ class Resolved:
         return CheckOptions(
             wl0_size=self.values.get("wl0-size"),
             addr_align=self.values.get("addr-align"),
+            l2_size=self.values.get("l2-size"),
             severities=self.values.get("severity") or {},
         )
 

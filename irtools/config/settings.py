@@ -147,8 +147,9 @@ SETTINGS: dict[str, Setting] = {
         Setting(
             "l2-size",
             "--l2-size",
-            "L2 size in bytes for files that do not record it (the raw dialect); l2_blocks' capacity",
-            frozenset({"analyze"}),
+            "L2 size in bytes for files that record none (raw, alloc): enables GIR301 there; l2_blocks' "
+            "capacity and the L2 maps' end",
+            _FIGURES,
             _positive_int,
             metavar="BYTES",
         ),

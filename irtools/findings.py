@@ -37,6 +37,8 @@ class Finding:
     line: int | None = None
     column: int | None = None
     related: tuple[str, ...] = ()
+    fingerprint: str | None = None
+    """Stable across edits that move lines (irtools.baseline); set by the command line, not by the rules."""
 
     def sort_key(self) -> tuple[object, ...]:
         return (sort_key(self.pointer), self.code, self.message)

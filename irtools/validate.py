@@ -11,6 +11,7 @@ from irtools.loading.discover import discover
 from irtools.loading.index import IRIndex
 from irtools.loading.load import LoadedIR, load_ir
 from irtools.loading.reader import gc_paused
+from irtools.positions import with_positions
 from irtools.rules import RULES
 from irtools.rules.context import CheckContext, CheckOptions
 from irtools.rules.registry import resolve_selection, skipped_note
@@ -78,7 +79,7 @@ def validate_file(
     kept = [
         dataclasses.replace(f, severity=overrides[f.code]) if _overridden(f, overrides) else f for f in kept
     ]
-    return FileReport(path, kept)
+    return FileReport(path, with_positions(path, kept, max_bytes))
 
 
 def _overridden(finding: Finding, overrides: dict[str, Severity]) -> bool:
@@ -102,13 +103,15 @@ def validate_paths(
     progress: Callable[[int, int], None] | None = None,
     max_bytes: int | None = None,
     allow_empty: bool = False,
+    per_file: Callable[[str], tuple[CheckOptions, frozenset[str]]] | None = None,
 ) -> Report:
     """Validate files and directories; raises UsageError for missing paths, directories with no IR
-    file (unless `allow_empty`) or unknown codes."""
+    file (unless `allow_empty`) or unknown codes. `per_file` gives each file its own options and
+    enabled codes (its nearest configuration file's), instead of `options`, `select` and `ignore`."""
     options = options or CheckOptions()
     enabled = resolve_selection(select, ignore)
     files = discover(paths, allow_empty)
-    work = [(f, options, enabled, max_bytes) for f in files]
+    work = [(f, *per_file(f), max_bytes) if per_file else (f, options, enabled, max_bytes) for f in files]
     reports: list[FileReport] = []
     if jobs > 1 and len(files) > 1:
         with ProcessPoolExecutor(max_workers=min(jobs, len(files))) as pool:

@@ -61,9 +61,11 @@ def test_schema_error_exits_1(run_cli: Any, write_ir: Any, minimal_ir: dict[str,
     path = write_ir(minimal_ir)
     code, out, _ = run_cli("validate", path)
     assert code == 1
-    assert f"{path}:/0/0/buffer/0/address: GIR101 error expected an integer, got string '0x0'" in text_lines(
-        out
-    )
+    # path:line:column of the "address" key in the file as written, then the pointer after the message.
+    [line] = [t for t in text_lines(out) if "GIR101 error" in t]
+    assert line.endswith(": GIR101 error expected an integer, got string '0x0' (at /0/0/buffer/0/address)")
+    number = int(line.removeprefix(f"{path}:").split(":")[0])
+    assert '"address": "0x0"' in Path(path).read_text().splitlines()[number - 1]
 
 
 def test_warnings_alone_exit_0(run_cli: Any, write_ir: Any, minimal_ir: dict[str, Any]) -> None:
@@ -411,6 +413,9 @@ def test_json_report_contract(run_cli: Any, write_ir: Any, minimal_ir: dict[str,
                 "core_id",
                 "workload_id",
                 "transfer_id",
+                "line",
+                "column",
+                "fingerprint",
             }
             assert finding["severity"] in {"error", "warning", "info"}
             assert isinstance(finding["pointer"], str)
@@ -422,6 +427,7 @@ def test_json_report_contract(run_cli: Any, write_ir: Any, minimal_ir: dict[str,
     bad_findings = report["files"][1]["findings"]
     assert report["files"][1]["errors"] == sum(f["severity"] == "error" for f in bad_findings) == 1
     assert report["files"][1]["warnings"] == sum(f["severity"] == "warning" for f in bad_findings)
+    located = {"line": 169, "column": 6}  # the "address" key, in the file written with indent=1
     assert {
         "code": "GIR101",
         "severity": "error",
@@ -430,7 +436,8 @@ def test_json_report_contract(run_cli: Any, write_ir: Any, minimal_ir: dict[str,
         "core_id": 0,
         "workload_id": None,
         "transfer_id": None,
-    } in bad_findings
+    } | located in [{k: v for k, v in f.items() if k != "fingerprint"} for f in bad_findings]
+    assert Path(bad).read_text().splitlines()[168][5:].startswith('"address": true')
     assert report["summary"] == {
         "files": 2,
         "errors": report["files"][1]["errors"],
@@ -579,7 +586,7 @@ def test_rules_lists_every_code(run_cli: Any) -> None:
 def test_rules_code_prints_its_documentation(run_cli: Any) -> None:
     code, out, _ = run_cli("rules", "gir101")
     assert code == 0
-    assert out.startswith("GIR101 schema (error, loading and schema)")
+    assert out.startswith("GIR101 schema (error by default, loading and schema)")
     assert RULES["GIR101"].doc in out
     assert "Why:" in out
 

@@ -12,14 +12,13 @@ from irtools.atomic import write_text_atomic
 from irtools.cli.common import (
     EXIT_OK,
     add_allow_empty,
-    add_max_mb,
     file_progress,
     max_bytes,
     positive_float,
-    positive_int,
     show_progress,
 )
 from irtools.cli.trace_args import add_trace_argument, load_measured, print_measured
+from irtools.config import add_settings
 from irtools.findings import Severity
 
 if TYPE_CHECKING:
@@ -41,21 +40,9 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     ana.add_argument(
         "--format", choices=("csv", "parquet"), default="csv", help="table format (parquet needs pyarrow)"
     )
-    ana.add_argument(
-        "--wl0-size",
-        type=positive_int,
-        metavar="BYTES",
-        help="WL0 capacity; adds free space to wl0_occupancy",
-    )
-    ana.add_argument(
-        "--l2-size",
-        type=positive_int,
-        metavar="BYTES",
-        help="L2 size for files that record none (raw, alloc): l2_blocks' capacity, the L2 maps' end",
-    )
     ana.add_argument("--json", action="store_true", help="print the summary as JSON")
     add_trace_argument(ana)
-    add_max_mb(ana)
+    add_settings(ana, "analyze")
 
     trc = sub.add_parser(
         "export-trace",
@@ -77,7 +64,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         help="core clock, to show real time; default: one cycle shown as 1 us",
     )
     add_trace_argument(trc)
-    add_max_mb(trc)
+    add_settings(trc, "export-trace")
 
     swp = sub.add_parser(
         "summarize",
@@ -90,10 +77,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     )
     swp.add_argument("paths", nargs="+", metavar="PATH", help="IR files or directories (every *.json below)")
     swp.add_argument("-o", "--output", required=True, metavar="FILE", help="CSV file to write")
-    swp.add_argument(
-        "--jobs", "-j", type=positive_int, default=1, metavar="N", help="summarize N files in parallel"
-    )
-    add_max_mb(swp)
+    add_settings(swp, "summarize")
     add_allow_empty(swp)
 
     tab = sub.add_parser("tables", help="list the analysis tables and their columns")

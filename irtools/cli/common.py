@@ -41,20 +41,6 @@ def port_number(text: str) -> int:
     return value
 
 
-def add_max_mb(parser: argparse.ArgumentParser) -> None:
-    """The input size guard every command that reads IR files takes."""
-    from irtools.limits import DEFAULT_MAX_MB, MEMORY_PER_BYTE
-
-    parser.add_argument(
-        "--max-mb",
-        type=positive_int,
-        default=DEFAULT_MAX_MB,
-        metavar="MB",
-        help=f"refuse IR files larger than this, unread (default {DEFAULT_MAX_MB}; "
-        f"checking needs about {MEMORY_PER_BYTE}x the file size in memory)",
-    )
-
-
 def add_allow_empty(parser: argparse.ArgumentParser) -> None:
     """For commands that take directories: one without IR files is a usage error unless allowed."""
     parser.add_argument(

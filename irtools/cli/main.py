@@ -7,6 +7,7 @@ import io
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from irtools import __version__
 from irtools.atomic import write_text_atomic
@@ -17,20 +18,14 @@ from irtools.cli.common import (
     EXIT_OK,
     EXIT_USAGE,
     add_allow_empty,
-    add_max_mb,
     file_progress,
-    max_bytes,
-    positive_int,
 )
+from irtools.config import add_settings
 from irtools.errors import AnalysisError
 from irtools.report import REPORTERS
 from irtools.rules import RULES
 from irtools.rules.context import CheckOptions
-from irtools.rules.registry import UsageError, parse_severity_overrides
-
-
-def _codes(text: str) -> list[str]:
-    return [c.strip() for c in text.split(",") if c.strip()]
+from irtools.rules.registry import UsageError
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -45,47 +40,30 @@ def build_parser() -> argparse.ArgumentParser:
     val = sub.add_parser(
         "validate",
         help="check IR files against the schema and the semantic rules",
-        description="Check IR files. Exit 0: no error-severity finding; 1: at least one; 2: usage error.",
+        description="Check IR files. Exit 0: no error-severity finding; 1: at least one; 2: usage error. "
+        "Settings also come from the nearest irtools.toml (or [tool.irtools] in pyproject.toml) above each "
+        "file; flags win over it (--show-settings shows what applies).",
     )
     val.add_argument("paths", nargs="+", metavar="PATH", help="IR files, or directories (every *.json below)")
-    val.add_argument(
-        "--format", choices=sorted(REPORTERS), default="text", help="output format (default: text)"
-    )
-    val.add_argument(
-        "-o", "--output", metavar="FILE", help="write the report to FILE (atomically) instead of stdout"
-    )
-    val.add_argument(
-        "--select",
-        type=_codes,
-        action="extend",
-        metavar="CODES",
-        help="comma-separated codes or prefixes (GIR3) to enable",
-    )
-    val.add_argument(
-        "--ignore", type=_codes, action="extend", metavar="CODES", help="codes or prefixes to disable"
-    )
-    val.add_argument(
-        "--severity",
-        action="append",
-        default=[],
-        metavar="CODE=LEVEL",
-        help="override a rule's severity (error, warning or info); repeatable",
-    )
-    val.add_argument("--wl0-size", type=positive_int, metavar="BYTES", help="WL0 capacity; enables GIR402")
-    val.add_argument(
-        "--addr-align", type=positive_int, metavar="BYTES", help="L2 address alignment; enables GIR308"
-    )
-    val.add_argument(
-        "--l2-size",
-        type=positive_int,
-        metavar="BYTES",
-        help="L2 size for files that record none (raw, alloc); enables GIR301 there",
-    )
-    val.add_argument(
-        "--jobs", "-j", type=positive_int, default=1, metavar="N", help="check N files in parallel"
-    )
-    add_max_mb(val)
+    add_settings(val, "validate")
     add_allow_empty(val)
+    val.add_argument(
+        "--write-baseline",
+        metavar="FILE",
+        help="record every finding of this run in FILE (atomically) and exit 0; later runs with "
+        "--baseline FILE report only new ones",
+    )
+    val.add_argument(
+        "--statistics", action="store_true", help="print the number of findings per code and severity"
+    )
+    val.add_argument(
+        "--exit-zero", action="store_true", help="exit 0 even when there are error-severity findings"
+    )
+    val.add_argument(
+        "--show-settings",
+        action="store_true",
+        help="print the settings each PATH is checked with, and where each comes from; check nothing",
+    )
 
     sch = sub.add_parser("schema", help="print the JSON Schema (Draft 2020-12) of the Scheduler IR")
     sch.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
@@ -117,29 +95,54 @@ def _emit(text: str, output: str | None) -> None:
 
 
 def run_validate(args: argparse.Namespace) -> int:
-    """`irtools validate`."""
+    """`irtools validate`: glue over irtools.validate, irtools.config and irtools.baseline."""
+    from irtools import baseline
+    from irtools.config import Settings
     from irtools.validate import validate_paths
 
-    options = CheckOptions(
-        wl0_size=args.wl0_size,
-        addr_align=args.addr_align,
-        l2_size=args.l2_size,
-        severities=parse_severity_overrides(args.severity),
-    )
+    settings = Settings(args, "validate")
+    if args.show_settings:
+        from irtools.config import show_settings
+
+        sys.stdout.write("\n".join(show_settings(settings, path) for path in args.paths))
+        return EXIT_OK
+    run = settings.for_run(args.paths)
+    if args.statistics and run["format"] not in ("text", "json"):
+        raise UsageError(f"--statistics prints text or json, not {run['format']}")
+    roots: dict[str, Path] = {}
+
+    def file_settings(path: str) -> tuple[CheckOptions, frozenset[str]]:
+        resolved = settings.for_file(path)
+        roots[path] = resolved.root
+        return resolved.check_options(), resolved.enabled()
+
     report = validate_paths(
         args.paths,
-        options,
-        select=args.select,
-        ignore=args.ignore,
-        jobs=args.jobs,
+        jobs=run["jobs"],
         progress=file_progress("checked"),
-        max_bytes=max_bytes(args),
+        max_bytes=run["max-mb"] * 10**6,
         allow_empty=args.allow_empty,
+        per_file=file_settings,
     )
+    report = baseline.fingerprinted(report, roots)
+    if args.write_baseline:
+        written = baseline.write(args.write_baseline, report, roots)
+        print(f"irtools validate: wrote {written} to {args.write_baseline}", file=sys.stderr)
+        return EXIT_OK
+    if run["baseline"]:
+        shown = os.path.relpath(run["baseline"])
+        shown = run["baseline"] if shown.startswith("..") else shown  # as the user would type it
+        report, outcome = baseline.apply(run["baseline"], report, roots, run.root, shown)
+        print(f"irtools validate: {outcome}", file=sys.stderr)
     buffer = io.StringIO()
-    REPORTERS[args.format]().render(report, buffer)
-    _emit(buffer.getvalue(), args.output)
-    return EXIT_FINDINGS if report.errors else EXIT_OK
+    if args.statistics:
+        from irtools.report.statistics import render_statistics
+
+        render_statistics(report, buffer, as_json=run["format"] == "json")
+    else:
+        REPORTERS[run["format"]]().render(report, buffer)
+    _emit(buffer.getvalue(), run["output"])
+    return EXIT_FINDINGS if report.errors and not args.exit_zero else EXIT_OK
 
 
 def run_schema(args: argparse.Namespace) -> int:
@@ -165,8 +168,9 @@ def run_rules(args: argparse.Namespace) -> int:
         code = args.code.upper()
         if code not in RULES:
             raise UsageError(f"unknown rule code {args.code!r} (see `irtools rules`)")
-        entry = RULES[code]
-        print(f"{entry.code} {entry.name} ({entry.severity.value}, {entry.family})\n\n{entry.doc}")
+        from irtools.rules.docs import rule_page
+
+        sys.stdout.write(rule_page(code))
         return EXIT_OK
     width = max(len(r.name) for r in RULES.values())
     for entry in sorted(RULES.values(), key=lambda r: r.code):
@@ -192,6 +196,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             stream.reconfigure(errors="backslashreplace")
     args = build_parser().parse_args(argv)
     try:
+        if args.command != "validate" and hasattr(args, "isolated"):
+            from irtools.config import apply
+
+            # Commands that read one path take their settings from the configuration nearest to it.
+            apply(args, args.command, getattr(args, "path", None) or args.paths[0])
         return COMMANDS[args.command](args)
     except UsageError as exc:
         print(f"irtools {args.command}: error: {exc}", file=sys.stderr)

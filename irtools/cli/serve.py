@@ -7,8 +7,9 @@ import socket
 import sys
 from pathlib import Path
 
-from irtools.cli.common import EXIT_FINDINGS, EXIT_OK, add_max_mb, max_bytes, port_number, positive_int
+from irtools.cli.common import EXIT_FINDINGS, EXIT_OK, max_bytes, port_number, positive_int
 from irtools.cli.trace_args import add_trace_argument, trace_for
+from irtools.config import add_settings
 from irtools.rules.registry import UsageError
 
 
@@ -42,20 +43,8 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         help="write a self-contained HTML report (figures and findings, no server needed)",
         description="One HTML file with the timeline, the L2/WL0 maps of each core and the findings.",
     )
-    srv.add_argument(
-        "--wl0-size",
-        type=positive_int,
-        metavar="BYTES",
-        help="WL0 capacity: free space in the WL0 maps, GIR402",
-    )
-    srv.add_argument(
-        "--l2-size",
-        type=positive_int,
-        metavar="BYTES",
-        help="L2 size for files that record none (raw, alloc): the maps' buffer end, GIR301",
-    )
     add_trace_argument(srv, discovered=True)
-    add_max_mb(srv)
+    add_settings(srv, "serve")
     rep.add_argument("path", metavar="PATH", help="an IR file")
     rep.add_argument("-o", "--output", required=True, metavar="FILE", help="HTML file to write (atomically)")
     rep.add_argument(
@@ -65,20 +54,8 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         metavar="N",
         help="occupancy maps for the first N cores (default 16)",
     )
-    rep.add_argument(
-        "--wl0-size",
-        type=positive_int,
-        metavar="BYTES",
-        help="WL0 capacity: free space in the WL0 maps, GIR402",
-    )
-    rep.add_argument(
-        "--l2-size",
-        type=positive_int,
-        metavar="BYTES",
-        help="L2 size for files that record none (raw, alloc): the maps' buffer end, GIR301",
-    )
     add_trace_argument(rep, discovered=True)
-    add_max_mb(rep)
+    add_settings(rep, "report")
 
 
 def run_serve(args: argparse.Namespace) -> int:

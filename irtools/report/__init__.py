@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from irtools.report.base import Reporter
 from irtools.report.github import GithubReporter
+from irtools.report.gitlab import GitlabReporter
 from irtools.report.json_report import JsonReporter
 from irtools.report.junit import JunitReporter
 from irtools.report.sarif import SarifReporter
@@ -13,6 +14,7 @@ REPORTERS: dict[str, type[Reporter]] = {
     "text": TextReporter,
     "json": JsonReporter,
     "github": GithubReporter,
+    "gitlab": GitlabReporter,
     "sarif": SarifReporter,
     "junit": JunitReporter,
 }
@@ -20,6 +22,7 @@ REPORTERS: dict[str, type[Reporter]] = {
 __all__ = [
     "REPORTERS",
     "GithubReporter",
+    "GitlabReporter",
     "JsonReporter",
     "JunitReporter",
     "Reporter",

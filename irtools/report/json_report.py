@@ -23,13 +23,19 @@ def finding_to_json(f: Finding) -> dict[str, Any]:
     }
 
 
+def _located(f: Finding) -> dict[str, Any]:
+    where: dict[str, Any] = {"line": f.line, "column": f.column}
+    return where | {"fingerprint": f.fingerprint} if f.fingerprint else where
+
+
 def file_to_json(file_report: FileReport) -> dict[str, Any]:
     """The contract's per-file object."""
     return {
         "path": file_report.path,
         "errors": file_report.errors,
         "warnings": file_report.warnings,
-        "findings": [finding_to_json(f) for f in file_report.findings],
+        # Positions are in the report, not in the goldens: they describe the file's layout, not the IR.
+        "findings": [finding_to_json(f) | _located(f) for f in file_report.findings],
     }
 
 

@@ -12,6 +12,7 @@ from irtools.rules.registry import RULES, Rule
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://github.com/irtools/irtools"
+FINGERPRINT_KEY = "irtoolsFinding/v1"
 LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
 
 
@@ -57,6 +58,9 @@ def result(finding: Finding, artifact: dict[str, Any], rule_index: dict[str, int
     entry["level"] = LEVELS[finding.severity]
     entry["message"] = {"text": finding.message}
     entry["locations"] = [location]
+    if finding.fingerprint:
+        # Code scanning tracks a result across commits by it (the line is left out: lines move).
+        entry["partialFingerprints"] = {FINGERPRINT_KEY: finding.fingerprint}
     if finding.related:
         entry["relatedLocations"] = [
             {

@@ -30,13 +30,20 @@ def location(path: str, finding: Finding) -> str:
 
 
 def finding_line(path: str, finding: Finding) -> str:
-    """One finding as a single text line, with related pointers appended."""
+    """One finding as a single text line: `path:line:column: CODE severity message (at pointer; see ...)`.
+
+    Editors and terminals open `path:line:column`; the pointer follows the message, as in the GitHub
+    annotations (a finding without a position shows `path:pointer` instead and does not repeat it).
+    """
     # CI scripts read one finding per line, so line breaks inside a message are escaped.
     message = finding.message.replace("\r", "\\r").replace("\n", "\\n")
-    line = f"{location(path, finding)}: {finding.code} {finding.severity.value} {message}"
+    notes = []
+    if finding.line is not None and finding.pointer:
+        notes.append(f"at {finding.pointer}")
     if finding.related:
-        line += f" (see {', '.join(finding.related)})"
-    return line
+        notes.append(f"see {', '.join(finding.related)}")
+    line = f"{location(path, finding)}: {finding.code} {finding.severity.value} {message}"
+    return f"{line} ({'; '.join(notes)})" if notes else line
 
 
 class TextReporter:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from irtools.findings import Severity
 from irtools.rules.registry import RULES
 
 
@@ -21,3 +22,30 @@ def rules_markdown() -> str:
     for r in ordered:
         lines += ["", f"## {r.code} {r.name} ({r.severity.value})", "", r.doc]
     return "\n".join(lines) + "\n"
+
+
+def rule_page(code: str) -> str:
+    """What `irtools rules CODE` prints: the rule's documentation, then how to configure it."""
+    r = RULES[code]
+    other = "warning" if r.severity is Severity.ERROR else "error"
+    settings = [
+        (f'ignore = ["{r.code}"]', f"--ignore {r.code}"),
+        (f'severity = {{{r.code} = "{other}"}}', f"--severity {r.code}={other}"),
+        (f'per-file-ignores = {{"legacy/**" = ["{r.code}"]}}', f'--per-file-ignores "legacy/**={r.code}"'),
+    ]
+    width = max(len(key) for key, _ in settings)
+    return (
+        "\n".join(
+            [
+                f"{r.code} {r.name} ({r.severity.value} by default, {r.family})",
+                "",
+                r.doc,
+                "",
+                "Configure it in irtools.toml (or [tool.irtools] in pyproject.toml; the nearest file to each",
+                "checked file applies), or on the command line:",
+                *(f"  {key:<{width}}  {flag}" for key, flag in settings),
+                "All rules: irtools rules; as Markdown: docs/rules.md.",
+            ]
+        )
+        + "\n"
+    )

@@ -33,7 +33,10 @@ def _findings(path: Path, l2_size: int | None = None) -> list[Finding]:
 def _ring_heights(path: Path) -> dict[int, int]:
     """Core -> the height first_come_first_serve reached, from the allocator's log."""
     log = path.with_name(path.name.replace(".json", ".rings.txt")).read_text()
-    return {int(m[1]): int(m[2]) for m in re.finditer(r"^(\d+) \|.*first_come_first_serve: (\d+)", log, re.MULTILINE)}
+    return {
+        int(m[1]): int(m[2])
+        for m in re.finditer(r"^(\d+) \|.*first_come_first_serve: (\d+)", log, re.MULTILINE)
+    }
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
@@ -82,7 +85,9 @@ def test_over_capacity_cores_match_the_allocator_log(name: str) -> None:
 
 
 def test_resnet_2x2_cores_2_and_6_reach_788_and_784_blocks() -> None:
-    found = {f.core_id: f for f in _findings(ALLOC_DIR / "resnet_2x2_b1_alloc.json", L2_512K) if f.code == "GIR301"}
+    found = {
+        f.core_id: f for f in _findings(ALLOC_DIR / "resnet_2x2_b1_alloc.json", L2_512K) if f.code == "GIR301"
+    }
     # The allocator's log: cores 1 and 5 reach 716 blocks (= their lower bound), 2 and 6 reach 788
     # and 784 (first come, first served); all four are past 512 KB.
     assert sorted(found) == [1, 2, 5, 6]
@@ -118,6 +123,8 @@ def test_committed_alloc_schema_is_the_generated_one_and_takes_a_real_file() -> 
 
     root = Path(__file__).resolve().parents[2]
     committed = json.loads((root / ALLOC_SCHEMA_PATH).read_text(encoding="utf-8"))
-    assert committed == build_alloc_schema(), f"regenerate: irtools schema --dialect alloc -o {ALLOC_SCHEMA_PATH}"
+    assert committed == build_alloc_schema(), (
+        f"regenerate: irtools schema --dialect alloc -o {ALLOC_SCHEMA_PATH}"
+    )
     doc = json.loads((ALLOC_DIR / "resnet_2x2_b1_alloc.json").read_text())
     assert list(Draft202012Validator(committed).iter_errors(doc)) == []

@@ -30,6 +30,7 @@ def test_4x4_alloc_file_draws_the_address_map_with_the_given_l2_end(dash_duo: An
         "return JSON.stringify({names: g.data.map(t => t.name), stack: g.data.some(t => t.stackgroup),"
         "text: Array.from(document.querySelectorAll('#l2-map text')).map(e => e.textContent)});"
     )
+
     def drawn() -> dict[str, Any] | None:
         found = json.loads(dash_duo.driver.execute_script(script) or "[]")
         return found if found and found["names"] else None

@@ -53,7 +53,9 @@ def test_every_rule_the_capabilities_allow_runs_without_crashing(dialect: Dialec
     loaded = load_ir(_sample(dialect))
     assert loaded.dialect is dialect
     findings = check_loaded(loaded, ALL_ON)
-    assert not [f for f in findings if f.code == "GIR001"], [f.message for f in findings if f.code == "GIR001"]
+    assert not [f for f in findings if f.code == "GIR001"], [
+        f.message for f in findings if f.code == "GIR001"
+    ]
     capabilities = dialect.capabilities | {Capability.L2_SIZE}
     runs = {code for code, entry in RULES.items() if entry.check and entry.check_for(capabilities)}
     skipped = {code for code, entry in RULES.items() if entry.check} - runs

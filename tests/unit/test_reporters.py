@@ -14,6 +14,7 @@ import pytest
 from irtools.findings import FileReport, Finding, Report, Severity
 from irtools.report import REPORTERS
 from irtools.report.github import GithubReporter
+from irtools.report.gitlab import GitlabReporter
 from irtools.report.json_report import JsonReporter, finding_to_json
 from irtools.report.junit import JunitReporter
 from irtools.report.sarif import SarifReporter
@@ -93,6 +94,7 @@ def test_reporters_registry_names_every_format() -> None:
         "text": TextReporter,
         "json": JsonReporter,
         "github": GithubReporter,
+        "gitlab": GitlabReporter,
         "sarif": SarifReporter,
         "junit": JunitReporter,
     }
@@ -166,7 +168,17 @@ def test_text_summary_pluralises(report: Report, summary: str) -> None:
 
 # --- json -----------------------------------------------------------------------------------------------
 
-FINDING_KEYS = {"code", "severity", "message", "pointer", "core_id", "workload_id", "transfer_id"}
+FINDING_KEYS = {
+    "code",
+    "severity",
+    "message",
+    "pointer",
+    "core_id",
+    "workload_id",
+    "transfer_id",
+    "line",
+    "column",
+}
 
 
 def test_json_exact_contract(report: Report) -> None:
@@ -191,7 +203,7 @@ def test_json_exact_contract(report: Report) -> None:
 
 def test_json_findings_keep_order_and_values(report: Report) -> None:
     bad = json.loads(render(JsonReporter(), report))["files"][0]
-    assert bad["findings"] == [finding_to_json(f) for f in BAD_ORDER]
+    assert bad["findings"] == [finding_to_json(f) | {"line": f.line, "column": f.column} for f in BAD_ORDER]
     assert bad["findings"][2] == {
         "code": "GIR302",
         "severity": "error",
@@ -200,7 +212,10 @@ def test_json_findings_keep_order_and_values(report: Report) -> None:
         "core_id": 0,
         "workload_id": 12,
         "transfer_id": 56,
+        "line": None,
+        "column": None,
     }
+    assert (bad["findings"][0]["line"], bad["findings"][0]["column"]) == (3, 7)
     # Messages survive unchanged (no text-format escaping) and `related` stays out of the contract.
     assert bad["findings"][3]["message"] == NOTE.message
 

@@ -13,6 +13,7 @@ import pytest
 from dashboards.app import create_app
 from dashboards.data import AccessError, FileStore
 from dashboards.upload_store import UploadStore, default_store_bytes
+from tests.conftest import RunCli
 from tests.dashboard.dash_client import DashClient
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -99,3 +100,8 @@ def test_soak_hundreds_of_distinct_uploads_through_the_callbacks_stay_bounded(se
     # The first upload is gone: picking it again says so instead of showing nothing.
     header = client.call("status.children", {"current.data": keys[0], "model.value": "dependency"})
     assert "upload it again" in str(header)
+
+
+def test_a_store_smaller_than_one_upload_is_a_usage_error(run_cli: RunCli, served: Path) -> None:
+    code, _, err = run_cli("serve", served, "--max-upload-mb", "300", "--max-upload-store-mb", "100")
+    assert code == 2 and "--max-upload-store-mb 100 is less than --max-upload-mb 300" in err

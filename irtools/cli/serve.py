@@ -130,9 +130,10 @@ def run_serve(args: argparse.Namespace) -> int:
     server = make_server(args.host, args.port, app.server, threaded=True)
     for warning in _warnings(args.host, token):
         print(f"irtools serve: warning: {warning}", file=sys.stderr)
-    urls = " or ".join(_url(host, args.port, token) for host in _hosts(args.host))
+    urls = [_url(host, args.port, token) for host in _hosts(args.host)]
+    where = urls[0] if len(urls) == 1 else "".join(f"\n    {url}" for url in urls)
     print(
-        f"irtools: serving {len(app.store.files())} IR files under {app.store.root} at {urls}",
+        f"irtools: serving {len(app.store.files())} IR files under {app.store.root} at {where}",
         file=sys.stderr,
     )
     print(

@@ -131,9 +131,9 @@ def run_serve(args: argparse.Namespace) -> int:
     for warning in _warnings(args.host, token):
         print(f"irtools serve: warning: {warning}", file=sys.stderr)
     urls = [_url(host, args.port, token) for host in _hosts(args.host)]
-    where = urls[0] if len(urls) == 1 else "".join(f"\n    {url}" for url in urls)
+    where = f" {urls[0]}" if len(urls) == 1 else ":" + "".join(f"\n    {url}" for url in urls)
     print(
-        f"irtools: serving {len(app.store.files())} IR files under {app.store.root} at {where}",
+        f"irtools: serving {len(app.store.files())} IR files under {app.store.root} at{where}",
         file=sys.stderr,
     )
     print(
@@ -155,7 +155,7 @@ def _warnings(host: str, token: str | None) -> list[str]:
         return []
     if not token:
         return [
-            f"listening on {host} without a token (--token ''): anyone who can reach it can read the IR files"
+            f"listening on {host} without a token (--token ''): anyone who can reach it can read the IR files and upload"
         ]
     if len(token) < SHORT_TOKEN:
         return [f"the token is {len(token)} characters long: one of {SHORT_TOKEN} or more is harder to guess"]

@@ -155,7 +155,8 @@ def _warnings(host: str, token: str | None) -> list[str]:
         return []
     if not token:
         return [
-            f"listening on {host} without a token (--token ''): anyone who can reach it can read the IR files and upload"
+            f"listening on {host} without a token (--token ''): "
+            "anyone who can reach it can read the IR files and upload"
         ]
     if len(token) < SHORT_TOKEN:
         return [f"the token is {len(token)} characters long: one of {SHORT_TOKEN} or more is harder to guess"]

@@ -12,6 +12,7 @@ import hmac
 import ipaddress
 import secrets
 import socket
+from html import escape
 from urllib.parse import urlencode
 
 from flask import Flask, redirect, request, session
@@ -27,7 +28,7 @@ REFUSED_PAGE = """<!doctype html>
 <h1>This irtools dashboard needs its access token</h1>
 <p>Open the address that <code>irtools serve</code> printed when it started (it ends in
 <code>?token=&hellip;</code>), or ask whoever started the server for the token and enter it here.</p>
-<form method="get" action="/"><input name="token" type="password" size="50" autofocus
+<form method="get" action="{path}">{kept}<input name="token" type="password" size="50" autofocus
  aria-label="access token"> <button type="submit">Open</button></form>
 </body></html>
 """
@@ -90,7 +91,14 @@ def require_token(server: Flask, token: str, cookie_name: str = "irtools") -> No
 
 def _refused() -> Response:
     if request.method == "GET" and request.accept_mimetypes.accept_html:
-        return Response(REFUSED_PAGE, status=403, mimetype="text/html")
+        # The form sends the token to the same address: a shared link (?file=...&core=...) still opens.
+        kept = "".join(
+            f'<input type="hidden" name="{escape(k)}" value="{escape(v)}">'
+            for k, v in request.args.items(multi=True)
+            if k != "token"
+        )
+        page = REFUSED_PAGE.format(path=escape(request.path), kept=kept)
+        return Response(page, status=403, mimetype="text/html")
     return Response(REFUSED_TEXT, status=403, mimetype="text/plain")
 
 

@@ -76,6 +76,13 @@ def test_the_token_earns_a_cookie_and_the_address_loses_the_token(client: FlaskC
     assert csv["download"]["data"]["filename"] == "layers.csv"
 
 
+def test_the_refusal_form_keeps_a_shared_link_and_escapes_it(client: FlaskClient) -> None:
+    page = client.get('/?file=a"><script>x</script>&core=1&token=bad', headers=HTML).get_data(as_text=True)
+    assert '<form method="get" action="/">' in page and "<script>" not in page
+    assert '<input type="hidden" name="file" value="a&quot;&gt;&lt;script&gt;x&lt;/script&gt;">' in page
+    assert '<input type="hidden" name="core" value="1">' in page and "bad" not in page
+
+
 def test_a_cookie_signed_for_another_token_is_refused(served: Path, client: FlaskClient) -> None:
     client.get(f"/?token={TOKEN}")
     other = create_app(served)

@@ -70,15 +70,15 @@ def concurrent(clients: int) -> None:
     try:
         time.sleep(5)  # let serve finish loading the file it opens, so only ours is cold
         print(f"{clients} clients open {LARGEST.name} ({LARGEST.stat().st_size / MB:.1f} MB) at once")
-        for label in ("cold", "warm"):
 
-            def client(_: int) -> float:
-                start = time.perf_counter()
-                DashClient(url, timeout=600).open_file(LARGEST.name)
-                return time.perf_counter() - start
+        def client(_: int) -> float:
+            start = time.perf_counter()
+            DashClient(url, timeout=600).open_file(LARGEST.name)
+            return time.perf_counter() - start
 
-            with ThreadPoolExecutor(clients) as pool:
-                times = list(pool.map(client, range(clients)))
+        for label, count in (("cold", clients), ("warm", clients), ("warm, one client alone", 1)):
+            with ThreadPoolExecutor(count) as pool:
+                times = list(pool.map(client, range(count)))
             print(
                 f"  {label}: all {len(times)} answered; slowest {max(times):.1f} s, median "
                 f"{statistics.median(times):.1f} s, fastest {min(times):.1f} s; server RSS {_rss_mb(proc):.0f} MB"

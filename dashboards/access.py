@@ -79,7 +79,7 @@ def require_token(server: Flask, token: str, cookie_name: str = "irtools") -> No
             session["access"] = True
             if request.method == "GET":  # the same address without the token
                 rest = [(k, v) for k, v in request.args.items(multi=True) if k != "token"]
-                return redirect(request.path + ("?" + urlencode(rest) if rest else ""), code=302)
+                return redirect(_local_path() + ("?" + urlencode(rest) if rest else ""), code=302)
             return None
         if session.get("access") is True:
             return None
@@ -87,6 +87,11 @@ def require_token(server: Flask, token: str, cookie_name: str = "irtools") -> No
         if scheme.lower() in ("token", "bearer") and same_token(value.strip(), token):
             return None
         return _refused()
+
+
+def _local_path() -> str:
+    """The request's path as a link on this server: "//host/x" would send the browser (and a token) away."""
+    return "/" + request.path.lstrip("/")
 
 
 def _refused() -> Response:
@@ -97,7 +102,7 @@ def _refused() -> Response:
             for k, v in request.args.items(multi=True)
             if k != "token"
         )
-        page = REFUSED_PAGE.format(path=escape(request.path), kept=kept)
+        page = REFUSED_PAGE.format(path=escape(_local_path()), kept=kept)
         return Response(page, status=403, mimetype="text/html")
     return Response(REFUSED_TEXT, status=403, mimetype="text/plain")
 

@@ -83,6 +83,15 @@ def test_the_refusal_form_keeps_a_shared_link_and_escapes_it(client: FlaskClient
     assert '<input type="hidden" name="core" value="1">' in page and "bad" not in page
 
 
+def test_a_path_starting_with_two_slashes_cannot_send_the_token_elsewhere(client: FlaskClient) -> None:
+    # What a browser sends for http://lab:8050//attacker.example/ (the test client would read a host).
+    odd = {"PATH_INFO": "//attacker.example/"}
+    page = client.get("/?file=a", headers=HTML, environ_overrides=odd).get_data(as_text=True)
+    assert 'action="/attacker.example/"' in page  # on this server, not //attacker.example
+    moved = client.get(f"/?token={TOKEN}", environ_overrides=odd)
+    assert moved.status_code == 302 and moved.headers["Location"] == "/attacker.example/"
+
+
 def test_a_cookie_signed_for_another_token_is_refused(served: Path, client: FlaskClient) -> None:
     client.get(f"/?token={TOKEN}")
     other = create_app(served)

@@ -43,7 +43,8 @@ class Entry:
     def findings(self) -> pd.DataFrame:
         with self._lock:
             if self._findings is None:
-                options = CheckOptions(wl0_size=self.analysis.options.wl0_size)  # enables GIR402
+                given = self.analysis.options
+                options = CheckOptions(wl0_size=given.wl0_size, l2_size=given.l2_size)  # GIR402, GIR301
                 findings = check_loaded(self.analysis.loaded, options, self.analysis.index)
                 self._findings = findings_frame(findings)
             return self._findings
@@ -81,12 +82,16 @@ def filter_findings(
 
 
 def load_entry(
-    source: str | Path | bytes, name: str, wl0_size: int | None = None, max_bytes: int | None = None
+    source: str | Path | bytes,
+    name: str,
+    wl0_size: int | None = None,
+    max_bytes: int | None = None,
+    l2_size: int | None = None,
 ) -> Entry:
     """Load (a path or bytes) and wrap an IR; AnalysisError with the reason when it is not an IR at all
     (or a file over `max_bytes`)."""
     loaded = load_ir(source, name, max_bytes)
-    return Entry(name, Analysis(loaded, AnalysisOptions(wl0_size=wl0_size)))
+    return Entry(name, Analysis(loaded, AnalysisOptions(wl0_size=wl0_size, l2_size=l2_size)))
 
 
 class FileStore:
@@ -103,6 +108,7 @@ class FileStore:
         cache_size: int = 4,
         max_file_bytes: int | None = None,
         wl0_size: int | None = None,
+        l2_size: int | None = None,
         max_upload_store_bytes: int | None = None,
     ) -> None:
         self.root = Path(root).resolve()
@@ -111,6 +117,7 @@ class FileStore:
         self.max_upload_bytes = max_upload_bytes
         self.max_file_bytes = max_file_bytes
         self.wl0_size = wl0_size
+        self.l2_size = l2_size
         self._cache: OrderedDict[tuple[object, ...], Entry] = OrderedDict()
         self.uploads = UploadStore(
             max_upload_store_bytes or default_store_bytes(max_upload_bytes), on_evict=self._forget
@@ -171,7 +178,7 @@ class FileStore:
                 name, data = self.uploads.get(key)
             except KeyError:
                 raise AccessError(EVICTED) from None
-            entry = self._cached((key,), lambda: load_entry(data, name, self.wl0_size))
+            entry = self._cached((key,), lambda: load_entry(data, name, self.wl0_size, l2_size=self.l2_size))
             if key not in self.uploads:  # dropped while it was analyzed: keep no analysis of it
                 self._forget(key)
             return entry
@@ -182,7 +189,7 @@ class FileStore:
             raise AccessError(f"{key}: {problem} (irtools serve --max-mb)")
         return self._cached(
             (key, stat.st_mtime_ns, stat.st_size),
-            lambda: load_entry(path, key, self.wl0_size),
+            lambda: load_entry(path, key, self.wl0_size, l2_size=self.l2_size),
         )
 
     def warm(self, key: str) -> threading.Thread:

@@ -64,6 +64,12 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         metavar="BYTES",
         help="WL0 capacity: free space in the WL0 maps, GIR402",
     )
+    srv.add_argument(
+        "--l2-size",
+        type=positive_int,
+        metavar="BYTES",
+        help="L2 size for files that record none (raw, alloc): the maps' buffer end, GIR301",
+    )
     add_trace_argument(srv, discovered=True)
     add_max_mb(srv)
     rep.add_argument("path", metavar="PATH", help="an IR file")
@@ -80,6 +86,12 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         type=positive_int,
         metavar="BYTES",
         help="WL0 capacity: free space in the WL0 maps, GIR402",
+    )
+    rep.add_argument(
+        "--l2-size",
+        type=positive_int,
+        metavar="BYTES",
+        help="L2 size for files that record none (raw, alloc): the maps' buffer end, GIR301",
     )
     add_trace_argument(rep, discovered=True)
     add_max_mb(rep)
@@ -104,6 +116,7 @@ def run_serve(args: argparse.Namespace) -> int:
         args.max_upload_mb * 10**6,
         max_file_bytes=max_bytes(args),
         wl0_size=args.wl0_size,
+        l2_size=args.l2_size,
         open_file=args.open,
         trace=args.trace,
         max_upload_store_bytes=store_mb * 10**6 if store_mb else None,
@@ -154,10 +167,8 @@ def _warnings(host: str, token: str | None) -> list[str]:
     if is_loopback(host):
         return []
     if not token:
-        return [
-            f"listening on {host} without a token (--token ''): "
-            "anyone who can reach it can read the IR files and upload"
-        ]
+        alone = "anyone who can reach it can read the IR files and upload"
+        return [f"listening on {host} without a token (--token ''): {alone}"]
     if len(token) < SHORT_TOKEN:
         return [f"the token is {len(token)} characters long: one of {SHORT_TOKEN} or more is harder to guess"]
     return []
@@ -196,6 +207,7 @@ def run_report(args: argparse.Namespace) -> int:
         max_cores=args.max_cores,
         max_bytes=max_bytes(args),
         wl0_size=args.wl0_size,
+        l2_size=args.l2_size,
         trace=trace_for(args.path, args.trace),
     )
     print(f"wrote {args.output}: {summary}")

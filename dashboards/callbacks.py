@@ -22,6 +22,7 @@ from dashboards.layout import FINDINGS_PER_PAGE, arrow_options, findings_table, 
 from dashboards.timeline import ARROWS_BY_DEFAULT, aggregated, focus_window, plural, timeline_figure
 from dashboards.views import core_maps
 from irtools.analysis import MODELS, AnalysisError
+from irtools.analysis.io import spreadsheet_safe
 from irtools.analysis.summary import bottleneck_core, summarize
 
 Figure = Any
@@ -432,7 +433,8 @@ def register(app: Dash, store: FileStore) -> None:
         e = entry(key)
         if e is None or not name:
             return no_update
-        table = e.analysis.table(name)
+        # Downloads are opened in spreadsheets: no cell may run as a formula there.
+        table = spreadsheet_safe(e.analysis.table(name))
         return send_data_frame(table.to_csv, f"{name}.csv", index=False)  # type: ignore[no-untyped-call]
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -12,6 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from dashboards.upload_store import EVICTED, UPLOAD_PREFIX, UploadStore, default_store_bytes
 from irtools.analysis import Analysis, AnalysisOptions
 from irtools.findings import Finding
 from irtools.limits import size_problem
@@ -95,7 +95,11 @@ def load_entry(
 
 
 class FileStore:
-    """IR files under `root` and uploaded IRs, each analyzed on first use and kept in a small LRU."""
+    """IR files under `root` and uploaded IRs, each analyzed on first use and kept in a small LRU.
+
+    Uploads are kept up to `max_upload_store_bytes` in all (default: a sixteenth of the machine's
+    memory); the least recently used go first, with their analysis.
+    """
 
     def __init__(
         self,
@@ -105,6 +109,7 @@ class FileStore:
         max_file_bytes: int | None = None,
         wl0_size: int | None = None,
         l2_size: int | None = None,
+        max_upload_store_bytes: int | None = None,
     ) -> None:
         self.root = Path(root).resolve()
         if not self.root.is_dir():
@@ -114,7 +119,9 @@ class FileStore:
         self.wl0_size = wl0_size
         self.l2_size = l2_size
         self._cache: OrderedDict[tuple[object, ...], Entry] = OrderedDict()
-        self._uploads: dict[str, tuple[str, bytes]] = {}
+        self.uploads = UploadStore(
+            max_upload_store_bytes or default_store_bytes(max_upload_bytes), on_evict=self._forget
+        )
         self._cache_size = cache_size
         self._lock = threading.Lock()
         self._building: dict[tuple[object, ...], threading.Lock] = {}
@@ -157,18 +164,24 @@ class FileStore:
             data = base64.b64decode(b64, validate=True)
         except (binascii.Error, ValueError):
             raise AccessError(f"{filename}: the upload is not valid base64 data") from None
-        key = "upload:" + hashlib.sha256(data).hexdigest()[:16]
-        with self._lock:
-            self._uploads[key] = (filename, data)
-        return key
+        if len(data) > self.uploads.max_bytes:
+            raise AccessError(
+                f"{filename} is {len(data) / 1e6:.1f} MB; the server keeps "
+                f"{self.uploads.max_bytes / 1e6:.0f} MB of uploads (irtools serve --max-upload-store-mb)"
+            )
+        return self.uploads.add(filename, data)
 
     def get(self, key: str) -> Entry:
         """The entry for a relative path or an upload key, analyzing it if needed."""
-        if key.startswith("upload:"):
-            if key not in self._uploads:
-                raise AccessError("that upload is no longer available; upload it again")
-            name, data = self._uploads[key]
-            return self._cached((key,), lambda: load_entry(data, name, self.wl0_size, l2_size=self.l2_size))
+        if key.startswith(UPLOAD_PREFIX):
+            try:
+                name, data = self.uploads.get(key)
+            except KeyError:
+                raise AccessError(EVICTED) from None
+            entry = self._cached((key,), lambda: load_entry(data, name, self.wl0_size, l2_size=self.l2_size))
+            if key not in self.uploads:  # dropped while it was analyzed: keep no analysis of it
+                self._forget(key)
+            return entry
         path = self.resolve(key)
         stat = path.stat()
         problem = size_problem(stat.st_size, self.max_file_bytes)
@@ -196,6 +209,11 @@ class FileStore:
         thread = threading.Thread(target=run, name=f"irtools warm {key}", daemon=True)
         thread.start()
         return thread
+
+    def _forget(self, upload: str) -> None:
+        """Drop the analysis of an upload the upload store dropped."""
+        with self._lock:
+            self._cache.pop((upload,), None)
 
     def _cached(self, cache_key: tuple[object, ...], build: Callable[[], Entry]) -> Entry:
         # Several callbacks ask for the same file at once: one builds it, the others wait for it.

@@ -327,7 +327,7 @@ def build_layout(files: list[str], selected: str | None, max_upload_bytes: int) 
             html.Div(
                 [
                     _labeled(
-                        "Download table (CSV, as irtools analyze writes it)",
+                        "Download table (CSV, as irtools analyze --excel-safe writes it)",
                         dcc.Dropdown(
                             id="table-name",
                             options=list(TABLES),

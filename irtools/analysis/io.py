@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
@@ -14,6 +15,9 @@ from irtools.analysis.tables import TABLES
 from irtools.atomic import write_atomic
 
 FORMATS = ("csv", "parquet")
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+"""What makes a spreadsheet read a cell as a formula (OWASP, "CSV Injection")."""
+_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 
 
 def parquet_available() -> bool:
@@ -25,8 +29,12 @@ def write_tables(
     out_dir: str | os.PathLike[str],
     fmt: str = "csv",
     progress: Callable[[str], None] | None = None,
+    excel_safe: bool = False,
 ) -> list[Path]:
-    """Write each table to out_dir/<name>.<fmt>; each file appears whole or not at all."""
+    """Write each table to out_dir/<name>.<fmt>; each file appears whole or not at all.
+
+    `excel_safe` writes CSV text cells through `spreadsheet_safe` (Parquet is never changed).
+    """
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}; choose from {', '.join(FORMATS)}")
     if fmt == "parquet" and not parquet_available():
@@ -38,9 +46,42 @@ def write_tables(
         path = directory / f"{name}.{fmt}"
         if progress:
             progress(path.name)
+        if excel_safe and fmt == "csv":
+            frame = spreadsheet_safe(frame)
         write_atomic(path, partial(_WRITERS[fmt], frame))
         written.append(path)
     return written
+
+
+def spreadsheet_safe(frame: pd.DataFrame) -> pd.DataFrame:
+    """The table with every text cell a spreadsheet would run as a formula made plain text.
+
+    OWASP's defence against CSV injection: a `'` before text starting with `=`, `+`, `-`, `@`, tab
+    or carriage return (a layer named `=HYPERLINK(...)` would otherwise be a live link in Excel or
+    LibreOffice). Numbers are never changed, nor text that is a plain number (`-1`), which a
+    spreadsheet reads as that number. Returns `frame` itself when no cell needs it.
+    """
+    safe: dict[object, pd.Series] = {}
+    for name in frame.columns:
+        column = frame[name]
+        if pd.api.types.is_string_dtype(column.dtype) and column.dtype != object:
+            risky = column.str.startswith(FORMULA_STARTS, na=False) & ~column.str.fullmatch(_NUMBER, na=False)
+        elif column.dtype == object:  # mixed cells: only the strings among them
+            risky = column.map(_is_formula).astype(bool)
+        else:
+            continue
+        if risky.any():
+            safe[name] = column.mask(risky, "'" + column[risky].astype(str))
+    if not safe:
+        return frame
+    frame = frame.copy()
+    for name, column in safe.items():
+        frame[name] = column
+    return frame
+
+
+def _is_formula(value: object) -> bool:
+    return isinstance(value, str) and value.startswith(FORMULA_STARTS) and not _NUMBER.fullmatch(value)
 
 
 def write_csv(frame: pd.DataFrame, path: str | os.PathLike[str]) -> None:

@@ -40,6 +40,13 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     ana.add_argument(
         "--format", choices=("csv", "parquet"), default="csv", help="table format (parquet needs pyarrow)"
     )
+    ana.add_argument(
+        "--excel-safe",
+        action="store_true",
+        help="CSV for spreadsheets: text cells starting with = + - @ tab or CR get a leading ' so Excel "
+        "or LibreOffice cannot run them as formulas (numbers unchanged; off by default: pandas users "
+        "read the names back as written)",
+    )
     ana.add_argument("--json", action="store_true", help="print the summary as JSON")
     add_trace_argument(ana)
     add_settings(ana, "analyze")
@@ -114,12 +121,17 @@ def run_analyze(args: argparse.Namespace) -> int:
     from irtools.analysis.summary import summarize
     from irtools.rules.registry import UsageError
 
+    if args.excel_safe and args.format != "csv":
+        raise UsageError(
+            "--excel-safe applies to --format csv only (Parquet is read by programs, not spreadsheets)"
+        )
     if args.format == "parquet" and not parquet_available():
         raise UsageError("--format parquet needs pyarrow (pip install pyarrow)")
     analysis = _analysis(args.path, max_bytes(args), args.wl0_size, args.l2_size)
     measured = load_measured(analysis, args.trace) if args.trace else None
     tables = analysis.tables() | (measured.tables() if measured else {})
-    written = write_tables(tables, args.out, args.format, _note_writing if show_progress() else None)
+    progress = _note_writing if show_progress() else None
+    written = write_tables(tables, args.out, args.format, progress, excel_safe=args.excel_safe)
     summary = summarize(analysis)
     if args.json:
         data = summary.to_dict()

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import os
 import socket
 import sys
 from pathlib import Path
+from urllib.parse import quote
 
 from irtools.cli.common import EXIT_FINDINGS, EXIT_OK, max_bytes, port_number, positive_int
 from irtools.cli.trace_args import add_trace_argument, trace_for
@@ -19,7 +21,8 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         help="browse IR files in a web dashboard (timelines, L2/WL0 maps, findings)",
         description=(
             "Serve a dashboard for the IR files under a directory (or for one file, within its "
-            "directory). Only files under that directory can be opened. Binds 127.0.0.1 unless told otherwise."
+            "directory). Only files under that directory can be opened. Binds 127.0.0.1 unless told otherwise; "
+            "on any other address every request needs an access token, printed in the URL at start."
         ),
     )
     srv.add_argument(
@@ -36,6 +39,19 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     srv.add_argument("--port", type=port_number, default=8050, help="port, 1-65535 (default 8050)")
     srv.add_argument(
         "--max-upload-mb", type=positive_int, default=200, metavar="MB", help="largest upload (default 200)"
+    )
+    srv.add_argument(
+        "--max-upload-store-mb",
+        type=positive_int,
+        metavar="MB",
+        help="uploads kept in memory in all, least recently used dropped first "
+        "(default: a sixteenth of this machine's memory, at least --max-upload-mb)",
+    )
+    srv.add_argument(
+        "--token",
+        metavar="TOKEN",
+        help="access token asked for off loopback (default: $IRTOOLS_TOKEN, else a new random one; "
+        "'' turns it off). On 127.0.0.1 none is asked unless given",
     )
 
     rep = sub.add_parser(
@@ -64,6 +80,12 @@ def run_serve(args: argparse.Namespace) -> int:
         raise UsageError(f"{path} does not exist")
     if args.trace is not None and not Path(args.trace).is_file():
         raise UsageError(f"--trace: {args.trace} is not a file")
+    store_mb = args.max_upload_store_mb
+    if store_mb is not None and store_mb < args.max_upload_mb:
+        raise UsageError(
+            f"--max-upload-store-mb {store_mb} is less than --max-upload-mb {args.max_upload_mb}"
+        )
+    from dashboards.access import choose_token, require_token
     from dashboards.app import create_app
 
     app = create_app(
@@ -74,7 +96,11 @@ def run_serve(args: argparse.Namespace) -> int:
         l2_size=args.l2_size,
         open_file=args.open,
         trace=args.trace,
+        max_upload_store_bytes=store_mb * 10**6 if store_mb else None,
     )
+    token = choose_token(args.host, args.token, dict(os.environ))
+    if token:
+        require_token(app.server, token, cookie_name=f"irtools-{args.port}")
     if args.open:
         from dashboards.data import AccessError
 
@@ -92,13 +118,17 @@ def run_serve(args: argparse.Namespace) -> int:
         return EXIT_FINDINGS
     app.enable_dev_tools(debug=False)
     server = make_server(args.host, args.port, app.server, threaded=True)
-    if args.host not in ("127.0.0.1", "localhost", "::1"):
-        print(
-            f"irtools serve: warning: listening on {args.host}: anyone who can reach it can read the IR files",
-            file=sys.stderr,
-        )
+    for warning in _warnings(args.host, token):
+        print(f"irtools serve: warning: {warning}", file=sys.stderr)
+    urls = [_url(host, args.port, token) for host in _hosts(args.host)]
+    where = f" {urls[0]}" if len(urls) == 1 else ":" + "".join(f"\n    {url}" for url in urls)
     print(
-        f"irtools: serving {len(app.store.files())} IR files under {app.store.root} at http://{args.host}:{args.port}/",
+        f"irtools: serving {len(app.store.files())} IR files under {app.store.root} at{where}",
+        file=sys.stderr,
+    )
+    print(
+        f"irtools: uploads up to {args.max_upload_mb} MB each (--max-upload-mb), "
+        f"{app.store.uploads.max_bytes / 1e6:,.0f} MB kept in all (--max-upload-store-mb)",
         file=sys.stderr,
     )
     try:
@@ -106,6 +136,31 @@ def run_serve(args: argparse.Namespace) -> int:
     finally:
         server.server_close()
     return EXIT_OK
+
+
+def _warnings(host: str, token: str | None) -> list[str]:
+    from dashboards.access import SHORT_TOKEN, is_loopback
+
+    if is_loopback(host):
+        return []
+    if not token:
+        alone = "anyone who can reach it can read the IR files and upload"
+        return [f"listening on {host} without a token (--token ''): {alone}"]
+    if len(token) < SHORT_TOKEN:
+        return [f"the token is {len(token)} characters long: one of {SHORT_TOKEN} or more is harder to guess"]
+    return []
+
+
+def _hosts(host: str) -> list[str]:
+    """Where a browser reaches a server bound to `host`: by this machine's name when bound to all addresses."""
+    if host in ("0.0.0.0", "::", ""):
+        return [socket.gethostname(), "127.0.0.1"]
+    return [host]
+
+
+def _url(host: str, port: int, token: str | None) -> str:
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}/" + (f"?token={quote(token, safe='')}" if token else "")
 
 
 def _cannot_listen(host: str, port: int) -> str | None:

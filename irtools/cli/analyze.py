@@ -95,6 +95,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     swp.add_argument(
         "--jobs", "-j", type=positive_int, default=1, metavar="N", help="summarize N files in parallel"
     )
+    add_noc_arguments(swp)
     add_max_mb(swp)
     add_allow_empty(swp)
 
@@ -197,7 +198,15 @@ def run_summarize(args: argparse.Namespace) -> int:
     from irtools.analysis.io import write_csv
     from irtools.analysis.sweep import sweep_table
 
-    table = sweep_table(args.paths, args.jobs, file_progress("summarized"), max_bytes(args), args.allow_empty)
+    table = sweep_table(
+        args.paths,
+        args.jobs,
+        file_progress("summarized"),
+        max_bytes(args),
+        args.allow_empty,
+        args.noc_bw,
+        args.noc_frequency,
+    )
     write_csv(table, args.output)
     analyzed = int(table["analyzed"].sum())
     print(

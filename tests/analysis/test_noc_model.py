@@ -113,3 +113,17 @@ def test_export_trace_noc_needs_a_bandwidth(run_cli: RunCli, tmp_path: Path) -> 
     assert code == 0, err
     code, _, err = run_cli("analyze", MESH, "-o", tmp_path, "--noc-bw", "0")
     assert code == 2 and "positive" in err
+
+
+@pytest.mark.skipif(not (FIXTURES / "gemini-sweep").exists(), reason=NO_FIXTURES)
+def test_summarize_has_the_noc_makespan(run_cli: RunCli, tmp_path: Path) -> None:
+    path = FIXTURES / "gemini-sweep" / "vgg_2x2_b1_noc16_ul512_ir.json"
+    code, _, err = run_cli("summarize", path, "-o", tmp_path / "s.csv", "--noc-bw", "16")
+    assert code == 0, err
+    with (tmp_path / "s.csv").open(newline="") as f:
+        row = next(csv.DictReader(f))
+    assert row["noc_bw"] == "16" and row["makespan_noc"] == "7644420"  # T of that run
+    code, _, _ = run_cli("summarize", path, "-o", tmp_path / "t.csv")
+    with (tmp_path / "t.csv").open(newline="") as f:
+        row = next(csv.DictReader(f))
+    assert row["noc_bw"] == "" and row["makespan_noc"] == ""

@@ -10,6 +10,8 @@ from dashboards.callbacks import register
 from dashboards.data import FileStore
 from dashboards.layout import build_layout
 from dashboards.measured_view import register_measured
+from irtools.analysis import MODELS
+from irtools.analysis.noc import NocModel
 
 DEFAULT_MAX_UPLOAD_MB = 200
 
@@ -21,16 +23,18 @@ def create_app(
     max_file_bytes: int | None = None,
     wl0_size: int | None = None,
     trace: str | Path | None = None,
+    noc: NocModel | None = None,
 ) -> Dash:
     """An app serving IR files under `path` (a directory, or a file to open in its directory).
 
     `open_file` names the file to show first, relative to the directory; files larger than
     `max_file_bytes` are refused with a message; `wl0_size` gives the WL0 maps a capacity (and
     turns on GIR402). `trace` is the ZeBu trace of the file shown first (others are found by name).
+    `noc` adds the noc timing model (the scheduler's latency) to every file's model switch.
     """
     target = Path(path)
     root = target.parent if target.is_file() else target
-    store = FileStore(root, max_upload_bytes, max_file_bytes=max_file_bytes, wl0_size=wl0_size)
+    store = FileStore(root, max_upload_bytes, max_file_bytes=max_file_bytes, wl0_size=wl0_size, noc=noc)
     selected = open_file
     if target.is_file():
         selected = target.resolve().relative_to(store.root).as_posix()
@@ -41,7 +45,8 @@ def create_app(
     selected = selected or (files[0] if files else None)
     if selected is not None:
         store.warm(selected)  # large IRs take seconds to load: start before the browser asks
-    app.layout = lambda: build_layout(store.files(), selected, max_upload_bytes)
+    models = (*MODELS, "noc") if noc else MODELS
+    app.layout = lambda: build_layout(store.files(), selected, max_upload_bytes, models)
     register(app, store)
     register_measured(app, store, {selected: Path(trace)} if trace and selected else {})
     app.store = store  # type: ignore[attr-defined]  # for tests and the report

@@ -13,6 +13,7 @@ from pathlib import Path
 import pandas as pd
 
 from irtools.analysis import Analysis, AnalysisOptions
+from irtools.analysis.noc import NocModel
 from irtools.findings import Finding
 from irtools.limits import size_problem
 from irtools.loading.load import load_ir
@@ -81,12 +82,19 @@ def filter_findings(
 
 
 def load_entry(
-    source: str | Path | bytes, name: str, wl0_size: int | None = None, max_bytes: int | None = None
+    source: str | Path | bytes,
+    name: str,
+    wl0_size: int | None = None,
+    max_bytes: int | None = None,
+    noc: NocModel | None = None,
 ) -> Entry:
     """Load (a path or bytes) and wrap an IR; AnalysisError with the reason when it is not an IR at all
-    (or a file over `max_bytes`)."""
+    (or a file over `max_bytes`). `noc` adds the noc timing model."""
     loaded = load_ir(source, name, max_bytes)
-    return Entry(name, Analysis(loaded, AnalysisOptions(wl0_size=wl0_size)))
+    options = AnalysisOptions(wl0_size=wl0_size)
+    if noc is not None:
+        options = AnalysisOptions(wl0_size=wl0_size, noc_bw=noc.bandwidth, noc_frequency=noc.frequency)
+    return Entry(name, Analysis(loaded, options))
 
 
 class FileStore:
@@ -99,7 +107,10 @@ class FileStore:
         cache_size: int = 4,
         max_file_bytes: int | None = None,
         wl0_size: int | None = None,
+        noc: NocModel | None = None,
     ) -> None:
+        self.noc = noc
+        """The NoC of the noc timing model for every file served, or None."""
         self.root = Path(root).resolve()
         if not self.root.is_dir():
             raise AccessError(f"{root} is not a directory")
@@ -161,7 +172,7 @@ class FileStore:
             if key not in self._uploads:
                 raise AccessError("that upload is no longer available; upload it again")
             name, data = self._uploads[key]
-            return self._cached((key,), lambda: load_entry(data, name, self.wl0_size))
+            return self._cached((key,), lambda: load_entry(data, name, self.wl0_size, noc=self.noc))
         path = self.resolve(key)
         stat = path.stat()
         problem = size_problem(stat.st_size, self.max_file_bytes)
@@ -169,7 +180,7 @@ class FileStore:
             raise AccessError(f"{key}: {problem} (irtools serve --max-mb)")
         return self._cached(
             (key, stat.st_mtime_ns, stat.st_size),
-            lambda: load_entry(path, key, self.wl0_size),
+            lambda: load_entry(path, key, self.wl0_size, noc=self.noc),
         )
 
     def warm(self, key: str) -> threading.Thread:

@@ -11,12 +11,13 @@ import pandas as pd
 from irtools.analysis.blocks import KIB, add_positions, l2_blocks_table, l2_capacity_kib
 from irtools.analysis.buffers import l2_tables, wl0_tables
 from irtools.analysis.layers import layers_table
-from irtools.analysis.noc import GEMINI_FREQUENCY, NocModel, noc_links, noc_schedule, noc_times
+from irtools.analysis.noc import NocModel, noc_links, noc_schedule, noc_times
 from irtools.analysis.schedule_tables import core_transfers_table, cores_table, timeline_table
 from irtools.analysis.tables import L2_OCCUPANCY, L2_REGIONS, TABLES, TENSORS
 from irtools.analysis.timeline import MODELS, Schedule, schedules
 from irtools.analysis.traffic import dram_traffic, dram_transfers
 from irtools.errors import AnalysisError
+from irtools.gemini import GEMINI_FREQUENCY
 from irtools.loading.graph import find_cycles, wait_graph
 from irtools.loading.index import IRIndex, workload_inputs
 from irtools.loading.load import LoadedIR, load_ir

@@ -22,14 +22,9 @@ import pandas as pd
 
 from irtools.analysis.routing import from_dram, link_label, link_loads, route, to_dram
 from irtools.analysis.timeline import Schedule, dependency
+from irtools.gemini import GEMINI_FREQUENCY
 from irtools.loading.index import IRIndex
 from irtools.model import CoreDestination
-
-GEMINI_FREQUENCY = 1.3
-"""Gemini's `SchNode::frequency`: it divides the NoC time (as it does the tile time the IR records).
-
-Not in the IR nor in Gemini's input line; 1.3 reproduces `T` exactly on every shared run with a
-batch of 1 (docs/noc.md), and no other value near it does."""
 
 
 @dataclass(frozen=True, slots=True)

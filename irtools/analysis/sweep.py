@@ -11,10 +11,10 @@ from typing import Any
 import pandas as pd
 
 from irtools.analysis.analysis import Analysis, AnalysisOptions
-from irtools.analysis.noc import GEMINI_FREQUENCY
 from irtools.analysis.summary import summarize
 from irtools.analysis.tables import Column, TableSpec
 from irtools.findings import Severity
+from irtools.gemini import GEMINI_FREQUENCY
 from irtools.loading.discover import discover
 from irtools.loading.load import load_ir
 from irtools.trace.sweep import SWEEP_COLUMNS, measured_columns

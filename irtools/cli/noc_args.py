@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from irtools.analysis.noc import GEMINI_FREQUENCY
 from irtools.cli.common import positive_float, positive_int
+from irtools.gemini import GEMINI_FREQUENCY
 
 
 def add_noc_arguments(parser: argparse.ArgumentParser) -> None:

@@ -6,10 +6,15 @@ import argparse
 import socket
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from irtools.cli.common import EXIT_FINDINGS, EXIT_OK, add_max_mb, max_bytes, port_number, positive_int
+from irtools.cli.noc_args import add_noc_arguments
 from irtools.cli.trace_args import add_trace_argument, trace_for
 from irtools.rules.registry import UsageError
+
+if TYPE_CHECKING:
+    from irtools.analysis.noc import NocModel
 
 
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -48,6 +53,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         metavar="BYTES",
         help="WL0 capacity: free space in the WL0 maps, GIR402",
     )
+    add_noc_arguments(srv)
     add_trace_argument(srv, discovered=True)
     add_max_mb(srv)
     rep.add_argument("path", metavar="PATH", help="an IR file")
@@ -65,6 +71,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         metavar="BYTES",
         help="WL0 capacity: free space in the WL0 maps, GIR402",
     )
+    add_noc_arguments(rep)
     add_trace_argument(rep, discovered=True)
     add_max_mb(rep)
 
@@ -84,6 +91,7 @@ def run_serve(args: argparse.Namespace) -> int:
         wl0_size=args.wl0_size,
         open_file=args.open,
         trace=args.trace,
+        noc=_noc(args),
     )
     if args.open:
         from dashboards.data import AccessError
@@ -140,9 +148,16 @@ def run_report(args: argparse.Namespace) -> int:
         max_bytes=max_bytes(args),
         wl0_size=args.wl0_size,
         trace=trace_for(args.path, args.trace),
+        noc=_noc(args),
     )
     print(f"wrote {args.output}: {summary}")
     return EXIT_OK
+
+
+def _noc(args: argparse.Namespace) -> NocModel | None:
+    from irtools.analysis.noc import NocModel
+
+    return NocModel(args.noc_bw, args.noc_frequency) if args.noc_bw is not None else None
 
 
 COMMANDS = {"serve": run_serve, "report": run_report}

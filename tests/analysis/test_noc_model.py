@@ -127,3 +127,15 @@ def test_summarize_has_the_noc_makespan(run_cli: RunCli, tmp_path: Path) -> None
     with (tmp_path / "t.csv").open(newline="") as f:
         row = next(csv.DictReader(f))
     assert row["noc_bw"] == "" and row["makespan_noc"] == ""
+
+
+@pytest.mark.skipif(not (FIXTURES / "gemini-noc").exists(), reason=NO_FIXTURES)
+def test_report_has_a_noc_timeline_only_with_a_bandwidth(run_cli: RunCli, tmp_path: Path) -> None:
+    path = FIXTURES / "gemini-noc" / "darknet19_2x2_b1_noc8_ul512_ir.json"
+    code, _, err = run_cli("report", path, "-o", tmp_path / "r.html", "--noc-bw", "8")
+    assert code == 0, err
+    page = (tmp_path / "r.html").read_text()
+    assert "Timeline (noc model, 8 B/cycle per link)" in page and "makespan (noc): 1,243,618 cycles" in page
+    assert "<th>busy (noc)</th>" in page
+    code, _, _ = run_cli("report", path, "-o", tmp_path / "s.html")
+    assert code == 0 and "noc" not in (tmp_path / "s.html").read_text().split("<h2")[1]

@@ -14,6 +14,7 @@ workloads: the `noc` timing model stretches a workload to max(time, its step's N
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -70,54 +71,42 @@ def noc_transfers(index: IRIndex) -> dict[str, pd.DataFrame]:
     steps, _ = workload_steps(index)
     by_id = index.by_id
     position = index.core_position
-    core: dict[str, list[Any]] = {
-        k: [] for k in ("transfer", "src_x", "src_y", "dst_x", "dst_y", "bytes", "step")
-    }
-    reads: dict[str, list[Any]] = {k: [] for k in ("transfer", "dst_x", "dst_y", "bytes", "step")}
-    writes: dict[str, list[Any]] = {k: [] for k in ("transfer", "src_x", "src_y", "bytes", "step")}
+
+    def users(destinations: list[Any]) -> Iterator[tuple[int, int, int]]:
+        """(x, y, step) of each core destination whose position and workload are known."""
+        for d in destinations:
+            if isinstance(d, CoreDestination):
+                dst, user = position(d.core_id), by_id.get((d.core_id, d.workload_id))
+                if dst is not None and user is not None:
+                    yield (*dst, steps[(user.core_id, user.position)])
+
+    core: list[tuple[int, ...]] = []
+    reads: list[tuple[int, ...]] = []
+    writes: list[tuple[int, ...]] = []
     for ref in index.workloads():
         src = position(ref.core_id)
-        if src is None:
-            continue
-        for o in ref.workload.ofmap:
-            for d in o.destination:
-                if not isinstance(d, CoreDestination):
-                    continue
-                dst, user = position(d.core_id), by_id.get((d.core_id, d.workload_id))
-                if dst is None or user is None:
-                    continue
-                for key, value in zip(
-                    core, (o.transfer_id, *src, *dst, o.size, steps[(user.core_id, user.position)])
-                ):
-                    core[key].append(value)
+        if src is not None:
+            for o in ref.workload.ofmap:
+                core.extend((o.transfer_id, *src, x, y, o.size, step) for x, y, step in users(o.destination))
     for out in index.ir.dram.out:
-        for d in out.destination:
-            if not isinstance(d, CoreDestination):
-                continue
-            dst, user = position(d.core_id), by_id.get((d.core_id, d.workload_id))
-            if dst is None or user is None:
-                continue
-            for key, value in zip(
-                reads, (out.transfer_id, *dst, out.size, steps[(user.core_id, user.position)])
-            ):
-                reads[key].append(value)
+        reads.extend((out.transfer_id, x, y, out.size, step) for x, y, step in users(out.destination))
     for entry in index.ir.dram.in_:
-        producer = by_id.get((entry.core_id, entry.workload_id))
-        src = position(entry.core_id)
-        size = None
-        if producer is not None:
-            size = next((o.size for o in producer.workload.ofmap if o.transfer_id == entry.transfer_id), None)
-        if producer is None or src is None or size is None:
+        producer, src = by_id.get((entry.core_id, entry.workload_id)), position(entry.core_id)
+        if producer is None or src is None:
             continue
-        for key, value in zip(
-            writes, (entry.transfer_id, *src, size, steps[(producer.core_id, producer.position)])
-        ):
-            writes[key].append(value)
+        size = next((o.size for o in producer.workload.ofmap if o.transfer_id == entry.transfer_id), None)
+        if size is not None:
+            writes.append((entry.transfer_id, *src, size, steps[(producer.core_id, producer.position)]))
     return {
-        "core": pd.DataFrame(core, dtype="int64"),
-        "dram_read": pd.DataFrame(reads, dtype="int64"),
-        "dram_write": pd.DataFrame(writes, dtype="int64"),
+        "core": _frame(core, ["transfer", "src_x", "src_y", "dst_x", "dst_y", "bytes", "step"]),
+        "dram_read": _frame(reads, ["transfer", "dst_x", "dst_y", "bytes", "step"]),
+        "dram_write": _frame(writes, ["transfer", "src_x", "src_y", "bytes", "step"]),
     }
+
+
+def _frame(rows: list[tuple[int, ...]], columns: list[str]) -> pd.DataFrame:
+    data = np.array(rows, dtype=np.int64).reshape(len(rows), len(columns))
+    return pd.DataFrame(data, columns=columns)
 
 
 def noc_links(index: IRIndex) -> pd.DataFrame:

@@ -139,3 +139,14 @@ def test_report_has_a_noc_timeline_only_with_a_bandwidth(run_cli: RunCli, tmp_pa
     assert "<th>busy (noc)</th>" in page
     code, _, _ = run_cli("report", path, "-o", tmp_path / "s.html")
     assert code == 0 and "noc" not in (tmp_path / "s.html").read_text().split("<h2")[1]
+
+
+@pytest.mark.skipif(not (FIXTURES / "gemini-noc").exists(), reason=NO_FIXTURES)
+def test_export_trace_noc_slices_last_their_noc_time(run_cli: RunCli, tmp_path: Path) -> None:
+    path = FIXTURES / "gemini-noc" / "vgg_4x4_b1_ul512_ir.json"
+    code, _, err = run_cli("export-trace", path, "-o", tmp_path / "t.json", "--model", "noc", "--noc-bw", "8")
+    assert code == 0, err
+    events = json.loads((tmp_path / "t.json").read_text())["traceEvents"]
+    pool1 = [e for e in events if e.get("ph") == "X" and e["name"] == "pool1"]
+    assert len(pool1) == 16 and {e["dur"] for e in pool1} == {38596.0}
+    assert pool1[0]["args"]["bound"] == "NoC" and pool1[0]["args"]["noc_link"] == "DRAM W0->(0,0)"

@@ -11,7 +11,7 @@ import pandas as pd
 from irtools.analysis.blocks import KIB, add_positions, l2_blocks_table, l2_capacity_kib
 from irtools.analysis.buffers import l2_tables, wl0_tables
 from irtools.analysis.layers import layers_table
-from irtools.analysis.noc import NocModel, noc_links, noc_schedule, noc_times
+from irtools.analysis.noc import NocModel, layer_bounds, noc_links, noc_schedule, noc_times
 from irtools.analysis.schedule_tables import core_transfers_table, cores_table, timeline_table
 from irtools.analysis.tables import L2_OCCUPANCY, L2_REGIONS, TABLES, TENSORS
 from irtools.analysis.timeline import MODELS, Schedule, schedules
@@ -180,11 +180,12 @@ class Analysis:
 
     @cached_property
     def layers(self) -> pd.DataFrame:
+        noc = layer_bounds(self.index, self.noc_steps) if self.noc_model else None
         if self.loaded.raw is None:
-            return layers_table(self.timeline, self.dram_traffic, self.l2_occupancy, self.buffersize)
+            return layers_table(self.timeline, self.dram_traffic, self.l2_occupancy, self.buffersize, noc)
         held = self.l2_blocks.assign(total_bytes=self.l2_blocks["held_kib"] * KIB)
         capacity = self.l2_capacity_kib
-        return layers_table(self.timeline, self.dram_traffic, held, capacity * KIB if capacity else None)
+        return layers_table(self.timeline, self.dram_traffic, held, capacity * KIB if capacity else None, noc)
 
     def position_of(self, core_id: int, workload_id: int) -> int | None:
         """Position of the workload with this id on the core, if there is one."""

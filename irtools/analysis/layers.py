@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
 from irtools.analysis.tables import LAYERS
 
 
 def layers_table(
-    timeline: pd.DataFrame, traffic: pd.DataFrame, l2_occupancy: pd.DataFrame, buffersize: int | None
+    timeline: pd.DataFrame,
+    traffic: pd.DataFrame,
+    l2_occupancy: pd.DataFrame,
+    buffersize: int | None,
+    noc: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
-    """One row per layer, ordered by first start under the dependency model."""
+    """One row per layer, ordered by first start under the dependency model.
+
+    `noc` (irtools.analysis.noc.layer_bounds, with a NoC bandwidth) fills noc_added, bound and noc_link.
+    """
     dep = timeline[timeline["model"] == "dependency"]
     keys = ["core_id", "position"]
     merged = dep.merge(traffic.drop(columns=["workload_id", "layer_name"]), on=keys, how="left").merge(
@@ -36,27 +42,8 @@ def layers_table(
         }
     ).reset_index()
     table["peak_l2_fraction"] = table["peak_l2_bytes"] / buffersize if buffersize else float("nan")
-    table = table.join(_noc_bounds(timeline), on="layer_name")
+    columns = ["noc_added", "bound", "noc_link"]
+    table = table.join(noc if noc is not None else pd.DataFrame(columns=columns), on="layer_name")
     # Layers that cannot be scheduled go last, in file order (the sort is stable).
     table = table.sort_values("start", kind="stable", na_position="last").reset_index(drop=True)
     return LAYERS.frame({c.name: table[c.name] for c in LAYERS.columns})
-
-
-def _noc_bounds(timeline: pd.DataFrame) -> pd.DataFrame:
-    """Per layer from the noc rows: noc_added, bound, noc_link (empty columns without a noc model)."""
-    noc = timeline[timeline["model"] == "noc"]
-    columns = ["noc_added", "bound", "noc_link"]
-    if noc.empty:
-        return pd.DataFrame(columns=columns, index=pd.Index([], name="layer_name"))
-    # A step's workloads share one NoC time and link: the step adds its NoC time over its longest workload.
-    steps = (
-        noc.groupby(["layer_name", "noc_time", "noc_link"], sort=False, dropna=False)["time"]
-        .max()
-        .reset_index()
-    )
-    steps["added"] = np.maximum(steps["noc_time"].astype("int64") - steps["time"], 0)
-    slowest = steps.sort_values("added", ascending=False, kind="stable").drop_duplicates("layer_name")
-    out = steps.groupby("layer_name", sort=False)["added"].sum().to_frame("noc_added")
-    out["bound"] = np.where(out["noc_added"] > 0, "NoC", "compute")
-    out["noc_link"] = slowest.set_index("layer_name")["noc_link"]
-    return out

@@ -220,3 +220,22 @@ def noc_headline(
             for link, row in by_link.iterrows()
         ],
     }
+
+
+def layer_bounds(index: IRIndex, times: pd.DataFrame) -> pd.DataFrame:
+    """Per layer (index `layer_name`): noc_added, bound, noc_link.
+
+    noc_added sums over the layer's steps the cycles by which the step's NoC time exceeds its longest
+    workload; bound is `NoC` when that is positive; noc_link is the heaviest link of the step adding most.
+    """
+    of_workload, _ = workload_steps(index)
+    longest = np.zeros(len(times), dtype=np.int64)
+    for ref in index.workloads():
+        step = of_workload[(ref.core_id, ref.position)]
+        longest[step] = max(longest[step], ref.workload.time)
+    steps = times.assign(added=np.maximum(times["noc_time"].to_numpy() - longest, 0))
+    slowest = steps.sort_values("added", ascending=False, kind="stable").drop_duplicates("layer_name")
+    out = steps.groupby("layer_name", sort=False)["added"].sum().to_frame("noc_added")
+    out["bound"] = np.where(out["noc_added"] > 0, "NoC", "compute")
+    out["noc_link"] = slowest.set_index("layer_name")["link"]
+    return out

@@ -150,3 +150,13 @@ def test_export_trace_noc_slices_last_their_noc_time(run_cli: RunCli, tmp_path: 
     pool1 = [e for e in events if e.get("ph") == "X" and e["name"] == "pool1"]
     assert len(pool1) == 16 and {e["dur"] for e in pool1} == {38596.0}
     assert pool1[0]["args"]["bound"] == "NoC" and pool1[0]["args"]["noc_link"] == "DRAM W0->(0,0)"
+
+
+@pytest.mark.skipif(not (FIXTURES / "gemini-sweep").exists(), reason=NO_FIXTURES)
+def test_noc_added_counts_every_batch_group_step() -> None:
+    a = analyze(FIXTURES / "gemini-sweep" / "vgg_2x2_b2_noc16_ul512_ir.json", AnalysisOptions(noc_bw=16))
+    layers = a.layers.set_index("layer_name")
+    # pool1 runs once per sample on each core (2 steps); each waits 38,596 NoC cycles for 19,298 of compute.
+    assert layers.loc["pool1", "noc_added"] == 2 * (38596 - 19298)
+    # Here every layer waits for the one before, so the layers' NoC cycles add up to the makespan's.
+    assert layers["noc_added"].sum() == a.makespan("noc") - a.makespan("dependency")

@@ -44,7 +44,8 @@ class Entry:
     def findings(self) -> pd.DataFrame:
         with self._lock:
             if self._findings is None:
-                options = CheckOptions(wl0_size=self.analysis.options.wl0_size)  # enables GIR402
+                given = self.analysis.options
+                options = CheckOptions(wl0_size=given.wl0_size, l2_size=given.l2_size)  # GIR402, GIR301
                 findings = check_loaded(self.analysis.loaded, options, self.analysis.index)
                 self._findings = findings_frame(findings)
             return self._findings
@@ -87,13 +88,16 @@ def load_entry(
     wl0_size: int | None = None,
     max_bytes: int | None = None,
     noc: NocModel | None = None,
+    l2_size: int | None = None,
 ) -> Entry:
     """Load (a path or bytes) and wrap an IR; AnalysisError with the reason when it is not an IR at all
     (or a file over `max_bytes`). `noc` adds the noc timing model."""
     loaded = load_ir(source, name, max_bytes)
-    options = AnalysisOptions(wl0_size=wl0_size)
+    options = AnalysisOptions(wl0_size=wl0_size, l2_size=l2_size)
     if noc is not None:
-        options = AnalysisOptions(wl0_size=wl0_size, noc_bw=noc.bandwidth, noc_frequency=noc.frequency)
+        options = AnalysisOptions(
+            wl0_size=wl0_size, l2_size=l2_size, noc_bw=noc.bandwidth, noc_frequency=noc.frequency
+        )
     return Entry(name, Analysis(loaded, options))
 
 
@@ -108,6 +112,7 @@ class FileStore:
         max_file_bytes: int | None = None,
         wl0_size: int | None = None,
         noc: NocModel | None = None,
+        l2_size: int | None = None,
     ) -> None:
         self.noc = noc
         """The NoC of the noc timing model for every file served, or None."""
@@ -117,6 +122,7 @@ class FileStore:
         self.max_upload_bytes = max_upload_bytes
         self.max_file_bytes = max_file_bytes
         self.wl0_size = wl0_size
+        self.l2_size = l2_size
         self._cache: OrderedDict[tuple[object, ...], Entry] = OrderedDict()
         self._uploads: dict[str, tuple[str, bytes]] = {}
         self._cache_size = cache_size
@@ -172,7 +178,9 @@ class FileStore:
             if key not in self._uploads:
                 raise AccessError("that upload is no longer available; upload it again")
             name, data = self._uploads[key]
-            return self._cached((key,), lambda: load_entry(data, name, self.wl0_size, noc=self.noc))
+            return self._cached(
+                (key,), lambda: load_entry(data, name, self.wl0_size, l2_size=self.l2_size, noc=self.noc)
+            )
         path = self.resolve(key)
         stat = path.stat()
         problem = size_problem(stat.st_size, self.max_file_bytes)
@@ -180,7 +188,7 @@ class FileStore:
             raise AccessError(f"{key}: {problem} (irtools serve --max-mb)")
         return self._cached(
             (key, stat.st_mtime_ns, stat.st_size),
-            lambda: load_entry(path, key, self.wl0_size, noc=self.noc),
+            lambda: load_entry(path, key, self.wl0_size, l2_size=self.l2_size, noc=self.noc),
         )
 
     def warm(self, key: str) -> threading.Thread:

@@ -43,12 +43,13 @@ def build_report(
     wl0_size: int | None = None,
     trace: str | Path | None = None,
     noc: NocModel | None = None,
+    l2_size: int | None = None,
 ) -> tuple[str, str]:
     """The report's HTML and a one-line description of what it holds (with `trace`, the measured part).
 
     With `noc`, a timeline under the noc model (the scheduler's latency) follows the dependency one."""
     name = Path(path).name
-    entry = load_entry(path, str(path), wl0_size, max_bytes, noc)
+    entry = load_entry(path, str(path), wl0_size, max_bytes, l2_size=l2_size, noc=noc)
     a = entry.analysis
     first = True
 
@@ -192,7 +193,8 @@ def write_report(
     wl0_size: int | None = None,
     trace: str | Path | None = None,
     noc: NocModel | None = None,
+    l2_size: int | None = None,
 ) -> str:
-    page, summary = build_report(path, max_cores, max_bytes, wl0_size, trace, noc)
+    page, summary = build_report(path, max_cores, max_bytes, wl0_size, trace, noc, l2_size)
     write_text_atomic(output, page)
     return summary

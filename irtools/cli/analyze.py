@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import sys
 from typing import TYPE_CHECKING
@@ -51,7 +52,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         "--l2-size",
         type=positive_int,
         metavar="BYTES",
-        help="L2 size for files that do not record it (the raw dialect); l2_blocks' capacity",
+        help="L2 size for files that record none (raw, alloc): l2_blocks' capacity, the L2 maps' end",
     )
     ana.add_argument("--json", action="store_true", help="print the summary as JSON")
     add_noc_arguments(ana)
@@ -117,6 +118,9 @@ def _analysis(
         sys.stderr.write(f"loading {path}\n")
     noc = {"noc_bw": args.noc_bw, "noc_frequency": args.noc_frequency} if args is not None else {}
     analysis = analyze(path, AnalysisOptions(wl0_size=wl0_size, l2_size=l2_size, **noc), max_bytes=limit)
+    # The models live until the command ends: out of the collector's sight, its passes while the
+    # tables are built no longer rescan millions of them.
+    gc.freeze()
     errors = [f for f in analysis.loaded.findings if f.severity is Severity.ERROR]
     if errors:
         print(
@@ -217,7 +221,7 @@ def run_summarize(args: argparse.Namespace) -> int:
 
 def run_tables(args: argparse.Namespace) -> int:
     from irtools.analysis.tables import TABLES as IR_TABLES
-    from irtools.analysis.tables import tables_markdown
+    from irtools.catalogue import tables_markdown
     from irtools.rules.registry import UsageError
     from irtools.trace.tables import MEASURED_TABLES
 

@@ -10,6 +10,8 @@ from dashboards.callbacks import register
 from dashboards.data import FileStore
 from dashboards.layout import build_layout
 from dashboards.measured_view import register_measured
+from irtools.analysis import MODELS
+from irtools.analysis.noc import NocModel
 
 DEFAULT_MAX_UPLOAD_MB = 200
 
@@ -21,6 +23,7 @@ def create_app(
     max_file_bytes: int | None = None,
     wl0_size: int | None = None,
     trace: str | Path | None = None,
+    noc: NocModel | None = None,
     l2_size: int | None = None,
     max_upload_store_bytes: int | None = None,
 ) -> Dash:
@@ -30,6 +33,7 @@ def create_app(
     `max_file_bytes` are refused with a message; `wl0_size` gives the WL0 maps a capacity (and
     turns on GIR402), `l2_size` is the L2 size of files that record none (the maps' buffer end, GIR301). `trace` is the ZeBu trace of the file shown first (others are found by name).
     Uploads are kept up to `max_upload_store_bytes` in all (default: a sixteenth of the memory).
+    `noc` adds the noc timing model (the scheduler's latency) to every file's model switch.
     """
     target = Path(path)
     root = target.parent if target.is_file() else target
@@ -39,6 +43,7 @@ def create_app(
         max_file_bytes=max_file_bytes,
         wl0_size=wl0_size,
         l2_size=l2_size,
+        noc=noc,
         max_upload_store_bytes=max_upload_store_bytes,
     )
     selected = open_file
@@ -51,7 +56,8 @@ def create_app(
     selected = selected or (files[0] if files else None)
     if selected is not None:
         store.warm(selected)  # large IRs take seconds to load: start before the browser asks
-    app.layout = lambda: build_layout(store.files(), selected, max_upload_bytes)
+    models = (*MODELS, "noc") if noc else MODELS
+    app.layout = lambda: build_layout(store.files(), selected, max_upload_bytes, models)
     register(app, store)
     register_measured(app, store, {selected: Path(trace)} if trace and selected else {})
     app.store = store  # type: ignore[attr-defined]  # for tests and the report

@@ -461,7 +461,7 @@ def parse_link(search: str | None) -> dict[str, Any]:
         want["file"] = values["file"]
     if values.get("core", "").isdigit():
         want["core"] = int(values["core"])
-    if values.get("model") in MODELS:
+    if values.get("model") in (*MODELS, "noc"):
         want["model"] = values["model"]
     if values.get("axis") in ("cycles", "position"):
         want["axis"] = values["axis"]

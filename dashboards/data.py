@@ -13,6 +13,7 @@ import pandas as pd
 
 from dashboards.upload_store import EVICTED, UPLOAD_PREFIX, UploadStore, default_store_bytes
 from irtools.analysis import Analysis, AnalysisOptions
+from irtools.analysis.noc import NocModel
 from irtools.findings import Finding
 from irtools.limits import size_problem
 from irtools.loading.load import load_ir
@@ -86,12 +87,18 @@ def load_entry(
     name: str,
     wl0_size: int | None = None,
     max_bytes: int | None = None,
+    noc: NocModel | None = None,
     l2_size: int | None = None,
 ) -> Entry:
     """Load (a path or bytes) and wrap an IR; AnalysisError with the reason when it is not an IR at all
-    (or a file over `max_bytes`)."""
+    (or a file over `max_bytes`). `noc` adds the noc timing model."""
     loaded = load_ir(source, name, max_bytes)
-    return Entry(name, Analysis(loaded, AnalysisOptions(wl0_size=wl0_size, l2_size=l2_size)))
+    options = AnalysisOptions(wl0_size=wl0_size, l2_size=l2_size)
+    if noc is not None:
+        options = AnalysisOptions(
+            wl0_size=wl0_size, l2_size=l2_size, noc_bw=noc.bandwidth, noc_frequency=noc.frequency
+        )
+    return Entry(name, Analysis(loaded, options))
 
 
 class FileStore:
@@ -108,9 +115,12 @@ class FileStore:
         cache_size: int = 4,
         max_file_bytes: int | None = None,
         wl0_size: int | None = None,
+        noc: NocModel | None = None,
         l2_size: int | None = None,
         max_upload_store_bytes: int | None = None,
     ) -> None:
+        self.noc = noc
+        """The NoC of the noc timing model for every file served, or None."""
         self.root = Path(root).resolve()
         if not self.root.is_dir():
             raise AccessError(f"{root} is not a directory")
@@ -178,7 +188,9 @@ class FileStore:
                 name, data = self.uploads.get(key)
             except KeyError:
                 raise AccessError(EVICTED) from None
-            entry = self._cached((key,), lambda: load_entry(data, name, self.wl0_size, l2_size=self.l2_size))
+            entry = self._cached(
+                (key,), lambda: load_entry(data, name, self.wl0_size, l2_size=self.l2_size, noc=self.noc)
+            )
             if key not in self.uploads:  # dropped while it was analyzed: keep no analysis of it
                 self._forget(key)
             return entry
@@ -189,7 +201,7 @@ class FileStore:
             raise AccessError(f"{key}: {problem} (irtools serve --max-mb)")
         return self._cached(
             (key, stat.st_mtime_ns, stat.st_size),
-            lambda: load_entry(path, key, self.wl0_size, l2_size=self.l2_size),
+            lambda: load_entry(path, key, self.wl0_size, l2_size=self.l2_size, noc=self.noc),
         )
 
     def warm(self, key: str) -> threading.Thread:

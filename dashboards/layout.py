@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 from dash import dcc, html
@@ -160,7 +161,9 @@ def _labeled(label: str, control: Component, width: str | None = None) -> html.D
     return html.Div([html.Div(label, style=_LABEL), control], style=style)
 
 
-def build_layout(files: list[str], selected: str | None, max_upload_bytes: int) -> html.Div:
+def build_layout(
+    files: list[str], selected: str | None, max_upload_bytes: int, models: Sequence[str] = MODELS
+) -> html.Div:
     return html.Div(
         [
             html.Div(
@@ -207,7 +210,7 @@ def build_layout(files: list[str], selected: str | None, max_upload_bytes: int) 
                         "Timing model",
                         dcc.RadioItems(
                             id="model",
-                            options=[{"label": m, "value": m} for m in MODELS],
+                            options=[{"label": m, "value": m} for m in models],
                             value="dependency",
                             inline=True,
                             inputStyle={"marginRight": "4px", "marginLeft": "8px"},

@@ -15,7 +15,8 @@ from dashboards.measured import load_measured
 from dashboards.measured_report import report_section
 from dashboards.timeline import ARROWS_BY_DEFAULT, plural, timeline_figure
 from dashboards.views import core_maps
-from irtools.analysis import MODELS, Analysis
+from irtools.analysis import Analysis
+from irtools.analysis.noc import NocModel
 from irtools.analysis.summary import bottleneck_core, models_agree, summarize
 from irtools.atomic import write_text_atomic
 
@@ -41,11 +42,14 @@ def build_report(
     max_bytes: int | None = None,
     wl0_size: int | None = None,
     trace: str | Path | None = None,
+    noc: NocModel | None = None,
     l2_size: int | None = None,
 ) -> tuple[str, str]:
-    """The report's HTML and a one-line description of what it holds (with `trace`, the measured part)."""
+    """The report's HTML and a one-line description of what it holds (with `trace`, the measured part).
+
+    With `noc`, a timeline under the noc model (the scheduler's latency) follows the dependency one."""
     name = Path(path).name
-    entry = load_entry(path, str(path), wl0_size, max_bytes, l2_size)
+    entry = load_entry(path, str(path), wl0_size, max_bytes, l2_size=l2_size, noc=noc)
     a = entry.analysis
     first = True
 
@@ -71,6 +75,12 @@ def build_report(
         sections.append(("timeline-dependency", "Timeline (dependency model)", figure(dependency)))
         sequential = timeline_figure(a.timeline, "sequential", zoomable=False)
         sections.append(("timeline-sequential", "Timeline (sequential model)", figure(sequential)))
+    if a.noc_model is not None:
+        noc = timeline_figure(
+            a.timeline, "noc", core_transfers=arrows, zoomable=False, wait_cycles=a.wait_cycles
+        )
+        title = f"Timeline (noc model, {a.noc_model.bandwidth} B/cycle per link)"
+        sections.append(("timeline-noc", title, figure(noc)))
     cores = list(a.index.cores)[:max_cores]
     for core in cores:
         l2, wl0 = core_maps(a, core)
@@ -110,8 +120,7 @@ def _summary(a: Analysis) -> str:
     s = summarize(a)
     size = format_bytes(s.buffersize) if s.buffersize else "size unknown"
     lines = [f"{plural(s.cores, 'core')}, {plural(s.workloads, 'workload')}, L2 {size}"]
-    for model in MODELS:
-        value = s.makespan[model]
+    for model, value in s.makespan.items():
         lines.append(
             f"makespan ({model}): "
             + (
@@ -126,11 +135,11 @@ def _summary(a: Analysis) -> str:
         f"write {format_bytes(s.dram_write)}"
     )
     bottleneck = bottleneck_core(a.cores, "dependency")
-    head = "<tr><th>core</th>" + "".join(f"<th>busy ({m})</th>" for m in MODELS) + "<th>peak L2</th></tr>"
+    head = "<tr><th>core</th>" + "".join(f"<th>busy ({m})</th>" for m in a.models) + "<th>peak L2</th></tr>"
     rows = []
     for core in a.index.cores:
         cells = []
-        for model in MODELS:
+        for model in a.models:
             row = a.cores[(a.cores["model"] == model) & (a.cores["core_id"] == core)]
             share = float(row["utilization"].iloc[0]) if len(row) else float("nan")
             cells.append(
@@ -183,8 +192,9 @@ def write_report(
     max_bytes: int | None = None,
     wl0_size: int | None = None,
     trace: str | Path | None = None,
+    noc: NocModel | None = None,
     l2_size: int | None = None,
 ) -> str:
-    page, summary = build_report(path, max_cores, max_bytes, wl0_size, trace, l2_size)
+    page, summary = build_report(path, max_cores, max_bytes, wl0_size, trace, noc, l2_size)
     write_text_atomic(output, page)
     return summary

@@ -167,7 +167,7 @@ def _bars(
     placed: pd.DataFrame, kinds: list[str], labels: dict[int, str], layers: Sequence[str] | None
 ) -> list[go.Bar]:
     start = placed["start"].astype("int64").to_numpy()
-    duration = placed["time"].to_numpy()
+    duration = placed["end"].astype("int64").to_numpy() - start  # the noc model stretches a workload
     keep = np.ones(len(placed), bool) if not layers else placed["layer_name"].isin(list(layers)).to_numpy()
     custom = np.column_stack(
         [
@@ -180,12 +180,13 @@ def _bars(
             escape(placed["ifmap_transfers"]),
             escape(placed["ofmap_transfers"]),
             escape(placed["layer_type"]),
+            _bound_text(placed),  # escapes the link labels itself
         ]
     )
     hover = (
         "<b>%{customdata[0]}</b> (%{customdata[8]})<br>%{y}, workload %{customdata[1]} "
         "(position %{customdata[2]})<br>time %{customdata[3]:,} cycles: %{customdata[4]:,} - %{customdata[5]:,}"
-        "<br>reads transfers: %{customdata[6]}<br>writes transfers: %{customdata[7]}<extra></extra>"
+        "<br>reads transfers: %{customdata[6]}<br>writes transfers: %{customdata[7]}%{customdata[9]}<extra></extra>"
     )
     types = placed["layer_type"].astype(str).to_numpy()
     bars = []
@@ -210,6 +211,21 @@ def _bars(
             )
         )
     return bars
+
+
+def _bound_text(placed: pd.DataFrame) -> list[str]:
+    """Per bar under the noc model: what bounds it (its own time, or the NoC and on which link); else ""."""
+    if "noc_time" not in placed or placed["noc_time"].isna().all():
+        return [""] * len(placed)
+    texts = [
+        ""
+        if pd.isna(noc)
+        else f"<br>bound: NoC, {int(noc):,} cycles on {html.escape(str(link), quote=False)} (own time {int(own):,})"
+        if noc > own
+        else f"<br>bound: compute (NoC {int(noc):,} cycles on {html.escape(str(link), quote=False)})"
+        for noc, own, link in zip(placed["noc_time"], placed["time"], placed["noc_link"])
+    ]
+    return texts
 
 
 def _busy_map(

@@ -11,12 +11,14 @@ import pandas as pd
 from irtools.analysis.blocks import KIB, add_positions, l2_blocks_table, l2_capacity_kib
 from irtools.analysis.buffers import l2_tables, wl0_tables
 from irtools.analysis.layers import layers_table
+from irtools.analysis.noc import NocModel, layer_bounds, noc_links, noc_schedule, noc_times
 from irtools.analysis.schedule_tables import core_transfers_table, cores_table, timeline_table
 from irtools.analysis.tables import L2_OCCUPANCY, L2_REGIONS, TABLES, TENSORS
-from irtools.analysis.timeline import Schedule, schedules
+from irtools.analysis.timeline import MODELS, Schedule, schedules
 from irtools.analysis.traffic import dram_traffic, dram_transfers
 from irtools.dialects.base import Capability
 from irtools.errors import AnalysisError
+from irtools.gemini import GEMINI_FREQUENCY
 from irtools.loading.graph import find_cycles, wait_graph
 from irtools.loading.index import IRIndex, workload_inputs
 from irtools.loading.load import LoadedIR, load_ir
@@ -30,6 +32,10 @@ class AnalysisOptions:
     """WL0 capacity in bytes; enables free space in wl0_occupancy."""
     l2_size: int | None = None
     """L2 size in bytes for files that do not record it (the raw dialect); l2_blocks' capacity."""
+    noc_bw: int | None = None
+    """NoC bandwidth per directed link and cycle, as in Gemini's input line; enables the `noc` model."""
+    noc_frequency: float = GEMINI_FREQUENCY
+    """Gemini's frequency, which divides the NoC time (irtools.analysis.noc)."""
 
 
 class Analysis:
@@ -56,10 +62,36 @@ class Analysis:
         """L2 size in bytes: the file's buffersize, else the l2_size option; None when neither is known."""
         return self.index.l2_size
 
+    @property
+    def models(self) -> tuple[str, ...]:
+        """The timing models of this analysis: sequential, dependency, and noc when a NoC bandwidth is set."""
+        return (*MODELS, "noc") if self.noc_model else MODELS
+
+    @cached_property
+    def noc_model(self) -> NocModel | None:
+        """The NoC of the `noc` model, or None without a NoC bandwidth."""
+        bw = self.options.noc_bw
+        return None if bw is None else NocModel(bw, self.options.noc_frequency)
+
     @cached_property
     def schedules(self) -> dict[str, Schedule]:
-        """The sequential and dependency schedules."""
-        return schedules(self.index)
+        """The sequential and dependency schedules, and the noc schedule with a NoC bandwidth."""
+        found = schedules(self.index)
+        if self.noc_model is not None:
+            found["noc"] = noc_schedule(self.index, self.noc_model, self.noc_steps)
+        return found
+
+    @cached_property
+    def noc_links(self) -> pd.DataFrame:
+        """Every (layer step, traffic kind, directed link) with its bytes (irtools.analysis.noc.noc_links)."""
+        return noc_links(self.index)
+
+    @cached_property
+    def noc_steps(self) -> pd.DataFrame:
+        """Per layer step: its heaviest link, the link's bytes and the NoC time; needs a NoC bandwidth."""
+        if self.noc_model is None:
+            raise AnalysisError("the NoC time needs a NoC bandwidth (noc_bw)")
+        return noc_times(self.index, self.noc_model, self.noc_links)
 
     def makespan(self, model: str) -> int | None:
         return self.schedules[model].makespan
@@ -149,11 +181,12 @@ class Analysis:
 
     @cached_property
     def layers(self) -> pd.DataFrame:
+        noc = layer_bounds(self.index, self.noc_steps) if self.noc_model else None
         if self.index.has(Capability.L2_ADDRESSES):
-            return layers_table(self.timeline, self.dram_traffic, self.l2_occupancy, self.buffersize)
+            return layers_table(self.timeline, self.dram_traffic, self.l2_occupancy, self.buffersize, noc)
         held = self.l2_blocks.assign(total_bytes=self.l2_blocks["held_kib"] * KIB)
         capacity = self.l2_capacity_kib
-        return layers_table(self.timeline, self.dram_traffic, held, capacity * KIB if capacity else None)
+        return layers_table(self.timeline, self.dram_traffic, held, capacity * KIB if capacity else None, noc)
 
     def position_of(self, core_id: int, workload_id: int) -> int | None:
         """Position of the workload with this id on the core, if there is one."""

@@ -8,9 +8,16 @@ from irtools.analysis.tables import LAYERS
 
 
 def layers_table(
-    timeline: pd.DataFrame, traffic: pd.DataFrame, l2_occupancy: pd.DataFrame, buffersize: int | None
+    timeline: pd.DataFrame,
+    traffic: pd.DataFrame,
+    l2_occupancy: pd.DataFrame,
+    buffersize: int | None,
+    noc: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
-    """One row per layer, ordered by first start under the dependency model."""
+    """One row per layer, ordered by first start under the dependency model.
+
+    `noc` (irtools.analysis.noc.layer_bounds, with a NoC bandwidth) fills noc_added, bound and noc_link.
+    """
     dep = timeline[timeline["model"] == "dependency"]
     keys = ["core_id", "position"]
     merged = dep.merge(traffic.drop(columns=["workload_id", "layer_name"]), on=keys, how="left").merge(
@@ -35,6 +42,8 @@ def layers_table(
         }
     ).reset_index()
     table["peak_l2_fraction"] = table["peak_l2_bytes"] / buffersize if buffersize else float("nan")
+    columns = ["noc_added", "bound", "noc_link"]
+    table = table.join(noc if noc is not None else pd.DataFrame(columns=columns), on="layer_name")
     # Layers that cannot be scheduled go last, in file order (the sort is stable).
     table = table.sort_values("start", kind="stable", na_position="last").reset_index(drop=True)
     return LAYERS.frame({c.name: table[c.name] for c in LAYERS.columns})

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from irtools.analysis.analysis import Analysis
+from irtools.analysis.timeline import Schedule
 
 
 def chrome_trace(
@@ -57,7 +58,7 @@ def chrome_trace(
                 "cat": w.layer_type,
                 "ph": "X",
                 "ts": start * scale,
-                "dur": w.time * scale,
+                "dur": schedule.duration(n) * scale,  # under noc, stretched to the NoC time
                 "pid": pid,
                 "tid": ref.core_id,
                 "args": {
@@ -68,6 +69,7 @@ def chrome_trace(
                     "ifmap_transfers": sorted({t for i in w.ifmap for t in i.transfer_id}),
                     "ofmap_transfers": [o.transfer_id for o in w.ofmap],
                     "critical": n in critical,
+                    **({} if schedule.noc_time is None else _noc_args(schedule, n)),
                 },
             }
         )
@@ -100,3 +102,11 @@ def chrome_trace(
             "flows": flow,
         },
     }
+
+
+def _noc_args(schedule: Schedule, n: int) -> dict[str, Any]:
+    """The noc model's why for slice n: its NoC time, what bounds it and the link."""
+    assert schedule.noc_time is not None and schedule.noc_link is not None
+    noc = schedule.noc_time[n]
+    bound = "NoC" if noc > schedule.nodes[n].workload.time else "compute"
+    return {"noc_time_cycles": noc, "bound": bound, "noc_link": schedule.noc_link[n]}

@@ -7,12 +7,17 @@ import os
 import socket
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from irtools.cli.common import EXIT_FINDINGS, EXIT_OK, max_bytes, port_number, positive_int
+from irtools.cli.noc_args import add_noc_arguments
 from irtools.cli.trace_args import add_trace_argument, trace_for
 from irtools.config import add_settings
 from irtools.rules.registry import UsageError
+
+if TYPE_CHECKING:
+    from irtools.analysis.noc import NocModel
 
 
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -59,6 +64,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         help="write a self-contained HTML report (figures and findings, no server needed)",
         description="One HTML file with the timeline, the L2/WL0 maps of each core and the findings.",
     )
+    add_noc_arguments(srv)
     add_trace_argument(srv, discovered=True)
     add_settings(srv, "serve")
     rep.add_argument("path", metavar="PATH", help="an IR file")
@@ -70,6 +76,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         metavar="N",
         help="occupancy maps for the first N cores (default 16)",
     )
+    add_noc_arguments(rep)
     add_trace_argument(rep, discovered=True)
     add_settings(rep, "report")
 
@@ -97,6 +104,7 @@ def run_serve(args: argparse.Namespace) -> int:
         open_file=args.open,
         trace=args.trace,
         max_upload_store_bytes=store_mb * 10**6 if store_mb else None,
+        noc=_noc(args),
     )
     token = choose_token(args.host, args.token, dict(os.environ))
     if token:
@@ -186,9 +194,16 @@ def run_report(args: argparse.Namespace) -> int:
         wl0_size=args.wl0_size,
         l2_size=args.l2_size,
         trace=trace_for(args.path, args.trace),
+        noc=_noc(args),
     )
     print(f"wrote {args.output}: {summary}")
     return EXIT_OK
+
+
+def _noc(args: argparse.Namespace) -> NocModel | None:
+    from irtools.analysis.noc import NocModel
+
+    return NocModel(args.noc_bw, args.noc_frequency) if args.noc_bw is not None else None
 
 
 COMMANDS = {"serve": run_serve, "report": run_report}

@@ -22,7 +22,7 @@ from dashboards.layout import FINDINGS_PER_PAGE, arrow_options, findings_table, 
 from dashboards.timeline import ARROWS_BY_DEFAULT, aggregated, focus_window, plural, timeline_figure
 from dashboards.views import core_maps
 from irtools.analysis import MODELS, AnalysisError
-from irtools.analysis.summary import bottleneck_core, summarize
+from irtools.analysis.summary import summarize
 
 Figure = Any
 SEVERITIES = ("error", "warning", "info")
@@ -193,13 +193,20 @@ def register(app: Dash, store: FileStore) -> None:
                 "core_id": int(c),
                 "label": a.core_label(int(c)),
                 "utilization": float(u),
+                "busy": int(b),
+                "position": a.index.core_position(int(c)),
                 "peak_l2": _peak(s.peak_l2.get(int(c)), buffersize),
             }
-            for c, u in zip(cores["core_id"], cores["utilization"], strict=True)
+            for c, u, b in zip(cores["core_id"], cores["utilization"], cores["busy"], strict=True)
         ]
         size = format_bytes(buffersize) if buffersize else "size unknown"
         first = f"{s.path}: {plural(s.cores, 'core')}, {plural(s.workloads, 'workload')}, L2 {size}"
-        return summary_header(first, s.makespan, s.unscheduled, model, cards, bottleneck_core(a.cores, model))
+        b = s.balance
+        note = b.text(a.core_label(b.busiest)) if b is not None and b.cores > 1 else ""
+        columns = a.index.ir.xlen if all(c["position"] for c in cards) else None
+        return summary_header(
+            first, s.makespan, s.unscheduled, model, cards, b.bottleneck if b else None, note, columns
+        )
 
     @app.callback(
         Output("findings-summary", "children"),

@@ -16,7 +16,7 @@ from dashboards.measured_report import report_section
 from dashboards.timeline import ARROWS_BY_DEFAULT, plural, timeline_figure
 from dashboards.views import core_maps
 from irtools.analysis import MODELS, Analysis
-from irtools.analysis.summary import bottleneck_core, models_agree, summarize
+from irtools.analysis.summary import models_agree, summarize
 from irtools.atomic import write_text_atomic
 
 MAX_FINDING_ROWS = 5000
@@ -124,7 +124,9 @@ def _summary(a: Analysis) -> str:
         f"(weight {format_bytes(s.dram_read_weight)}, fmap {format_bytes(s.dram_read_fmap)}), "
         f"write {format_bytes(s.dram_write)}"
     )
-    bottleneck = bottleneck_core(a.cores, "dependency")
+    bottleneck = s.balance.bottleneck if s.balance else None
+    if s.balance is not None and s.balance.cores > 1:
+        lines.append(s.balance.text(a.core_label(s.balance.busiest)))
     head = "<tr><th>core</th>" + "".join(f"<th>busy ({m})</th>" for m in MODELS) + "<th>peak L2</th></tr>"
     rows = []
     for core in a.index.cores:

@@ -5,9 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-import pandas as pd
-
 from irtools.analysis.analysis import Analysis
+from irtools.analysis.balance import Balance, balance, spread_text
 from irtools.analysis.blocks import KIB
 from irtools.analysis.timeline import MODELS
 from irtools.loading.mesh import LINEAR, MESH, core_label
@@ -38,6 +37,8 @@ class Summary:
     core_labels: dict[int, str] = field(default_factory=dict)
     """Core -> "id (x,y)", its mesh position under the file's numbering."""
     numbering: str = LINEAR
+    balance: Balance | None = None
+    """Busy cycles over the cores and whether one core is the bottleneck."""
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -63,17 +64,25 @@ class Summary:
                 else f"none ({self.unscheduled} workloads unschedulable)"
             )
             lines.append(f"  makespan ({model}): {text}")
-        if self.peak_l2:
-            peaks = ", ".join(
-                f"{core}: {_size(b)}" + (f" ({b / self.buffersize:.0%})" if self.buffersize else "")
-                for core, b in sorted(self.peak_l2.items())
-            )
-            lines.append(f"  peak L2 per core: {peaks}")
-        if any(self.peak_wl0.values()):
+        # Mesh ids name a position only with it; linear ids are their position already.
+        labels = {
+            c: self.core_labels.get(c, str(c)) if self.numbering == MESH else str(c) for c in self.core_labels
+        }
+        if self.balance is not None and self.balance.cores > 1:
+            b = self.balance
             lines.append(
-                "  peak WL0 per core: "
-                + ", ".join(f"{c}: {_size(b)}" for c, b in sorted(self.peak_wl0.items()))
+                f"  busy per core: min {b.busy_min:,}, median {b.busy_median:,.0f}, max {b.busy_max:,} cycles; "
+                + b.text(f"core {labels.get(b.busiest, b.busiest)}")
             )
+        if self.peak_l2:
+            size = self.buffersize
+
+            def share(b: int) -> str:
+                return _size(b) + (f" ({b / size:.0%})" if size else "")
+
+            lines.append(f"  peak L2 per core: {spread_text(self.peak_l2, labels, share)}")
+        if any(self.peak_wl0.values()):
+            lines.append(f"  peak WL0 per core: {spread_text(self.peak_wl0, labels, _size)}")
         lines.append(
             f"  DRAM: read {_size(self.dram_read_weight + self.dram_read_fmap)} "
             f"(weight {_size(self.dram_read_weight)}, fmap {_size(self.dram_read_fmap)}), "
@@ -91,17 +100,6 @@ def models_agree(analysis: Analysis) -> bool:
     cores that never wait for each other): one timeline then shows both."""
     sequential, dependency = analysis.schedules["sequential"], analysis.schedules["dependency"]
     return sequential.start == dependency.start and sequential.end == dependency.end
-
-
-def bottleneck_core(cores: pd.DataFrame, model: str) -> int | None:
-    """The core busiest under `model` in the cores table (the lowest id on a tie); None without cores.
-
-    Its busy time bounds the makespan from below: no schedule finishes before it is done.
-    """
-    rows = cores[cores["model"] == model]
-    if rows.empty:
-        return None
-    return int(rows.sort_values(["busy", "core_id"], ascending=[False, True])["core_id"].iloc[0])
 
 
 def _size(n: int) -> str:
@@ -141,4 +139,5 @@ def summarize(analysis: Analysis) -> Summary:
         dialect=RAW if raw else "documented",
         core_labels={c: core_label(c, index.numbering, index.ir.xlen) for c in index.cores},
         numbering=index.numbering,
+        balance=balance(analysis.cores),
     )

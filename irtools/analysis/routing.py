@@ -1,0 +1,215 @@
+"""Routing on Gemini's mesh: which directed links a transfer loads, and with how many bytes.
+
+This is the one routing function of irtools (the NoC timing model and the mesh view both use it).
+It follows Gemini's own model, `NoC::unicastCalc`, `NoC::multicastCalc` and `NoC::unicast_dram` /
+`unicast_to_dram` / `multicast_dram` in src/noc.cpp of SET-Scheduling-Project/GEMINI-HPCA2024, and
+the DRAM port list that its src/main.cpp builds:
+
+- Coordinates are Gemini's: cores at x in 0..xlen-1, y in 0..ylen-1 (`irtools.loading.mesh.position`);
+  the DRAM ports sit on the edge columns x = -1 and x = xlen (mesh-id columns 0 and xlen+1), one per row.
+- A transfer with one destination goes X first along the source's row, then Y along the destination's
+  column. A transfer with several destinations (multicast) is a tree: along the source's row from the
+  source to the westmost and to the eastmost destination column, then in each destination column from
+  the source's row to the column's lowest and highest destination row. Each tree link carries the
+  transfer's bytes once. With one destination both rules give the same path.
+- A DRAM read or write is interleaved over Gemini's 4 DRAM channels (`dram_id == -2`): each channel
+  takes `bytes // 4` (integer division, as Gemini does), spread over its `ylen // 2` ports with
+  Gemini's running split `(s * i) // n - (s * (i - 1)) // n`. Channel 0 is the west ports of the upper
+  half of the rows, 1 the west ports of the lower half, 2 and 3 the east ports likewise.
+
+Everything is vectorized over a transfers table: the cost is linear in transfers x hops.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+DRAM_CHANNELS = 4
+"""Gemini's `NoC::DRAM_num`."""
+
+DIRECTIONS = ("+x", "-y", "-x", "+y")
+"""Link directions by Gemini's code (`link_hops.get(x, y, dir)`): 0 = +x (east), 1 = -y, 2 = -x, 3 = +y."""
+
+_STEP = {0: (1, 0), 1: (0, -1), 2: (-1, 0), 3: (0, 1)}
+
+TRANSFER_COLUMNS = ("transfer", "src_x", "src_y", "dst_x", "dst_y", "bytes")
+"""Input of `route`: one row per (transfer, source, destination); rows sharing transfer and source are one tree."""
+
+LINK_COLUMNS = ("transfer", "x", "y", "direction", "to_x", "to_y", "bytes")
+"""Output of `route`: one row per (transfer, source tree, link), `direction` one of DIRECTIONS."""
+
+
+def dram_ports(xlen: int, ylen: int) -> pd.DataFrame:
+    """Gemini's DRAM ports: columns `channel`, `x`, `y`, in each channel's order (src/main.cpp's dram_list).
+
+    A 1-row mesh has no port for the channels of its lower half (Gemini's ylen // 2 is 0): those
+    channels are left out here and their share is dropped by `from_dram`/`to_dram`, as in Gemini.
+    """
+    per = ylen // 2
+    channel, xs, ys = [], [], []
+    for c, (x, first) in enumerate(((-1, 0), (-1, ylen - per), (xlen, 0), (xlen, ylen - per))):
+        for i in range(per):
+            channel.append(c)
+            xs.append(x)
+            ys.append(first + i)
+    return pd.DataFrame({"channel": channel, "x": xs, "y": ys}, dtype="int64")
+
+
+def _port_shares(
+    size: np.ndarray, xlen: int, ylen: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(row index, port x, port y, share) for every (row, port): Gemini's interleaved split of each size."""
+    ports = dram_ports(xlen, ylen)
+    per = ylen // 2
+    n_rows, n_ports = len(size), len(ports)
+    if n_ports == 0 or n_rows == 0:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, empty, empty
+    channel_size = size // DRAM_CHANNELS
+    i = np.tile(np.arange(n_ports) % per + 1, n_rows)
+    s = np.repeat(channel_size, n_ports)
+    share = (s * i) // per - (s * (i - 1)) // per
+    rows = np.repeat(np.arange(n_rows), n_ports)
+    return rows, np.tile(ports["x"].to_numpy(), n_rows), np.tile(ports["y"].to_numpy(), n_rows), share
+
+
+def from_dram(reads: pd.DataFrame, xlen: int, ylen: int) -> pd.DataFrame:
+    """DRAM reads as `route` input: each (transfer, dst_x, dst_y, bytes) row becomes one row per DRAM port.
+
+    Rows of one transfer are its destinations; from each port they form one multicast tree carrying
+    that port's share of `bytes` (which must be the same on every row of a transfer).
+    """
+    size = reads["bytes"].to_numpy(dtype=np.int64)
+    rows, px, py, share = _port_shares(size, xlen, ylen)
+    return pd.DataFrame(
+        {
+            "transfer": reads["transfer"].to_numpy()[rows],
+            "src_x": px,
+            "src_y": py,
+            "dst_x": reads["dst_x"].to_numpy(dtype=np.int64)[rows],
+            "dst_y": reads["dst_y"].to_numpy(dtype=np.int64)[rows],
+            "bytes": share,
+        }
+    )
+
+
+def to_dram(writes: pd.DataFrame, xlen: int, ylen: int) -> pd.DataFrame:
+    """DRAM writes as `route` input: each (transfer, src_x, src_y, bytes) row becomes one unicast per DRAM port."""
+    size = writes["bytes"].to_numpy(dtype=np.int64)
+    rows, px, py, share = _port_shares(size, xlen, ylen)
+    return pd.DataFrame(
+        {
+            "transfer": writes["transfer"].to_numpy()[rows],
+            "src_x": writes["src_x"].to_numpy(dtype=np.int64)[rows],
+            "src_y": writes["src_y"].to_numpy(dtype=np.int64)[rows],
+            "dst_x": px,
+            "dst_y": py,
+            "bytes": share,
+        }
+    )
+
+
+def _runs(start: np.ndarray, count: np.ndarray, step: int) -> tuple[np.ndarray, np.ndarray]:
+    """(owner, value): for each i, `count[i]` values start[i], start[i]+step, ...; owner is i."""
+    count = np.maximum(count, 0)
+    owner = np.repeat(np.arange(len(start)), count)
+    offset = np.arange(len(owner)) - np.repeat(np.cumsum(count) - count, count)
+    return owner, np.repeat(start, count) + step * offset
+
+
+def route(transfers: pd.DataFrame) -> pd.DataFrame:
+    """The directed links every transfer loads, with its bytes (columns LINK_COLUMNS).
+
+    `transfers` has TRANSFER_COLUMNS: `transfer` any hashable id, coordinates as in this module's
+    docstring (DRAM ports included), `bytes` per tree. Rows with the same `transfer` and source form
+    one tree (unicast when it has one destination); a destination equal to the source loads nothing.
+    """
+    if transfers.empty:
+        return _links([], [], [], [], [])
+    frame = transfers.loc[:, list(TRANSFER_COLUMNS)]
+    tree = frame.groupby(["transfer", "src_x", "src_y"], sort=False, dropna=False)
+    tree_id = tree.ngroup().to_numpy()
+    trees = tree.agg(min_x=("dst_x", "min"), max_x=("dst_x", "max"), bytes=("bytes", "first")).reset_index()
+    sx, sy = trees["src_x"].to_numpy(np.int64), trees["src_y"].to_numpy(np.int64)
+    parts: list[tuple[np.ndarray, np.ndarray, np.ndarray, int]] = []
+    # Along the source row: west to the westmost destination column, east to the eastmost.
+    owner, x = _runs(sx, sx - trees["min_x"].to_numpy(np.int64), -1)
+    parts.append((owner, x, sy[owner], 2))
+    owner, x = _runs(sx, trees["max_x"].to_numpy(np.int64) - sx, 1)
+    parts.append((owner, x, sy[owner], 0))
+    # In each destination column: from the source row to the column's lowest and highest destination row.
+    columns = (
+        pd.DataFrame(
+            {
+                "tree": tree_id,
+                "col": frame["dst_x"].to_numpy(np.int64),
+                "y": frame["dst_y"].to_numpy(np.int64),
+            }
+        )
+        .groupby(["tree", "col"], sort=False)["y"]
+        .agg(["min", "max"])
+        .reset_index()
+    )
+    col_tree = columns["tree"].to_numpy()
+    col_x = columns["col"].to_numpy(np.int64)
+    col_sy = sy[col_tree]
+    owner, y = _runs(col_sy, col_sy - columns["min"].to_numpy(np.int64), -1)
+    parts.append((col_tree[owner], col_x[owner], y, 1))
+    owner, y = _runs(col_sy, columns["max"].to_numpy(np.int64) - col_sy, 1)
+    parts.append((col_tree[owner], col_x[owner], y, 3))
+    owners = [p[0] for p in parts]
+    return _links(
+        [trees["transfer"].to_numpy()[o] for o in owners],
+        [p[1] for p in parts],
+        [p[2] for p in parts],
+        [np.full(len(p[0]), p[3], dtype=np.int64) for p in parts],
+        [trees["bytes"].to_numpy(np.int64)[o] for o in owners],
+    )
+
+
+def _links(
+    transfer: list[np.ndarray],
+    x: list[np.ndarray],
+    y: list[np.ndarray],
+    code: list[np.ndarray],
+    size: list[np.ndarray],
+) -> pd.DataFrame:
+    xs = np.concatenate(x) if x else np.zeros(0, dtype=np.int64)
+    ys = np.concatenate(y) if y else np.zeros(0, dtype=np.int64)
+    codes = np.concatenate(code) if code else np.zeros(0, dtype=np.int64)
+    dx = np.array([_STEP[c][0] for c in range(4)])[codes]
+    dy = np.array([_STEP[c][1] for c in range(4)])[codes]
+    return pd.DataFrame(
+        {
+            "transfer": np.concatenate(transfer) if transfer else np.zeros(0, dtype=np.int64),
+            "x": xs.astype(np.int64),
+            "y": ys.astype(np.int64),
+            "direction": pd.Categorical.from_codes(codes, categories=list(DIRECTIONS)),
+            "to_x": (xs + dx).astype(np.int64),
+            "to_y": (ys + dy).astype(np.int64),
+            "bytes": (np.concatenate(size) if size else np.zeros(0, dtype=np.int64)).astype(np.int64),
+        }
+    )
+
+
+def link_loads(links: pd.DataFrame, by: list[str] | None = None) -> pd.DataFrame:
+    """Bytes per directed link (summed over `route`'s rows), optionally per extra keys `by`; heaviest first."""
+    keys = [*(by or []), "x", "y", "direction", "to_x", "to_y"]
+    loads = links.groupby(keys, observed=True, sort=False)["bytes"].sum().reset_index()
+    return loads.sort_values(
+        ["bytes", *keys], ascending=[False, *([True] * len(keys))], kind="stable"
+    ).reset_index(drop=True)
+
+
+def link_label(x: int, y: int, to_x: int, to_y: int, xlen: int) -> str:
+    """`(0,1)->(1,1)`, with DRAM ports named `DRAM W`/`DRAM E` (x = -1 / xlen) and their row."""
+
+    def end(px: int, py: int) -> str:
+        if px < 0:
+            return f"DRAM W{py}"
+        if px >= xlen:
+            return f"DRAM E{py}"
+        return f"({px},{py})"
+
+    return f"{end(x, y)}->{end(to_x, to_y)}"

@@ -1,0 +1,164 @@
+"""The routing function against a line-by-line reading of Gemini's NoC loops (src/noc.cpp)."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pandas as pd
+import pytest
+
+from irtools.analysis.routing import DIRECTIONS, dram_ports, from_dram, link_label, link_loads, route, to_dram
+
+
+def gemini_links(
+    src: tuple[int, int], dsts: list[tuple[int, int]], size: int
+) -> Counter[tuple[int, int, int]]:
+    """Gemini's link_hops updates for one (multi)cast, as its loops write them: (x, y, dir) -> bytes."""
+    hops: Counter[tuple[int, int, int]] = Counter()
+    dst = sorted(set(dsts))
+    if len(dst) == 1:  # NoC::unicastCalc
+        (dx_, dy_), (sx, sy) = dst[0], src
+        x_dir, y_dir = (0 if dx_ > sx else 2), (3 if dy_ > sy else 1)
+        step_x, step_y = (1 if dx_ > sx else -1), (1 if dy_ > sy else -1)
+        x = sx
+        while x != dx_:
+            hops[(x, sy, x_dir)] += size
+            x += step_x
+        y = sy
+        while y != dy_:
+            hops[(dx_, y, y_dir)] += size
+            y += step_y
+        return hops
+    sx, sy = src  # NoC::multicastCalc
+    for x in range(sx, dst[0][0], -1):
+        hops[(x, sy, 2)] += size
+    for x in range(sx, dst[-1][0]):
+        hops[(x, sy, 0)] += size
+    cur_x, min_y = dst[0]
+    for i in range(1, len(dst) + 1):
+        if i < len(dst) and dst[i][0] == cur_x:
+            continue
+        for y in range(sy, min_y, -1):
+            hops[(cur_x, y, 1)] += size
+        for y in range(sy, dst[i - 1][1]):
+            hops[(cur_x, y, 3)] += size
+        if i == len(dst):
+            break
+        cur_x, min_y = dst[i]
+    return hops
+
+
+def as_counter(links: pd.DataFrame) -> Counter[tuple[int, int, int]]:
+    out: Counter[tuple[int, int, int]] = Counter()
+    for x, y, d, b in zip(links["x"], links["y"], links["direction"], links["bytes"]):
+        out[(int(x), int(y), DIRECTIONS.index(str(d)))] += int(b)
+    return out
+
+
+def test_unicast_goes_x_first_then_y() -> None:
+    links = route(
+        pd.DataFrame(
+            {"transfer": [7], "src_x": [0], "src_y": [0], "dst_x": [2], "dst_y": [1], "bytes": [100]}
+        )
+    )
+    assert list(
+        zip(links["x"], links["y"], links["to_x"], links["to_y"], links["direction"].astype(str))
+    ) == [
+        (0, 0, 1, 0, "+x"),
+        (1, 0, 2, 0, "+x"),
+        (2, 0, 2, 1, "+y"),
+    ]
+    assert set(links["bytes"]) == {100} and set(links["transfer"]) == {7}
+
+
+def test_multicast_tree_loads_each_link_once() -> None:
+    # From (1,1) to (0,0), (0,2) and (3,1): west 1 hop, east 2 hops, column 0 up and down; 5 links in all.
+    rows = [(0, 0), (0, 2), (3, 1)]
+    frame = pd.DataFrame(
+        {
+            "transfer": 1,
+            "src_x": 1,
+            "src_y": 1,
+            "dst_x": [r[0] for r in rows],
+            "dst_y": [r[1] for r in rows],
+            "bytes": 64,
+        }
+    )
+    links = route(frame)
+    assert as_counter(links) == gemini_links((1, 1), rows, 64)
+    assert len(links) == 5 and links["bytes"].sum() == 5 * 64
+
+
+def test_local_destination_loads_nothing() -> None:
+    links = route(
+        pd.DataFrame({"transfer": [1], "src_x": [2], "src_y": [2], "dst_x": [2], "dst_y": [2], "bytes": [8]})
+    )
+    assert links.empty
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_random_transfers_match_gemini_loops(seed: int) -> None:
+    rng = random.Random(seed)
+    xlen, ylen = rng.randint(1, 6), rng.randint(1, 6)
+    rows, expected = [], Counter()
+    for t in range(rng.randint(1, 30)):
+        src = (rng.randint(-1, xlen), rng.randint(0, ylen - 1))
+        dsts = list({(rng.randint(0, xlen - 1), rng.randint(0, ylen - 1)) for _ in range(rng.randint(1, 5))})
+        size = rng.randint(1, 1000)
+        rows += [(t, src[0], src[1], d[0], d[1], size) for d in dsts]
+        expected.update(gemini_links(src, dsts, size))
+    frame = pd.DataFrame(rows, columns=["transfer", "src_x", "src_y", "dst_x", "dst_y", "bytes"])
+    assert as_counter(route(frame)) == +expected
+
+
+def test_dram_ports_follow_geminis_list() -> None:
+    ports = dram_ports(4, 4)
+    assert list(zip(ports["channel"], ports["x"], ports["y"])) == [
+        (0, -1, 0),
+        (0, -1, 1),
+        (1, -1, 2),
+        (1, -1, 3),
+        (2, 4, 0),
+        (2, 4, 1),
+        (3, 4, 2),
+        (3, 4, 3),
+    ]
+
+
+def test_dram_split_is_geminis_integer_split() -> None:
+    # 1003 bytes: each of the 4 channels takes 250 (3 bytes dropped, as Gemini's size / DRAM_num does),
+    # split 125 + 125 over a channel's two ports.
+    reads = from_dram(pd.DataFrame({"transfer": [5], "dst_x": [0], "dst_y": [0], "bytes": [1003]}), 4, 4)
+    assert list(reads["bytes"]) == [125] * 8
+    assert sorted(zip(reads["src_x"], reads["src_y"])) == sorted((x, y) for x in (-1, 4) for y in range(4))
+    odd = to_dram(pd.DataFrame({"transfer": [5], "src_x": [1], "src_y": [1], "bytes": [4 * 7]}), 2, 4)
+    assert list(odd["bytes"]) == [3, 4] * 4 and set(odd["dst_x"]) == {-1, 2}
+
+
+def test_dram_read_multicasts_from_every_port() -> None:
+    reads = from_dram(
+        pd.DataFrame({"transfer": [0, 0], "dst_x": [0, 1], "dst_y": [0, 0], "bytes": [400, 400]}), 2, 2
+    )
+    loads = link_loads(route(reads))
+    # The west port of row 0 sends its 100 bytes east through (0,0)->(1,0) once, though both cores get them.
+    west = loads[(loads["x"] == -1) & (loads["y"] == 0)]
+    assert list(west["bytes"]) == [100]
+    through = loads[(loads["x"] == 0) & (loads["y"] == 0) & (loads["direction"] == "+x")]
+    assert list(through["bytes"]) == [100]
+
+
+def test_link_loads_sums_and_labels() -> None:
+    frame = pd.DataFrame(
+        {
+            "transfer": [1, 2],
+            "src_x": [0, 0],
+            "src_y": [0, 0],
+            "dst_x": [1, 1],
+            "dst_y": [0, 0],
+            "bytes": [3, 4],
+        }
+    )
+    loads = link_loads(route(frame))
+    assert len(loads) == 1 and loads.loc[0, "bytes"] == 7
+    assert link_label(-1, 0, 0, 0, 2) == "DRAM W0->(0,0)" and link_label(1, 1, 2, 1, 2) == "(1,1)->DRAM E1"

@@ -49,7 +49,7 @@ class Balance:
         if self.bottleneck is not None:
             return f"{label} is the bottleneck: busy {more} more than the median core"
         return (
-            f"balanced: the busiest core ({label}) is busy {more} more than the median core "
+            f"balanced: the busiest core, {label}, is busy {more} more than the median core "
             f"(a bottleneck from {BOTTLENECK_MARGIN:.0%})"
         )
 

@@ -20,7 +20,7 @@ def _cores(busy: list[int]) -> pd.DataFrame:
 def test_equal_cores_are_balanced_and_one_busier_core_is_the_bottleneck() -> None:
     even = balance(_cores([100, 100, 101, 100]))
     assert even is not None and even.bottleneck is None and even.busiest == 2
-    assert even.text("core 2").startswith("balanced: the busiest core (core 2) is busy 1% more")
+    assert even.text("core 2").startswith("balanced: the busiest core, core 2, is busy 1% more")
     uneven = balance(_cores([100, 100, 130, 100]))
     assert uneven is not None and uneven.bottleneck == 2 and round(uneven.margin, 2) == 0.30
     assert balance(_cores([50])).bottleneck is None  # type: ignore[union-attr]

@@ -34,7 +34,8 @@ DIRECTIONS = ("+x", "-y", "-x", "+y")
 _STEP = {0: (1, 0), 1: (0, -1), 2: (-1, 0), 3: (0, 1)}
 
 TRANSFER_COLUMNS = ("transfer", "src_x", "src_y", "dst_x", "dst_y", "bytes")
-"""Input of `route`: one row per (transfer, source, destination); rows sharing transfer and source are one tree."""
+"""Input of `route`: one row per (transfer, source, destination); rows sharing transfer and source are one
+tree, unless an optional integer column `tree` tells them apart (`to_dram` numbers its unicasts so)."""
 
 LINK_COLUMNS = ("transfer", "x", "y", "direction", "to_x", "to_y", "bytes")
 """Output of `route`: one row per (transfer, source tree, link), `direction` one of DIRECTIONS."""
@@ -98,9 +99,11 @@ def to_dram(writes: pd.DataFrame, xlen: int, ylen: int) -> pd.DataFrame:
     """DRAM writes as `route` input: each (transfer, src_x, src_y, bytes) row becomes one unicast per DRAM port."""
     size = writes["bytes"].to_numpy(dtype=np.int64)
     rows, px, py, share = _port_shares(size, xlen, ylen)
+    # Each port's share is its own unicast, not one tree to all ports: `tree` keeps them apart.
     return pd.DataFrame(
         {
             "transfer": writes["transfer"].to_numpy()[rows],
+            "tree": np.arange(len(rows)),
             "src_x": writes["src_x"].to_numpy(dtype=np.int64)[rows],
             "src_y": writes["src_y"].to_numpy(dtype=np.int64)[rows],
             "dst_x": px,
@@ -123,12 +126,14 @@ def route(transfers: pd.DataFrame) -> pd.DataFrame:
 
     `transfers` has TRANSFER_COLUMNS: `transfer` any hashable id, coordinates as in this module's
     docstring (DRAM ports included), `bytes` per tree. Rows with the same `transfer` and source form
-    one tree (unicast when it has one destination); a destination equal to the source loads nothing.
+    one tree (unicast when it has one destination) unless an integer column `tree` separates them;
+    a destination equal to the source loads nothing.
     """
     if transfers.empty:
         return _links([], [], [], [], [])
-    frame = transfers.loc[:, list(TRANSFER_COLUMNS)]
-    tree = frame.groupby(["transfer", "src_x", "src_y"], sort=False, dropna=False)
+    keys = ["transfer", "src_x", "src_y", *(["tree"] if "tree" in transfers.columns else [])]
+    frame = transfers.loc[:, list(dict.fromkeys([*TRANSFER_COLUMNS, *keys]))]
+    tree = frame.groupby(keys, sort=False, dropna=False)
     tree_id = tree.ngroup().to_numpy()
     trees = tree.agg(min_x=("dst_x", "min"), max_x=("dst_x", "max"), bytes=("bytes", "first")).reset_index()
     sx, sy = trees["src_x"].to_numpy(np.int64), trees["src_y"].to_numpy(np.int64)

@@ -9,6 +9,7 @@ from irtools.loading.graph import wait_graph
 from irtools.loading.index import IRIndex, WorkloadRef
 
 MODELS = ("sequential", "dependency")
+"""The models every analysis has; `noc` joins them when a NoC bandwidth is given (irtools.analysis.noc)."""
 
 
 @dataclass(slots=True)
@@ -51,12 +52,13 @@ def sequential(index: IRIndex) -> Schedule:
     return Schedule("sequential", nodes, start, end, wait, busiest)
 
 
-def dependency(index: IRIndex) -> Schedule:
+def dependency(index: IRIndex, durations: list[int] | None = None, model: str = "dependency") -> Schedule:
     """A workload starts when its core is free and everything it waits for has ended (Kahn's order).
 
     The waits are those of the checker's wait graph (GIR502): program order on a core, producers
     of the workload's inputs, and workloads naming it as a destination. Workloads in or behind a
-    wait cycle keep None.
+    wait cycle keep None. `durations` (per node, in `index.workloads()` order) replaces the
+    workloads' own `time`: the `noc` model passes max(time, NoC time).
     """
     nodes, edges = wait_graph(index)
     count = len(nodes)
@@ -78,7 +80,7 @@ def dependency(index: IRIndex) -> Schedule:
             if e > t:
                 t, bind = e, p
         start[n], binding[n] = t, bind
-        end[n] = t + nodes[n].workload.time
+        end[n] = t + (nodes[n].workload.time if durations is None else durations[n])
         for m in edges[n]:
             pending[m] -= 1
             if pending[m] == 0:
@@ -92,7 +94,7 @@ def dependency(index: IRIndex) -> Schedule:
                 break
             wait[n] = s - previous_end
             previous_end = end[n] or 0
-    return Schedule("dependency", nodes, start, end, wait, _chain(end, binding))
+    return Schedule(model, nodes, start, end, wait, _chain(end, binding))
 
 
 def core_ranges(index: IRIndex) -> list[range]:

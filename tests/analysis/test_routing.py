@@ -162,3 +162,15 @@ def test_link_loads_sums_and_labels() -> None:
     loads = link_loads(route(frame))
     assert len(loads) == 1 and loads.loc[0, "bytes"] == 7
     assert link_label(-1, 0, 0, 0, 2) == "DRAM W0->(0,0)" and link_label(1, 1, 2, 1, 2) == "(1,1)->DRAM E1"
+
+
+def test_dram_write_shares_are_separate_unicasts() -> None:
+    # A core at (0,0) of a 4x4 mesh writes 800 bytes: 100 to each of the 8 ports. The 4 west shares all
+    # leave by (0,0)->(-1,0) (X first), so that link carries 400: 4 unicasts, not one tree of 100.
+    writes = to_dram(pd.DataFrame({"transfer": [3], "src_x": [0], "src_y": [0], "bytes": [800]}), 4, 4)
+    loads = link_loads(route(writes))
+    west = loads[(loads["x"] == 0) & (loads["y"] == 0) & (loads["direction"] == "-x")]
+    assert list(west["bytes"]) == [400]
+    assert as_counter(route(writes)) == sum(
+        (gemini_links((0, 0), [(px, py)], 100) for px in (-1, 4) for py in range(4)), Counter()
+    )

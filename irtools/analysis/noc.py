@@ -1,0 +1,205 @@
+"""The NoC term of Gemini's latency: per layer step, the heaviest directed link's load over the NoC bandwidth.
+
+Gemini (src/layerengine.cpp, src/noc.cpp, src/schnode.cpp of SET-Scheduling-Project/GEMINI-HPCA2024)
+charges a layer with the traffic it pulls in (weights and ifmaps from DRAM or from the producing cores)
+and the ofmap it writes to DRAM, routes it (`irtools.analysis.routing`), and bounds the layer's time
+by `ceil(max link bytes / NoC bandwidth) / frequency` (`NoC::get_nocp_time`, then `noc.get_time() /
+frequency` in `LNode::searchLayer` / `Cut::construct`). The IR's workload `time` leaves this term out.
+
+A *step* is one execution of a layer: the k-th workload of a layer on each core (a layer that a
+temporal cut runs once per batch group has one step per group). Its NoC time applies to each of its
+workloads: the `noc` timing model stretches a workload to max(time, its step's NoC time).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from irtools.analysis.routing import from_dram, link_label, link_loads, route, to_dram
+from irtools.analysis.timeline import Schedule, dependency
+from irtools.loading.index import IRIndex
+from irtools.model import CoreDestination
+
+GEMINI_FREQUENCY = 1.3
+"""Gemini's `SchNode::frequency`: it divides the NoC time (as it does the tile time the IR records).
+
+Not in the IR nor in Gemini's input line; 1.3 reproduces `T` exactly on every shared run with a
+batch of 1 (docs/noc.md), and no other value near it does."""
+
+
+@dataclass(frozen=True, slots=True)
+class NocModel:
+    """The NoC of one run: `bandwidth` bytes per cycle per directed link (Gemini's input line) and its frequency."""
+
+    bandwidth: int
+    frequency: float = GEMINI_FREQUENCY
+
+    def __post_init__(self) -> None:
+        if self.bandwidth <= 0:
+            raise ValueError(f"NoC bandwidth must be a positive integer, got {self.bandwidth}")
+        if not self.frequency > 0:
+            raise ValueError(f"NoC frequency must be positive, got {self.frequency}")
+
+    def cycles(self, link_bytes: int) -> int:
+        """Gemini's NoC time of a step whose heaviest link carries `link_bytes`, in the IR's time unit."""
+        return int(math.ceil(link_bytes / self.bandwidth) / self.frequency)
+
+
+def workload_steps(index: IRIndex) -> tuple[dict[tuple[int, int], int], list[tuple[str, int]]]:
+    """(core_id, position) -> step number, and each step's (layer_name, instance), in order of first appearance."""
+    steps: dict[tuple[str, int], int] = {}
+    of_workload: dict[tuple[int, int], int] = {}
+    for refs in index.cores.values():
+        seen: dict[str, int] = {}
+        for ref in refs:
+            layer = ref.workload.layer_name
+            k = seen.get(layer, 0)
+            seen[layer] = k + 1
+            of_workload[(ref.core_id, ref.position)] = steps.setdefault((layer, k), len(steps))
+    return of_workload, list(steps)
+
+
+def noc_transfers(index: IRIndex) -> dict[str, pd.DataFrame]:
+    """The IR's traffic as routing input, each row charged to a step.
+
+    `core`: one row per (ofmap, core destination): `route` input plus `step` (the destination's).
+    `dram_read`: one row per (DRAM out entry, core destination): transfer, dst_x, dst_y, bytes, step.
+    `dram_write`: one row per DRAM in entry: transfer, src_x, src_y, bytes, step (the producer's).
+    Endpoints whose mesh position is unknown (no xlen, or a core off the mesh) are left out.
+    """
+    steps, _ = workload_steps(index)
+    by_id = index.by_id
+    position = index.core_position
+    core: dict[str, list[Any]] = {
+        k: [] for k in ("transfer", "src_x", "src_y", "dst_x", "dst_y", "bytes", "step")
+    }
+    reads: dict[str, list[Any]] = {k: [] for k in ("transfer", "dst_x", "dst_y", "bytes", "step")}
+    writes: dict[str, list[Any]] = {k: [] for k in ("transfer", "src_x", "src_y", "bytes", "step")}
+    for ref in index.workloads():
+        src = position(ref.core_id)
+        if src is None:
+            continue
+        for o in ref.workload.ofmap:
+            for d in o.destination:
+                if not isinstance(d, CoreDestination):
+                    continue
+                dst, user = position(d.core_id), by_id.get((d.core_id, d.workload_id))
+                if dst is None or user is None:
+                    continue
+                for key, value in zip(
+                    core, (o.transfer_id, *src, *dst, o.size, steps[(user.core_id, user.position)])
+                ):
+                    core[key].append(value)
+    for out in index.ir.dram.out:
+        for d in out.destination:
+            if not isinstance(d, CoreDestination):
+                continue
+            dst, user = position(d.core_id), by_id.get((d.core_id, d.workload_id))
+            if dst is None or user is None:
+                continue
+            for key, value in zip(
+                reads, (out.transfer_id, *dst, out.size, steps[(user.core_id, user.position)])
+            ):
+                reads[key].append(value)
+    for entry in index.ir.dram.in_:
+        producer = by_id.get((entry.core_id, entry.workload_id))
+        src = position(entry.core_id)
+        size = None
+        if producer is not None:
+            size = next((o.size for o in producer.workload.ofmap if o.transfer_id == entry.transfer_id), None)
+        if producer is None or src is None or size is None:
+            continue
+        for key, value in zip(
+            writes, (entry.transfer_id, *src, size, steps[(producer.core_id, producer.position)])
+        ):
+            writes[key].append(value)
+    return {
+        "core": pd.DataFrame(core, dtype="int64"),
+        "dram_read": pd.DataFrame(reads, dtype="int64"),
+        "dram_write": pd.DataFrame(writes, dtype="int64"),
+    }
+
+
+def noc_links(index: IRIndex) -> pd.DataFrame:
+    """Every (step, kind, directed link) with its bytes: route() rows with `step` and `kind` added.
+
+    `kind` is `core` (core to core), `dram_read` or `dram_write`. Empty when the file has no mesh (xlen/ylen).
+    """
+    xlen, ylen = index.ir.xlen, index.ir.ylen
+    columns = ["step", "kind", "transfer", "x", "y", "direction", "to_x", "to_y", "bytes"]
+    if xlen is None or ylen is None:
+        return pd.DataFrame({c: pd.Series(dtype="int64") for c in columns})
+    frames = []
+    for kind, rows in noc_transfers(index).items():
+        if rows.empty:
+            continue
+        # One tree per (transfer, step): a transfer feeding two steps loads each step's links.
+        keyed = rows.assign(transfer=rows["transfer"] * (int(rows["step"].max()) + 1) + rows["step"])
+        if kind == "dram_read":
+            keyed = from_dram(keyed, xlen, ylen)
+        elif kind == "dram_write":
+            keyed = to_dram(keyed, xlen, ylen)
+        links = route(keyed)
+        n_steps = int(rows["step"].max()) + 1
+        links["step"] = links["transfer"] % n_steps
+        links["transfer"] = links["transfer"] // n_steps
+        links["kind"] = kind
+        frames.append(links)
+    if not frames:
+        return pd.DataFrame({c: pd.Series(dtype="int64") for c in columns})
+    return pd.concat(frames, ignore_index=True)[columns]
+
+
+def step_loads(links: pd.DataFrame) -> pd.DataFrame:
+    """Per step, its heaviest directed link: step, x, y, direction, to_x, to_y, bytes (one row per step)."""
+    loads = link_loads(links, by=["step"])
+    return loads.drop_duplicates("step").reset_index(drop=True)
+
+
+def noc_times(index: IRIndex, model: NocModel, links: pd.DataFrame | None = None) -> pd.DataFrame:
+    """One row per step: layer_name, instance, link_bytes, noc_time, link (label of the heaviest link)."""
+    _, keys = workload_steps(index)
+    steps = pd.DataFrame(
+        {"step": range(len(keys)), "layer_name": [k[0] for k in keys], "instance": [k[1] for k in keys]}
+    )
+    heaviest = step_loads(noc_links(index) if links is None else links)
+    xlen = index.ir.xlen or 0
+    merged = steps.merge(heaviest, on="step", how="left")
+    link_bytes = merged["bytes"].fillna(0).astype("int64")
+    labels = [
+        None if pd.isna(b) else link_label(int(x), int(y), int(tx), int(ty), xlen)
+        for b, x, y, tx, ty in zip(merged["bytes"], merged["x"], merged["y"], merged["to_x"], merged["to_y"])
+    ]
+    return pd.DataFrame(
+        {
+            "step": merged["step"],
+            "layer_name": merged["layer_name"],
+            "instance": merged["instance"],
+            "link_bytes": link_bytes,
+            "noc_time": np.array([model.cycles(int(b)) for b in link_bytes], dtype=np.int64),
+            "link": labels,
+        }
+    )
+
+
+def noc_durations(index: IRIndex, times: pd.DataFrame) -> tuple[list[int], list[int]]:
+    """Per workload (in `index.workloads()` order): its duration max(time, step NoC time), and its step."""
+    of_workload, _ = workload_steps(index)
+    step_time = times["noc_time"].to_numpy()
+    durations, steps = [], []
+    for ref in index.workloads():
+        step = of_workload[(ref.core_id, ref.position)]
+        steps.append(step)
+        durations.append(max(ref.workload.time, int(step_time[step])))
+    return durations, steps
+
+
+def noc_schedule(index: IRIndex, model: NocModel, times: pd.DataFrame | None = None) -> Schedule:
+    """The `noc` timing model: the dependency model with each workload stretched to its step's NoC time."""
+    durations, _ = noc_durations(index, noc_times(index, model) if times is None else times)
+    return dependency(index, durations, model="noc")

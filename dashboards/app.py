@@ -10,6 +10,7 @@ from dashboards.callbacks import register
 from dashboards.data import FileStore
 from dashboards.layout import build_layout
 from dashboards.measured_view import register_measured
+from dashboards.mesh_view import register_mesh
 
 DEFAULT_MAX_UPLOAD_MB = 200
 
@@ -44,5 +45,6 @@ def create_app(
     app.layout = lambda: build_layout(store.files(), selected, max_upload_bytes)
     register(app, store)
     register_measured(app, store, {selected: Path(trace)} if trace and selected else {})
+    register_mesh(app, store)
     app.store = store  # type: ignore[attr-defined]  # for tests and the report
     return app

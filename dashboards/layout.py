@@ -10,6 +10,7 @@ from dash.development.base_component import Component
 
 from dashboards.data import FINDING_COLUMNS
 from dashboards.measured_view import measured_section
+from dashboards.mesh_view import mesh_section
 from dashboards.timeline import ARROWS_BY_DEFAULT
 from irtools.analysis import MODELS, TABLES
 
@@ -299,6 +300,7 @@ def build_layout(files: list[str], selected: str | None, max_upload_bytes: int) 
             ),
             dcc.Loading(dcc.Graph(id="timeline", config=GRAPH_CONFIG), type="dot"),
             measured_section(),
+            mesh_section(),
             html.Div(
                 [
                     _labeled("Core", dcc.Dropdown(id="core", clearable=False, style={"width": "140px"})),

@@ -11,8 +11,10 @@ import pandas as pd
 from irtools.analysis.blocks import KIB, add_positions, l2_blocks_table, l2_capacity_kib
 from irtools.analysis.buffers import l2_tables, wl0_tables
 from irtools.analysis.layers import layers_table
+from irtools.analysis.link_load import LinkLoads, link_loads, noc_links_table
 from irtools.analysis.schedule_tables import core_transfers_table, cores_table, timeline_table
 from irtools.analysis.tables import L2_OCCUPANCY, L2_REGIONS, TABLES, TENSORS
+from irtools.analysis.tiles import held_bytes, tile_table
 from irtools.analysis.timeline import Schedule, schedules
 from irtools.analysis.traffic import dram_traffic, dram_transfers
 from irtools.errors import AnalysisError
@@ -29,6 +31,8 @@ class AnalysisOptions:
     """WL0 capacity in bytes; enables free space in wl0_occupancy."""
     l2_size: int | None = None
     """L2 size in bytes for files that do not record it (the raw dialect); l2_blocks' capacity."""
+    noc_bandwidth: int | None = None
+    """NoC bandwidth in bytes per cycle per directed link (Gemini's input line); noc_links' busy share."""
 
 
 class Analysis:
@@ -153,6 +157,34 @@ class Analysis:
         held = self.l2_blocks.assign(total_bytes=self.l2_blocks["held_kib"] * KIB)
         capacity = self.l2_capacity_kib
         return layers_table(self.timeline, self.dram_traffic, held, capacity * KIB if capacity else None)
+
+    def link_loads(self, model: str = "dependency") -> LinkLoads | None:
+        """The routed NoC traffic timed under `model` (None without a mesh); kept per model."""
+        if model not in self._link_loads:
+            self._link_loads[model] = link_loads(self.index, self.timeline, model)
+        return self._link_loads[model]
+
+    @cached_property
+    def _link_loads(self) -> dict[str, LinkLoads | None]:
+        return {}
+
+    @cached_property
+    def noc_links(self) -> pd.DataFrame:
+        return noc_links_table(self.link_loads("dependency"), self.options.noc_bandwidth)
+
+    def tiles(self, model: str = "dependency", window: tuple[float, float] | None = None) -> pd.DataFrame:
+        """One row per core tile: busy/waiting share, peak L2, DRAM and core-to-core bytes in `window`."""
+        capacity = self.l2_capacity_kib
+        return tile_table(
+            self.index,
+            self.timeline,
+            model,
+            held=held_bytes(self.l2_blocks, self.l2_occupancy, self.loaded.raw is not None),
+            dram=self.dram_transfers,
+            loads=self.link_loads(model),
+            capacity=capacity * KIB if capacity else None,
+            window=window,
+        )
 
     def position_of(self, core_id: int, workload_id: int) -> int | None:
         """Position of the workload with this id on the core, if there is one."""

@@ -10,7 +10,9 @@ from irtools.analysis import analyze
 from irtools.analysis.balance import balance, spread_text
 from irtools.analysis.summary import summarize
 
-RAW_4X4 = Path(__file__).resolve().parents[3] / "shared/fixtures/gemini-raw/resnet_4x4_b4_ff1_ss2_rr50_ir.json"
+RAW_4X4 = (
+    Path(__file__).resolve().parents[3] / "shared/fixtures/gemini-raw/resnet_4x4_b4_ff1_ss2_rr50_ir.json"
+)
 
 
 def _cores(busy: list[int]) -> pd.DataFrame:
@@ -29,7 +31,9 @@ def test_equal_cores_are_balanced_and_one_busier_core_is_the_bottleneck() -> Non
 def test_many_cores_print_min_median_max_and_the_top_three() -> None:
     values = {c: 1000 + c for c in range(64)}
     text = spread_text(values, {}, lambda v: f"{v} B")
-    assert text == "min 1000 B, median 1031 B, max 1063 B over 64 cores (top: 63 1063 B, 62 1062 B, 61 1061 B)"
+    assert (
+        text == "min 1000 B, median 1031 B, max 1063 B over 64 cores (top: 63 1063 B, 62 1062 B, 61 1061 B)"
+    )
     assert spread_text({0: 5, 1: 6}, {0: "a", 1: "b"}, str) == "a: 5, b: 6"
 
 

@@ -7,11 +7,17 @@ from pathlib import Path
 from irtools.rules.context import CheckOptions
 from irtools.validate import validate_file
 
-VALID = Path(__file__).resolve().parents[2] / "sample_ir" / "valid" / "mesh2x2_conv_b1_c4_bw16_stschedule.json"
+VALID = (
+    Path(__file__).resolve().parents[2] / "sample_ir" / "valid" / "mesh2x2_conv_b1_c4_bw16_stschedule.json"
+)
 
 
 def codes(options: CheckOptions) -> list[tuple[str, str]]:
-    return [(f.code, f.pointer) for f in validate_file(str(VALID), options).findings if f.code in ("GIR308", "GIR402")]
+    return [
+        (f.code, f.pointer)
+        for f in validate_file(str(VALID), options).findings
+        if f.code in ("GIR308", "GIR402")
+    ]
 
 
 def test_opt_in_rules_are_silent_by_default() -> None:

@@ -60,7 +60,10 @@ def test_npu_simulator_slice_findings() -> None:
     # ifmap /0/0/ifmap/0 covers [0,0,0,0]..[0,2,223,38] = 1 x roundup(3,8) x 224 x 39 = 69888 bytes, but says 618240
     # (the size of the whole DRAM tensor); every ifmap of the slice repeats that.
     assert all(f.pointer.endswith("/ifmap/0/size") for f in by_code["GIR307"])
-    assert any("size 618240 differs from 1 x roundup(3, 8) x 224 x 39 x 8/8 = 69888" in f.message for f in by_code["GIR307"])
+    assert any(
+        "size 618240 differs from 1 x roundup(3, 8) x 224 x 39 x 8/8 = 69888" in f.message
+        for f in by_code["GIR307"]
+    )
     # Transfers produced by DRAM out entries that failed the schema (scalar lower/upper) are not called dangling.
     assert not any(f.transfer_id in (0, 1, 2) for f in by_code["GIR201"])
     assert all(f.severity is Severity.ERROR for f in by_code["GIR203"])

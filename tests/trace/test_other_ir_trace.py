@@ -16,7 +16,9 @@ def test_a_multicore_raw_ir_with_a_single_core_trace_gives_one_finding() -> None
     m = measure(analyze(FIXTURES / "gemini-raw" / "resnet_2x2_b1_ir.json"), read_trace(R50_TRACE))
     unknown = [f for f in m.findings if f.code == "GIR611"]
     assert len(unknown) == 1  # 88 before: one per wkl
-    assert unknown[0].message.startswith("the trace does not belong to this IR: 88 of the 88 wkl ids it names")
+    assert unknown[0].message.startswith(
+        "the trace does not belong to this IR: 88 of the 88 wkl ids it names"
+    )
     assert "(the IR has no core 0)" in unknown[0].message
 
 

@@ -306,7 +306,7 @@ def mesh_view(
         return empty_figure("no mesh: the file gives no xlen/ylen, or a core has no position on it")
     tiles = analysis.tiles(model, window)
     tiles = tiles.assign(label=[analysis.core_label(int(c)) for c in tiles["core_id"]])
-    bandwidth = analysis.options.noc_bandwidth
+    bandwidth = analysis.options.noc_bw
     links = noc_links_table(analysis.link_loads(model), bandwidth, window)
     scope = f"{model} model, " + (
         f"cycles {window[0]:,.0f}-{window[1]:,.0f}" if window is not None else "whole schedule"

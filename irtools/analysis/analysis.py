@@ -11,11 +11,12 @@ import pandas as pd
 from irtools.analysis.blocks import KIB, add_positions, l2_blocks_table, l2_capacity_kib
 from irtools.analysis.buffers import l2_tables, wl0_tables
 from irtools.analysis.layers import layers_table
-from irtools.analysis.link_load import LinkLoads, link_loads, noc_links_table
+from irtools.analysis.link_load import LinkLoads, noc_links_table, timed_links
+from irtools.analysis.noc import GEMINI_FREQUENCY, NocModel, noc_links, noc_schedule, noc_times
 from irtools.analysis.schedule_tables import core_transfers_table, cores_table, timeline_table
 from irtools.analysis.tables import L2_OCCUPANCY, L2_REGIONS, TABLES, TENSORS
 from irtools.analysis.tiles import held_bytes, tile_table
-from irtools.analysis.timeline import Schedule, schedules
+from irtools.analysis.timeline import MODELS, Schedule, schedules
 from irtools.analysis.traffic import dram_traffic, dram_transfers
 from irtools.errors import AnalysisError
 from irtools.loading.graph import find_cycles, wait_graph
@@ -24,6 +25,9 @@ from irtools.loading.load import LoadedIR, load_ir
 from irtools.loading.mesh import MESH, core_label
 from irtools.loading.reader import gc_paused
 
+TABLE_ATTRIBUTES = {"noc_links": "noc_link_table"}
+"""Tables whose Analysis attribute has another name (`Analysis.noc_links` holds the routed rows per step)."""
+
 
 @dataclass(frozen=True, slots=True)
 class AnalysisOptions:
@@ -31,8 +35,11 @@ class AnalysisOptions:
     """WL0 capacity in bytes; enables free space in wl0_occupancy."""
     l2_size: int | None = None
     """L2 size in bytes for files that do not record it (the raw dialect); l2_blocks' capacity."""
-    noc_bandwidth: int | None = None
-    """NoC bandwidth in bytes per cycle per directed link (Gemini's input line); noc_links' busy share."""
+    noc_bw: int | None = None
+    """NoC bandwidth per directed link and cycle, as in Gemini's input line; enables the `noc` model
+    and the busy share of each link in the noc_link_table."""
+    noc_frequency: float = GEMINI_FREQUENCY
+    """Gemini's frequency, which divides the NoC time (irtools.analysis.noc)."""
 
 
 class Analysis:
@@ -59,10 +66,36 @@ class Analysis:
         """L2 size in bytes; None when the file's buffersize broke the schema."""
         return self.index.ir.buffersize
 
+    @property
+    def models(self) -> tuple[str, ...]:
+        """The timing models of this analysis: sequential, dependency, and noc when a NoC bandwidth is set."""
+        return (*MODELS, "noc") if self.noc_model else MODELS
+
+    @cached_property
+    def noc_model(self) -> NocModel | None:
+        """The NoC of the `noc` model, or None without a NoC bandwidth."""
+        bw = self.options.noc_bw
+        return None if bw is None else NocModel(bw, self.options.noc_frequency)
+
     @cached_property
     def schedules(self) -> dict[str, Schedule]:
-        """The sequential and dependency schedules."""
-        return schedules(self.index)
+        """The sequential and dependency schedules, and the noc schedule with a NoC bandwidth."""
+        found = schedules(self.index)
+        if self.noc_model is not None:
+            found["noc"] = noc_schedule(self.index, self.noc_model, self.noc_steps)
+        return found
+
+    @cached_property
+    def noc_links(self) -> pd.DataFrame:
+        """Every (layer step, traffic kind, directed link) with its bytes (irtools.analysis.noc.noc_links)."""
+        return noc_links(self.index)
+
+    @cached_property
+    def noc_steps(self) -> pd.DataFrame:
+        """Per layer step: its heaviest link, the link's bytes and the NoC time; needs a NoC bandwidth."""
+        if self.noc_model is None:
+            raise AnalysisError("the NoC time needs a NoC bandwidth (noc_bw)")
+        return noc_times(self.index, self.noc_model, self.noc_links)
 
     def makespan(self, model: str) -> int | None:
         return self.schedules[model].makespan
@@ -159,9 +192,9 @@ class Analysis:
         return layers_table(self.timeline, self.dram_traffic, held, capacity * KIB if capacity else None)
 
     def link_loads(self, model: str = "dependency") -> LinkLoads | None:
-        """The routed NoC traffic timed under `model` (None without a mesh); kept per model."""
+        """The routed NoC traffic (noc_links) timed under `model` (None without a mesh); kept per model."""
         if model not in self._link_loads:
-            self._link_loads[model] = link_loads(self.index, self.timeline, model)
+            self._link_loads[model] = timed_links(self.index, self.timeline, model, self.noc_links)
         return self._link_loads[model]
 
     @cached_property
@@ -169,8 +202,9 @@ class Analysis:
         return {}
 
     @cached_property
-    def noc_links(self) -> pd.DataFrame:
-        return noc_links_table(self.link_loads("dependency"), self.options.noc_bandwidth)
+    def noc_link_table(self) -> pd.DataFrame:
+        """The `noc_links` table: bytes per directed link over the schedule (busy share with noc_bw)."""
+        return noc_links_table(self.link_loads("dependency"), self.options.noc_bw)
 
     def tiles(self, model: str = "dependency", window: tuple[float, float] | None = None) -> pd.DataFrame:
         """One row per core tile: busy/waiting share, peak L2, DRAM and core-to-core bytes in `window`."""
@@ -211,7 +245,7 @@ class Analysis:
             raise KeyError(f"unknown table {name!r}; tables: {', '.join(TABLES)}")
         # The loaded IR holds millions of objects; collector passes over them would dominate.
         with gc_paused():
-            frame: pd.DataFrame = add_positions(getattr(self, name), self.index)
+            frame: pd.DataFrame = add_positions(getattr(self, TABLE_ATTRIBUTES.get(name, name)), self.index)
         return frame
 
     def tables(self) -> dict[str, pd.DataFrame]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from irtools.analysis.tables import LAYERS
@@ -35,6 +36,27 @@ def layers_table(
         }
     ).reset_index()
     table["peak_l2_fraction"] = table["peak_l2_bytes"] / buffersize if buffersize else float("nan")
+    table = table.join(_noc_bounds(timeline), on="layer_name")
     # Layers that cannot be scheduled go last, in file order (the sort is stable).
     table = table.sort_values("start", kind="stable", na_position="last").reset_index(drop=True)
     return LAYERS.frame({c.name: table[c.name] for c in LAYERS.columns})
+
+
+def _noc_bounds(timeline: pd.DataFrame) -> pd.DataFrame:
+    """Per layer from the noc rows: noc_added, bound, noc_link (empty columns without a noc model)."""
+    noc = timeline[timeline["model"] == "noc"]
+    columns = ["noc_added", "bound", "noc_link"]
+    if noc.empty:
+        return pd.DataFrame(columns=columns, index=pd.Index([], name="layer_name"))
+    # A step's workloads share one NoC time and link: the step adds its NoC time over its longest workload.
+    steps = (
+        noc.groupby(["layer_name", "noc_time", "noc_link"], sort=False, dropna=False)["time"]
+        .max()
+        .reset_index()
+    )
+    steps["added"] = np.maximum(steps["noc_time"].astype("int64") - steps["time"], 0)
+    slowest = steps.sort_values("added", ascending=False, kind="stable").drop_duplicates("layer_name")
+    out = steps.groupby("layer_name", sort=False)["added"].sum().to_frame("noc_added")
+    out["bound"] = np.where(out["noc_added"] > 0, "NoC", "compute")
+    out["noc_link"] = slowest.set_index("layer_name")["noc_link"]
+    return out

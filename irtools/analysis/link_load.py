@@ -14,7 +14,6 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from irtools.analysis.noc import noc_links as routed_links
 from irtools.analysis.noc import noc_transfers, workload_steps
 from irtools.analysis.routing import link_label
 from irtools.loading.index import IRIndex
@@ -52,14 +51,15 @@ def step_spans(index: IRIndex, timeline: pd.DataFrame, model: str) -> pd.DataFra
     return steps.groupby("step", as_index=False).agg(start=("start", "min"), end=("end", "max"))
 
 
-def link_loads(index: IRIndex, timeline: pd.DataFrame, model: str) -> LinkLoads | None:
-    """The routed traffic of a file with a mesh, timed under `model`; None without xlen/ylen."""
+def timed_links(index: IRIndex, timeline: pd.DataFrame, model: str, routed: pd.DataFrame) -> LinkLoads | None:
+    """The routed traffic of a file with a mesh (`routed`: noc.noc_links rows), timed under `model`;
+    None without xlen/ylen."""
     xlen, ylen = index.ir.xlen, index.ir.ylen
     if xlen is None or ylen is None:
         return None
     spans = step_spans(index, timeline, model)
     # A step that cannot be scheduled (a wait cycle) has no span: NaN start and end.
-    timed = routed_links(index).merge(spans, on="step", how="left")
+    timed = routed.merge(spans, on="step", how="left")
     core = noc_transfers(index)["core"].merge(spans, on="step", how="left")
     ends = timeline.loc[timeline["model"] == model, "end"]
     last = float(ends.max()) if ends.notna().any() else 0.0

@@ -201,5 +201,38 @@ def noc_durations(index: IRIndex, times: pd.DataFrame) -> tuple[list[int], list[
 
 def noc_schedule(index: IRIndex, model: NocModel, times: pd.DataFrame | None = None) -> Schedule:
     """The `noc` timing model: the dependency model with each workload stretched to its step's NoC time."""
-    durations, _ = noc_durations(index, noc_times(index, model) if times is None else times)
-    return dependency(index, durations, model="noc")
+    times = noc_times(index, model) if times is None else times
+    durations, steps = noc_durations(index, times)
+    schedule = dependency(index, durations, model="noc")
+    step_time, step_link = times["noc_time"].tolist(), times["link"].tolist()
+    schedule.noc_time = [int(step_time[s]) for s in steps]
+    schedule.noc_link = [step_link[s] for s in steps]
+    return schedule
+
+
+def noc_headline(
+    layers: pd.DataFrame, dependency: int | None, noc: int | None, model: NocModel
+) -> dict[str, Any]:
+    """What the NoC adds: cycles over the dependency makespan, the NoC-bound layers, and the links they wait on.
+
+    `layers` is the layer rollup of an analysis with this NoC model (its noc_added, bound, noc_link).
+    """
+    bound = layers[layers["bound"] == "NoC"]
+    by_link = (
+        bound.groupby("noc_link", sort=False)
+        .agg(added=("noc_added", "sum"), layers=("layer_name", list))
+        .sort_values("added", ascending=False, kind="stable")
+    )
+    added = None if dependency is None or noc is None else noc - dependency
+    return {
+        "bandwidth": model.bandwidth,
+        "frequency": model.frequency,
+        "added": added,
+        "added_fraction": added / noc if added is not None and noc else None,
+        "bound_layers": len(bound),
+        "layers": len(layers),
+        "links": [
+            {"link": str(link), "added": int(row.added), "layers": list(row.layers)}
+            for link, row in by_link.iterrows()
+        ],
+    }

@@ -1,4 +1,4 @@
-"""The timeline, cores and core_transfers tables, from the schedules of both timing models."""
+"""The timeline, cores and core_transfers tables, from the schedules of every timing model."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 import pandas as pd
 
 from irtools.analysis.tables import CORE_TRANSFERS, CORES, TIMELINE
-from irtools.analysis.timeline import MODELS, Schedule, core_ranges
+from irtools.analysis.timeline import Schedule, core_ranges
 from irtools.loading.index import IRIndex, workload_inputs
 
 
@@ -19,8 +19,7 @@ def _joined(ids: Iterable[int]) -> str | None:
 def timeline_table(index: IRIndex, schedules: dict[str, Schedule]) -> pd.DataFrame:
     columns: dict[str, list[Any]] = {c.name: [] for c in TIMELINE.columns}
     incomplete = index.incomplete
-    for model in MODELS:
-        schedule = schedules[model]
+    for model, schedule in schedules.items():
         critical = set(schedule.critical_path)
         for n, ref in enumerate(schedule.nodes):
             w = ref.workload
@@ -38,6 +37,10 @@ def timeline_table(index: IRIndex, schedules: dict[str, Schedule]) -> pd.DataFra
             columns["ifmap_transfers"].append(_joined(workload_inputs(w)))
             columns["ofmap_transfers"].append(_joined(o.transfer_id for o in w.ofmap))
             columns["incomplete"].append(ref.pointer in incomplete)
+            noc = None if schedule.noc_time is None else schedule.noc_time[n]
+            columns["noc_time"].append(noc)
+            columns["bound"].append(None if noc is None else "NoC" if noc > w.time else "compute")
+            columns["noc_link"].append(None if schedule.noc_link is None else schedule.noc_link[n])
     return TIMELINE.frame(columns)
 
 
@@ -59,12 +62,11 @@ def core_transfers_table(index: IRIndex) -> pd.DataFrame:
 
 def cores_table(index: IRIndex, schedules: dict[str, Schedule]) -> pd.DataFrame:
     columns: dict[str, list[Any]] = {c.name: [] for c in CORES.columns}
-    for model in MODELS:
-        schedule = schedules[model]
+    for model, schedule in schedules.items():
         makespan = schedule.makespan
         for (core_id, refs), nodes in zip(index.cores.items(), core_ranges(index)):
             ends = [schedule.end[n] for n in nodes]
-            busy = sum(ref.workload.time for ref in refs)
+            busy = sum(schedule.duration(n) for n in nodes)
             placed = [e for e in ends if e is not None]
             columns["model"].append(model)
             columns["core_id"].append(core_id)

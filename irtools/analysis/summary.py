@@ -8,7 +8,7 @@ from typing import Any
 from irtools.analysis.analysis import Analysis
 from irtools.analysis.balance import Balance, balance, spread_text
 from irtools.analysis.blocks import KIB
-from irtools.analysis.timeline import MODELS
+from irtools.analysis.noc import noc_headline
 from irtools.loading.mesh import LINEAR, MESH, core_label
 from irtools.loading.raw import RAW
 
@@ -37,6 +37,8 @@ class Summary:
     core_labels: dict[int, str] = field(default_factory=dict)
     """Core -> "id (x,y)", its mesh position under the file's numbering."""
     numbering: str = LINEAR
+    noc: dict[str, Any] | None = None
+    """With a NoC bandwidth: what the NoC adds and on which links (irtools.analysis.noc.noc_headline)."""
     balance: Balance | None = None
     """Busy cycles over the cores and whether one core is the bottleneck."""
 
@@ -45,6 +47,8 @@ class Summary:
         data["peak_l2"] = {str(k): v for k, v in self.peak_l2.items()}
         data["peak_wl0"] = {str(k): v for k, v in self.peak_wl0.items()}
         data["core_labels"] = {str(k): v for k, v in self.core_labels.items()}
+        if self.noc is None:  # without a NoC bandwidth the JSON stays as it was
+            del data["noc"]
         return data
 
     def render(self) -> str:
@@ -56,14 +60,15 @@ class Summary:
         if self.numbering == MESH:
             cores = ", ".join(self.core_labels[c] for c in sorted(self.core_labels))
             lines.append(f"  cores by mesh position y*(xlen+2)+x+1: {cores}")
-        for model in MODELS:
-            value = self.makespan[model]
+        for model, value in self.makespan.items():
             text = (
                 f"{value:,} cycles"
                 if value is not None
                 else f"none ({self.unscheduled} workloads unschedulable)"
             )
             lines.append(f"  makespan ({model}): {text}")
+        if self.noc is not None:
+            lines.extend(_noc_lines(self.noc))
         # Mesh ids name a position only with it; linear ids are their position already.
         labels = {
             c: self.core_labels.get(c, str(c)) if self.numbering == MESH else str(c) for c in self.core_labels
@@ -93,6 +98,25 @@ class Summary:
                 f"  {self.incomplete} workloads lost entries to schema errors (run `irtools validate`)"
             )
         return "\n".join(lines) + "\n"
+
+
+def _noc_lines(noc: dict[str, Any]) -> list[str]:
+    head = f"  NoC at {noc['bandwidth']} B/cycle per link: "
+    if noc["added"] is None:
+        return [head + "no makespan (unschedulable workloads)"]
+    if noc["added"] <= 0:
+        return [head + f"adds nothing (no layer is NoC-bound; {noc['layers']} layers)"]
+    lines = [
+        head + f"adds {noc['added']:,} cycles ({noc['added_fraction']:.1%} of the noc makespan); "
+        f"{noc['bound_layers']} of {noc['layers']} layers NoC-bound"
+    ]
+    for link in noc["links"][:3]:
+        names = link["layers"]
+        shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
+        lines.append(f"    {link['link']}: +{link['added']:,} cycles ({shown})")
+    if len(noc["links"]) > 3:
+        lines.append(f"    … {len(noc['links']) - 3} more links (layers table: bound, noc_link, noc_added)")
+    return lines
 
 
 def models_agree(analysis: Analysis) -> bool:
@@ -128,7 +152,7 @@ def summarize(analysis: Analysis) -> Summary:
         cores=len(analysis.index.cores),
         workloads=len(dependency.nodes),
         buffersize=buffersize,
-        makespan={model: analysis.makespan(model) for model in MODELS},
+        makespan={model: analysis.makespan(model) for model in analysis.models},
         unscheduled=sum(1 for s in dependency.start if s is None),
         incomplete=len(analysis.index.incomplete),
         peak_l2={int(k): int(v) for k, v in l2.items()},
@@ -140,4 +164,11 @@ def summarize(analysis: Analysis) -> Summary:
         core_labels={c: core_label(c, index.numbering, index.ir.xlen) for c in index.cores},
         numbering=index.numbering,
         balance=balance(analysis.cores),
+        noc=(
+            noc_headline(
+                analysis.layers, analysis.makespan("dependency"), analysis.makespan("noc"), analysis.noc_model
+            )
+            if analysis.noc_model
+            else None
+        ),
     )

@@ -10,7 +10,8 @@ from typing import Any
 
 import pandas as pd
 
-from irtools.analysis.analysis import Analysis
+from irtools.analysis.analysis import Analysis, AnalysisOptions
+from irtools.analysis.noc import GEMINI_FREQUENCY
 from irtools.analysis.summary import summarize
 from irtools.analysis.tables import Column, TableSpec
 from irtools.findings import Severity
@@ -39,6 +40,15 @@ SWEEP = TableSpec(
         Column(
             "makespan_dependency", "Int64", "cycles", "Makespan, dependency model; empty on a wait cycle."
         ),
+        Column(
+            "noc_bw", "Int64", "B/cycle", "NoC bandwidth per directed link the noc model used; empty without."
+        ),
+        Column(
+            "makespan_noc",
+            "Int64",
+            "cycles",
+            "Makespan, noc model (the scheduler's latency T); empty without a NoC bandwidth.",
+        ),
         Column("peak_l2_max", "Int64", "bytes", "Largest L2 snapshot on any core."),
         Column("peak_l2_fraction", "float64", "fraction", "peak_l2_max / buffersize."),
         Column("peak_l2_per_core", "str", "bytes", "Peak L2 of each core, in core order, joined with ';'."),
@@ -52,8 +62,16 @@ SWEEP = TableSpec(
 )
 
 
-def summarize_file(path: str, max_bytes: int | None = None) -> dict[str, Any]:
-    """One sweep row; never raises for bad content (the row says what could not be measured)."""
+def summarize_file(
+    path: str,
+    max_bytes: int | None = None,
+    noc_bw: int | None = None,
+    noc_frequency: float = GEMINI_FREQUENCY,
+) -> dict[str, Any]:
+    """One sweep row; never raises for bad content (the row says what could not be measured).
+
+    `noc_bw` (per file: a sweep's runs may differ in it) adds the noc model's makespan.
+    """
     row: dict[str, Any] = dict.fromkeys(SWEEP.dtypes)
     row["path"] = path
     match = NAME.match(Path(path).name)
@@ -69,7 +87,8 @@ def summarize_file(path: str, max_bytes: int | None = None) -> dict[str, Any]:
     except OSError:
         row.update(errors=1, warnings=0, analyzed=False)  # unreadable: counted as one error (GIR100)
         return row
-    analysis = Analysis(loaded) if loaded.ir is not None else None
+    options = AnalysisOptions(noc_bw=noc_bw, noc_frequency=noc_frequency)
+    analysis = Analysis(loaded, options) if loaded.ir is not None else None
     findings = check_loaded(loaded, index=analysis.index if analysis else None)
     row["errors"] = sum(f.severity is Severity.ERROR for f in findings)
     row["warnings"] = sum(f.severity is Severity.WARNING for f in findings)
@@ -83,6 +102,8 @@ def summarize_file(path: str, max_bytes: int | None = None) -> dict[str, Any]:
         workloads=s.workloads,
         makespan_sequential=s.makespan["sequential"],
         makespan_dependency=s.makespan["dependency"],
+        noc_bw=noc_bw,
+        makespan_noc=s.makespan.get("noc"),
         peak_l2_max=max(peaks, default=0),
         peak_l2_fraction=max(peaks, default=0) / s.buffersize if s.buffersize else None,
         peak_l2_per_core=";".join(map(str, peaks)) or None,
@@ -99,19 +120,22 @@ def sweep_table(
     progress: Callable[[int, int], None] | None = None,
     max_bytes: int | None = None,
     allow_empty: bool = False,
+    noc_bw: int | None = None,
+    noc_frequency: float = GEMINI_FREQUENCY,
 ) -> pd.DataFrame:
     """Summaries of every IR under `paths` (files or directories), sorted by path."""
     files = discover(paths, allow_empty)
     rows: list[dict[str, Any]] = []
     if jobs > 1 and len(files) > 1:
         with ProcessPoolExecutor(max_workers=min(jobs, len(files))) as pool:
-            for row in pool.map(summarize_file, files, [max_bytes] * len(files)):
+            n = len(files)
+            for row in pool.map(summarize_file, files, [max_bytes] * n, [noc_bw] * n, [noc_frequency] * n):
                 rows.append(row)
                 if progress:
                     progress(len(rows), len(files))
     else:
         for f in files:
-            rows.append(summarize_file(f, max_bytes))
+            rows.append(summarize_file(f, max_bytes, noc_bw, noc_frequency))
             if progress:
                 progress(len(rows), len(files))
     return SWEEP.frame({c.name: [r[c.name] for r in rows] for c in SWEEP.columns})

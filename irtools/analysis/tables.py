@@ -59,7 +59,7 @@ TIMELINE = TableSpec(
     "for (producers of its ifmap and weight transfers, and senders naming it as a destination) has "
     "ended; workloads caught in or behind a wait cycle (GIR502) have no start.",
     (
-        _c("model", "str", "", "Timing model: sequential or dependency."),
+        _c("model", "str", "", "Timing model: sequential, dependency, or noc (with a NoC bandwidth)."),
         _CORE,
         _POSITION,
         _WORKLOAD,
@@ -67,7 +67,7 @@ TIMELINE = TableSpec(
         _c("layer_type", "str", "", "Hardware module: pe, vp or dt (free text in real files)."),
         _c("time", "int64", "cycles", "Estimated running time from the IR."),
         _c("start", "Int64", "cycles", "Start time; empty when the workload cannot be scheduled."),
-        _c("end", "Int64", "cycles", "End time (start + time)."),
+        _c("end", "Int64", "cycles", "End time: start + time (noc: start + max(time, noc_time))."),
         _c(
             "wait",
             "Int64",
@@ -83,6 +83,15 @@ TIMELINE = TableSpec(
         ),
         _c("ofmap_transfers", "str", "", "Transfer ids of its ofmaps, joined with ';'."),
         _c("incomplete", "bool", "", "Entries of this workload broke the schema and were left out."),
+        _c(
+            "noc_time",
+            "Int64",
+            "cycles",
+            "noc rows: NoC time of the workload's layer step (heaviest link's bytes / NoC bandwidth, "
+            "over Gemini's frequency); empty under the other models.",
+        ),
+        _c("bound", "str", "", "noc rows: `NoC` when noc_time exceeds time, else `compute`."),
+        _c("noc_link", "str", "", "noc rows: the step's heaviest directed link, e.g. `DRAM W0->(0,0)`."),
     ),
 )
 
@@ -90,10 +99,10 @@ CORES = TableSpec(
     "cores",
     "One row per core and timing model: how busy the core is over the whole schedule.",
     (
-        _c("model", "str", "", "Timing model: sequential or dependency."),
+        _c("model", "str", "", "Timing model: sequential, dependency, or noc (with a NoC bandwidth)."),
         _CORE,
         _c("workloads", "int64", "", "Number of workloads on the core."),
-        _c("busy", "int64", "cycles", "Sum of the workloads' time."),
+        _c("busy", "int64", "cycles", "Sum of the workloads' durations (time; noc: max(time, noc_time))."),
         _c("idle", "Int64", "cycles", "makespan - busy; empty when the schedule has no makespan."),
         _c("last_end", "Int64", "cycles", "End of the core's last workload."),
         _c("utilization", "float64", "fraction", "busy / makespan (of the whole schedule)."),
@@ -282,6 +291,20 @@ LAYERS = TableSpec(
         _c("write_bytes", "int64", "bytes", "Feature maps the layer writes to DRAM."),
         _c("peak_l2_bytes", "int64", "bytes", "Largest L2 snapshot total while one of its workloads runs."),
         _c("peak_l2_fraction", "float64", "fraction", "peak_l2_bytes / buffersize."),
+        _c(
+            "noc_added",
+            "Int64",
+            "cycles",
+            "With a NoC bandwidth: cycles the NoC adds to the layer, summed over its steps "
+            "(NoC time - the step's longest workload time, where positive); else empty.",
+        ),
+        _c("bound", "str", "", "With a NoC bandwidth: `NoC` when noc_added > 0, else `compute`; else empty."),
+        _c(
+            "noc_link",
+            "str",
+            "",
+            "With a NoC bandwidth: the heaviest directed link of the layer's slowest step.",
+        ),
     ),
 )
 

@@ -23,6 +23,15 @@ class Schedule:
     wait: list[int | None]
     critical_path: list[int]
     """Node numbers, in time order, of the chain that ends last."""
+    noc_time: list[int] | None = None
+    """`noc` model: each node's NoC time (its layer step's); None for the other models."""
+    noc_link: list[str | None] | None = None
+    """`noc` model: each node's step's heaviest directed link."""
+
+    def duration(self, n: int) -> int:
+        """How long node n runs under this model: its time, stretched to its NoC time under `noc`."""
+        own = self.nodes[n].workload.time
+        return own if self.noc_time is None else max(own, self.noc_time[n])
 
     @property
     def makespan(self) -> int | None:

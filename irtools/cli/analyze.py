@@ -18,6 +18,7 @@ from irtools.cli.common import (
     positive_int,
     show_progress,
 )
+from irtools.cli.noc_args import add_noc_arguments
 from irtools.cli.trace_args import add_trace_argument, load_measured, print_measured
 from irtools.findings import Severity
 
@@ -53,6 +54,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         help="L2 size for files that do not record it (the raw dialect); l2_blocks' capacity",
     )
     ana.add_argument("--json", action="store_true", help="print the summary as JSON")
+    add_noc_arguments(ana)
     add_trace_argument(ana)
     add_max_mb(ana)
 
@@ -65,10 +67,11 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     trc.add_argument("-o", "--output", required=True, metavar="FILE", help="trace file to write (atomically)")
     trc.add_argument(
         "--model",
-        choices=("dependency", "sequential"),
+        choices=("dependency", "sequential", "noc"),
         default="dependency",
-        help="timing model (default: dependency)",
+        help="timing model (default: dependency; noc needs --noc-bw)",
     )
+    add_noc_arguments(trc)
     trc.add_argument(
         "--clock-mhz",
         type=positive_float,
@@ -92,6 +95,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     swp.add_argument(
         "--jobs", "-j", type=positive_int, default=1, metavar="N", help="summarize N files in parallel"
     )
+    add_noc_arguments(swp)
     add_max_mb(swp)
     add_allow_empty(swp)
 
@@ -100,12 +104,19 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     tab.add_argument("--markdown", action="store_true", help="the catalogue as Markdown (docs/tables.md)")
 
 
-def _analysis(path: str, limit: int, wl0_size: int | None = None, l2_size: int | None = None) -> Analysis:
+def _analysis(
+    path: str,
+    limit: int,
+    wl0_size: int | None = None,
+    l2_size: int | None = None,
+    args: argparse.Namespace | None = None,
+) -> Analysis:
     from irtools.analysis import AnalysisOptions, analyze
 
     if show_progress():
         sys.stderr.write(f"loading {path}\n")
-    analysis = analyze(path, AnalysisOptions(wl0_size=wl0_size, l2_size=l2_size), max_bytes=limit)
+    noc = {"noc_bw": args.noc_bw, "noc_frequency": args.noc_frequency} if args is not None else {}
+    analysis = analyze(path, AnalysisOptions(wl0_size=wl0_size, l2_size=l2_size, **noc), max_bytes=limit)
     errors = [f for f in analysis.loaded.findings if f.severity is Severity.ERROR]
     if errors:
         print(
@@ -128,7 +139,7 @@ def run_analyze(args: argparse.Namespace) -> int:
 
     if args.format == "parquet" and not parquet_available():
         raise UsageError("--format parquet needs pyarrow (pip install pyarrow)")
-    analysis = _analysis(args.path, max_bytes(args), args.wl0_size, args.l2_size)
+    analysis = _analysis(args.path, max_bytes(args), args.wl0_size, args.l2_size, args)
     measured = load_measured(analysis, args.trace) if args.trace else None
     tables = analysis.tables() | (measured.tables() if measured else {})
     written = write_tables(tables, args.out, args.format, _note_writing if show_progress() else None)
@@ -158,8 +169,11 @@ def run_analyze(args: argparse.Namespace) -> int:
 
 def run_export_trace(args: argparse.Namespace) -> int:
     from irtools.analysis.trace import chrome_trace
+    from irtools.rules.registry import UsageError
 
-    analysis = _analysis(args.path, max_bytes(args))
+    if args.model == "noc" and args.noc_bw is None:
+        raise UsageError("--model noc needs --noc-bw")
+    analysis = _analysis(args.path, max_bytes(args), args=args)
     trace = chrome_trace(analysis, args.model, args.clock_mhz)
     measured = load_measured(analysis, args.trace) if args.trace else None
     if measured:
@@ -184,7 +198,15 @@ def run_summarize(args: argparse.Namespace) -> int:
     from irtools.analysis.io import write_csv
     from irtools.analysis.sweep import sweep_table
 
-    table = sweep_table(args.paths, args.jobs, file_progress("summarized"), max_bytes(args), args.allow_empty)
+    table = sweep_table(
+        args.paths,
+        args.jobs,
+        file_progress("summarized"),
+        max_bytes(args),
+        args.allow_empty,
+        args.noc_bw,
+        args.noc_frequency,
+    )
     write_csv(table, args.output)
     analyzed = int(table["analyzed"].sum())
     print(

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+import pandas as pd
+
 from irtools.analysis.analysis import Analysis
 from irtools.analysis.balance import Balance, balance, spread_text
 from irtools.analysis.blocks import KIB
@@ -41,6 +43,8 @@ class Summary:
     """With a NoC bandwidth: what the NoC adds and on which links (irtools.analysis.noc.noc_headline)."""
     balance: Balance | None = None
     """Busy cycles over the cores and whether one core is the bottleneck."""
+    busiest_link: dict[str, Any] | None = None
+    """The noc_links table's heaviest link: link, bytes, share of all link bytes, busy_share (with noc_bw)."""
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -79,6 +83,8 @@ class Summary:
                 f"  busy per core: min {b.busy_min:,}, median {b.busy_median:,.0f}, max {b.busy_max:,} cycles; "
                 + b.text(f"core {labels.get(b.busiest, b.busiest)}")
             )
+        if self.busiest_link is not None:
+            lines.append(_busiest_link_line(self.busiest_link))
         if self.peak_l2:
             size = self.buffersize
 
@@ -98,6 +104,33 @@ class Summary:
                 f"  {self.incomplete} workloads lost entries to schema errors (run `irtools validate`)"
             )
         return "\n".join(lines) + "\n"
+
+
+def _busiest_link_line(link: dict[str, Any]) -> str:
+    """`info: busiest NoC link DRAM E1->(3,1) carries 12.6 MiB (7.0% of all link bytes); busy 52% ...`."""
+    line = (
+        f"  info: busiest NoC link {link['link']} carries {_size(link['bytes'])} "
+        f"({link['share']:.1%} of the bytes on all links, XY-routed as Gemini's NoC)"
+    )
+    if link["busy_share"] is None:
+        return line + "; --noc-bw gives its busy share"
+    return line + f"; busy {link['busy_share']:.0%} of the dependency makespan at {link['bandwidth']} B/cycle"
+
+
+def busiest_link(analysis: Analysis) -> dict[str, Any] | None:
+    """The heaviest row of the noc_links table as the summary shows it; None without NoC traffic."""
+    table = analysis.noc_link_table
+    if table.empty:
+        return None
+    top = table.iloc[0]
+    busy = top["busy_share"]
+    return {
+        "link": str(top["link"]),
+        "bytes": int(top["bytes"]),
+        "share": float(top["bytes"]) / float(table["bytes"].sum()),
+        "busy_share": None if pd.isna(busy) else float(busy),
+        "bandwidth": analysis.options.noc_bw,
+    }
 
 
 def _noc_lines(noc: dict[str, Any]) -> list[str]:
@@ -133,8 +166,9 @@ def _size(n: int) -> str:
     return f"{n} B"
 
 
-def summarize(analysis: Analysis) -> Summary:
-    """The headline numbers; reads the timeline, occupancy and traffic tables."""
+def summarize(analysis: Analysis, links: bool = True) -> Summary:
+    """The headline numbers; reads the timeline, occupancy and traffic tables (and with `links` the
+    routed NoC traffic, for the busiest link)."""
     raw = analysis.loaded.raw is not None
     if raw:
         l2 = analysis.l2_blocks.groupby("core_id")["held_kib"].max() * KIB
@@ -164,6 +198,7 @@ def summarize(analysis: Analysis) -> Summary:
         core_labels={c: core_label(c, index.numbering, index.ir.xlen) for c in index.cores},
         numbering=index.numbering,
         balance=balance(analysis.cores),
+        busiest_link=busiest_link(analysis) if links else None,
         noc=(
             noc_headline(
                 analysis.layers, analysis.makespan("dependency"), analysis.makespan("noc"), analysis.noc_model

@@ -35,9 +35,10 @@ class MeshShape:
 
 
 def mesh_shape(index: IRIndex) -> MeshShape | None:
-    """The mesh when the file gives xlen/ylen and every core has a position on it; else None."""
+    """The mesh when the file gives xlen/ylen and its two or more cores all have a position on it; else
+    None (one core is no chip to look at)."""
     xlen, ylen = index.ir.xlen, index.ir.ylen
-    if not xlen or not ylen or not index.cores:
+    if not xlen or not ylen or len(index.cores) < 2:
         return None
     if any(index.core_position(c) is None for c in index.cores):
         return None
@@ -134,6 +135,8 @@ def _core_bytes(
     if loads is None or loads.rows.empty:
         return {}, {}
     core = loads.core
+    # An ofmap a core keeps for its own next workload never enters the NoC.
+    core = core[(core["src_x"] != core["dst_x"]) | (core["src_y"] != core["dst_y"])]
     if core.empty:
         return {}, {}
     weight = in_window(core["start"].to_numpy(float), core["end"].to_numpy(float), window)

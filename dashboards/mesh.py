@@ -8,7 +8,6 @@ the row's centre line, down- and upbound right and left of the column's.
 
 from __future__ import annotations
 
-import html
 from typing import Any
 
 import numpy as np
@@ -256,7 +255,7 @@ def _link_traces(links: pd.DataFrame, bandwidth: int | None) -> list[go.Scatter]
     busy = [f", {s:.1%} busy at {bandwidth} B/cycle" if pd.notna(s) else "" for s in links["busy_share"]]
     custom = np.column_stack(
         [
-            [html.escape(str(v), quote=False) for v in links["link"]],
+            links["link"].astype(str).to_numpy(),  # made of integers by link_label: nothing to escape
             [format_bytes(int(v)) for v in links["bytes"]],
             [format_bytes(int(v)) for v in links["core_bytes"]],
             [format_bytes(int(v)) for v in links["dram_read_bytes"]],

@@ -9,6 +9,11 @@ the first view, and in the browser the time from selecting the file in the picke
 timeline and both maps are drawn, and until the first page of its findings is in the table, cold
 (loading, analysis and checking included) and warm (the file analyzed and checked already).
 Needs /usr/bin/chromium and chromedriver (as the browser tests do).
+
+`--mesh` measures the mesh view instead, on the 100 MB 64-core `irtools synth` IR (or `--mesh-file`):
+building it (routing every transfer and timing it, the tiles, the figure) cold and for a cycles
+window, against a raw `json.loads` of the same file, and in the browser the time from selecting the
+file until the mesh is drawn and from a zoom of the timeline until the mesh shows that window.
 """
 
 from __future__ import annotations
@@ -152,6 +157,130 @@ def _until(driver: object, script: str, start: float) -> None:
         time.sleep(0.02)
 
 
+_MESH_DRAWN = (
+    "const g = document.querySelector('#mesh .js-plotly-plot');"
+    "return !!(g && g.data && g.data.some(t => t.name === 'tiles') && g._fullLayout"
+    " && g._fullLayout.title.text.includes(arguments[0]));"
+)
+
+
+def mesh_build(path: Path) -> dict[str, float]:
+    """Seconds to build the mesh view in Python (cold: routing included; then for a window), the raw
+    json.loads of the file as the yardstick, and the figure's JSON size."""
+    import json
+
+    from dashboards.data import load_entry
+    from dashboards.mesh import mesh_view
+
+    t0 = time.perf_counter()
+    json.loads(path.read_bytes())
+    parse = time.perf_counter() - t0
+    a = load_entry(path, path.name).analysis
+    a.timeline  # noqa: B018 - the timeline is the page's first figure: not the mesh's cost
+    t1 = time.perf_counter()
+    fig = mesh_view(a)
+    t2 = time.perf_counter()
+    end = float(a.timeline["end"].max())
+    mesh_view(a, window=(end * 0.4, end * 0.6))
+    t3 = time.perf_counter()
+    return {
+        "cores": len(a.index.cores),
+        "workloads": len(a.timeline) // 2,
+        "links": len(a.noc_link_table),
+        "parse_s": parse,
+        "cold_s": t2 - t1,
+        "window_s": t3 - t2,
+        "payload_kb": len(fig.to_json()) / 1e3,
+    }
+
+
+def mesh_draw(path: Path) -> tuple[float, float]:
+    """Browser seconds: selecting the file until its mesh is drawn (cold: loading included), and a
+    zoom of the timeline until the mesh shows that window."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.options import Options
+    from selenium.webdriver.common.by import By
+
+    with tempfile.TemporaryDirectory() as served:
+        shutil.copy(SAMPLE, Path(served) / "a_sample.json")
+        shutil.copy(path, Path(served) / "b_target.json")
+        port = _free_port()
+        server = subprocess.Popen(
+            [sys.executable, "-m", "irtools", "serve", served, "--port", str(port)],
+            stderr=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+        )
+        options = Options()
+        for arg in (
+            "--headless=new",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-dev-shm-usage",
+            "--no-first-run",
+            "--window-size=1500,1200",
+        ):
+            options.add_argument(arg)
+        driver = webdriver.Chrome(options=options)
+        try:
+            for _ in range(600):
+                try:
+                    socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                    break
+                except OSError:
+                    time.sleep(0.1)
+            driver.get(f"http://127.0.0.1:{port}/")
+            _until_args(driver, _MESH_DRAWN, time.perf_counter(), "Mesh 2x2")
+            driver.find_element(By.ID, "file-select").click()
+            driver.find_element(By.CSS_SELECTOR, ".dash-dropdown-search").send_keys("b_target")
+            option = driver.find_element(By.CSS_SELECTOR, ".dash-dropdown-option")
+            start = time.perf_counter()
+            option.click()
+            _until_args(driver, _MESH_DRAWN, start, "Mesh 8x8")
+            selected = time.perf_counter() - start
+            _until(driver, _DRAWN.replace("'l2-map', 'wl0-map'", "'timeline'"), start)
+            start = time.perf_counter()
+            driver.execute_script(
+                "Plotly.relayout(document.querySelector('#timeline .js-plotly-plot'),"
+                " {'xaxis.range[0]': 100000, 'xaxis.range[1]': 300000});"
+            )
+            _until_args(driver, _MESH_DRAWN, start, "cycles 100,000-300,000")
+            return selected, time.perf_counter() - start
+        finally:
+            driver.quit()
+            server.terminate()
+            server.wait()
+
+
+def _until_args(driver: object, script: str, start: float, *args: object) -> None:
+    while not driver.execute_script(script, *args):  # type: ignore[attr-defined]
+        if time.perf_counter() - start > 300:
+            raise TimeoutError("not drawn within 300 s")
+        time.sleep(0.02)
+
+
+def bench_mesh(path: Path | None) -> int:
+    print(
+        "| IR | MB | cores | workloads | links | json.loads s | mesh cold s | mesh cold / json.loads "
+        "| mesh for a window s | figure KB | selection -> mesh drawn s | timeline zoom -> mesh redrawn s |"
+    )
+    print("| --- " * 12 + "|")
+    with tempfile.TemporaryDirectory() as tmp:
+        if path is None:
+            from benchmarks.bench_scale import write_synth
+
+            path = Path(tmp) / "synth_100MB.json"
+            write_synth(path, 100)
+        m = mesh_build(path)
+        selected, zoomed = mesh_draw(path)
+        print(
+            f"| {path.name} | {path.stat().st_size / 1e6:.1f} | {m['cores']:.0f} | {m['workloads']:,.0f} "
+            f"| {m['links']:.0f} | {m['parse_s']:.2f} | {m['cold_s']:.2f} | {m['cold_s'] / m['parse_s']:.1f}x "
+            f"| {m['window_s']:.2f} | {m['payload_kb']:.0f} | {selected:.1f} | {zoomed:.1f} |",
+            flush=True,
+        )
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -161,8 +290,12 @@ def main() -> int:
     parser.add_argument(
         "--no-100mb", action="store_true", help="skip the 100 MB `irtools synth` IR (64 cores; 15 s to write)"
     )
+    parser.add_argument("--mesh", action="store_true", help="measure the mesh view only (see above)")
+    parser.add_argument("--mesh-file", type=Path, help="with --mesh: this IR instead of the 100 MB synth one")
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
+    if args.mesh:
+        return bench_mesh(args.mesh_file)
     from benchmarks.bench_scale import write_synth
     from benchmarks.many_findings import write_many_findings
     from benchmarks.many_tensors import write_many_tensors

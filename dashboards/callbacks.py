@@ -189,7 +189,7 @@ def register(app: Dash, store: FileStore) -> None:
         except (AccessError, AnalysisError, OSError) as exc:
             return f"⚠ {exc}"
         a = e.analysis
-        s = summarize(a)
+        s = summarize(a, links=False)  # the header names no link; the mesh section routes the traffic
         cores = a.cores[a.cores["model"] == model]
         buffersize = s.buffersize
         cards = [

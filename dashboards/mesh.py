@@ -83,29 +83,37 @@ def mesh_figure(
     values, label, share = metric_values(tiles, metric)
     marks, top = _tiles(tiles, values, label, share, metric, shape)
     fig.add_trace(marks)
-    # Tiles are rectangles in mesh units (markers are sized in pixels and would cover the links).
+    # Tiles are rectangles in mesh units (markers are sized in pixels and would cover the links),
+    # set in one go: add_shape one at a time revalidates the whole list, quadratic in the cores.
     colors = sample_colorscale(_SCALES.get(metric, "Blues"), list(np.clip(np.nan_to_num(values) / top, 0, 1)))
-    for x, y, color in zip(tiles["x"], tiles["y"], colors, strict=True):
-        fig.add_shape(
-            type="rect",
-            x0=x - TILE / 2,
-            x1=x + TILE / 2,
-            y0=y - TILE / 2,
-            y1=y + TILE / 2,
-            fillcolor=color,
-            line={"color": "#777", "width": 1},
-            layer="below",
-        )
+    half = TILE / 2
+    shapes: list[dict[str, Any]] = [
+        {
+            "type": "rect",
+            "x0": x - half,
+            "x1": x + half,
+            "y0": y - half,
+            "y1": y + half,
+            "fillcolor": color,
+            "line": {"color": "#777", "width": 1},
+            "layer": "below",
+        }
+        for x, y, color in zip(tiles["x"].tolist(), tiles["y"].tolist(), colors, strict=True)
+    ]
     if selected_core is not None and (tiles["core_id"] == selected_core).any():
         row = tiles[tiles["core_id"] == selected_core].iloc[0]
-        fig.add_shape(
-            type="rect",
-            x0=row["x"] - TILE / 2 - 0.05,
-            x1=row["x"] + TILE / 2 + 0.05,
-            y0=row["y"] - TILE / 2 - 0.05,
-            y1=row["y"] + TILE / 2 + 0.05,
-            line={"color": "#111", "width": 3},
+        pad = half + 0.05
+        shapes.append(
+            {
+                "type": "rect",
+                "x0": row["x"] - pad,
+                "x1": row["x"] + pad,
+                "y0": row["y"] - pad,
+                "y1": row["y"] + pad,
+                "line": {"color": "#111", "width": 3},
+            }
         )
+    fig.update_layout(shapes=shapes)
     fig.update_xaxes(
         range=[-1.6, shape.xlen + 0.6],
         tickvals=list(range(-1, shape.xlen + 1)),

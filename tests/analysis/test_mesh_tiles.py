@@ -52,7 +52,8 @@ def test_one_link_against_the_transfers_in_the_file(real: object) -> None:
     table = real.noc_link_table  # type: ignore[attr-defined]
     row = table[table["link"] == "(3,3)->(3,2)"].iloc[0]
     trees, total = _core_bytes_up_column_3_from_row_3()
-    assert (trees, total) == (24, 1_134_224)  # 24 ofmap trees of 47-68 KiB (conv_*_res, conv_*_a)
+    # 16 trees of 68,096 bytes to conv_2_0_res (4 sources x 4 batch groups), 8 of core 22 to pool5 (7,987 / 3,185)
+    assert (trees, total) == (24, 1_134_224)
     assert row["core_bytes"] == total
     assert row["direction"] == "-y" and row["dram_write_bytes"] == 0  # writes run along the port columns
     listed = crossing(real.link_loads(), (3, 3, 3, 2))  # type: ignore[attr-defined]

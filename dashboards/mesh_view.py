@@ -101,14 +101,15 @@ def register_mesh(app: Dash, store: FileStore) -> None:
             return no_update, no_update, no_update, no_update
         if len(custom) == 9:  # a tile: core id first
             core = int(custom[0])
-            focus = {"workloads": [], "transfer": None, "core": core, "position": None}
+            focus: dict[str, Any] = {"workloads": [], "transfer": None, "core": core, "position": None}
             return core, focus, f"{a.core_label(core)} picked on the mesh", no_update
         if len(custom) == 11 and ctx.triggered_id == "mesh":  # a link: its key last
             window = view_window(view, key)
             loads = a.link_loads(model)
             if loads is None:
                 return no_update, no_update, no_update, no_update
-            link = tuple(int(v) for v in custom[7:11])
+            x, y, to_x, to_y = (int(v) for v in custom[7:11])
+            link = (x, y, to_x, to_y)
             return no_update, no_update, no_update, _crossing_table(custom[0], crossing(loads, link, window))
         return no_update, no_update, no_update, no_update
 

@@ -86,10 +86,10 @@ class Summary:
         if self.busiest_link is not None:
             lines.append(_busiest_link_line(self.busiest_link))
         if self.peak_l2:
-            size = self.buffersize
+            capacity = self.buffersize
 
             def share(b: int) -> str:
-                return _size(b) + (f" ({b / size:.0%})" if size else "")
+                return _size(b) + (f" ({b / capacity:.0%})" if capacity else "")
 
             lines.append(f"  peak L2 per core: {spread_text(self.peak_l2, labels, share)}")
         if any(self.peak_wl0.values()):

@@ -25,7 +25,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "sample_ir" / "valid" / "mesh2x2_conv_b1_c4_bw16_stschedule.json"
@@ -83,15 +86,12 @@ def _findings_shown(total: int) -> str:
     )
 
 
-def first_view(path: Path, findings: int) -> tuple[float, list[float], list[float | None]]:
-    """Seconds until the timeline and both maps are drawn (and until the first page of the file's
-    `findings` is in the table; None for a file without findings, whose empty table looks like the
-    sample's): opening the page on the small sample, selecting `path` in the file picker (cold:
-    loading included), and selecting it again after the sample (warm: loaded, analyzed and checked,
-    as when `irtools serve FILE` has loaded it in the background)."""
+@contextmanager
+def served_page(path: Path) -> Iterator[tuple[Any, int]]:
+    """`irtools serve` on a folder holding the small sample and a copy of `path` (b_target.json), and a
+    headless Chromium driver once the server listens: (driver, port)."""
     from selenium import webdriver
     from selenium.webdriver.chrome.options import Options
-    from selenium.webdriver.common.by import By
 
     with tempfile.TemporaryDirectory() as served:
         # Copies: the dashboard refuses symlinks that lead out of the served directory.
@@ -123,35 +123,47 @@ def first_view(path: Path, findings: int) -> tuple[float, list[float], list[floa
                     break
                 except OSError:
                     time.sleep(0.1)
-            start = time.perf_counter()
-            driver.get(f"http://127.0.0.1:{port}/")
-            _until(driver, _DRAWN, start)
-            page = time.perf_counter() - start
-            seconds: list[float] = []
-            table: list[float | None] = []
-            for name in ("b_target", "a_sample", "b_target"):
-                driver.execute_script(_REMEMBER)
-                driver.find_element(By.ID, "file-select").click()
-                driver.find_element(By.CSS_SELECTOR, ".dash-dropdown-search").send_keys(name)
-                option = driver.find_element(By.CSS_SELECTOR, ".dash-dropdown-option")
-                start = time.perf_counter()
-                option.click()
-                _until(driver, _DRAWN, start)
-                seconds.append(time.perf_counter() - start)
-                if name == "b_target" and findings:
-                    _until(driver, _findings_shown(findings), start)
-                    table.append(time.perf_counter() - start)
-                elif name == "b_target":
-                    table.append(None)
-            return page, [seconds[0], seconds[2]], table
+            yield driver, port
         finally:
             driver.quit()
             server.terminate()
             server.wait()
 
 
-def _until(driver: object, script: str, start: float) -> None:
-    while not driver.execute_script(script):  # type: ignore[attr-defined]
+def first_view(path: Path, findings: int) -> tuple[float, list[float], list[float | None]]:
+    """Seconds until the timeline and both maps are drawn (and until the first page of the file's
+    `findings` is in the table; None for a file without findings, whose empty table looks like the
+    sample's): opening the page on the small sample, selecting `path` in the file picker (cold:
+    loading included), and selecting it again after the sample (warm: loaded, analyzed and checked,
+    as when `irtools serve FILE` has loaded it in the background)."""
+    from selenium.webdriver.common.by import By
+
+    with served_page(path) as (driver, port):
+        start = time.perf_counter()
+        driver.get(f"http://127.0.0.1:{port}/")
+        _until(driver, _DRAWN, start)
+        page = time.perf_counter() - start
+        seconds: list[float] = []
+        table: list[float | None] = []
+        for name in ("b_target", "a_sample", "b_target"):
+            driver.execute_script(_REMEMBER)
+            driver.find_element(By.ID, "file-select").click()
+            driver.find_element(By.CSS_SELECTOR, ".dash-dropdown-search").send_keys(name)
+            option = driver.find_element(By.CSS_SELECTOR, ".dash-dropdown-option")
+            start = time.perf_counter()
+            option.click()
+            _until(driver, _DRAWN, start)
+            seconds.append(time.perf_counter() - start)
+            if name == "b_target" and findings:
+                _until(driver, _findings_shown(findings), start)
+                table.append(time.perf_counter() - start)
+            elif name == "b_target":
+                table.append(None)
+        return page, [seconds[0], seconds[2]], table
+
+
+def _until(driver: object, script: str, start: float, *args: object) -> None:
+    while not driver.execute_script(script, *args):  # type: ignore[attr-defined]
         if time.perf_counter() - start > 300:
             raise TimeoutError("not drawn within 300 s")
         time.sleep(0.02)
@@ -197,65 +209,26 @@ def mesh_build(path: Path) -> dict[str, float]:
 def mesh_draw(path: Path) -> tuple[float, float]:
     """Browser seconds: selecting the file until its mesh is drawn (cold: loading included), and a
     zoom of the timeline until the mesh shows that window."""
-    from selenium import webdriver
-    from selenium.webdriver.chrome.options import Options
     from selenium.webdriver.common.by import By
 
-    with tempfile.TemporaryDirectory() as served:
-        shutil.copy(SAMPLE, Path(served) / "a_sample.json")
-        shutil.copy(path, Path(served) / "b_target.json")
-        port = _free_port()
-        server = subprocess.Popen(
-            [sys.executable, "-m", "irtools", "serve", served, "--port", str(port)],
-            stderr=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
+    with served_page(path) as (driver, port):
+        driver.get(f"http://127.0.0.1:{port}/")
+        _until(driver, _MESH_DRAWN, time.perf_counter(), "Mesh 2x2")
+        driver.find_element(By.ID, "file-select").click()
+        driver.find_element(By.CSS_SELECTOR, ".dash-dropdown-search").send_keys("b_target")
+        option = driver.find_element(By.CSS_SELECTOR, ".dash-dropdown-option")
+        start = time.perf_counter()
+        option.click()
+        _until(driver, _MESH_DRAWN, start, "Mesh 8x8")
+        selected = time.perf_counter() - start
+        _until(driver, _DRAWN.replace("'l2-map', 'wl0-map'", "'timeline'"), start)
+        start = time.perf_counter()
+        driver.execute_script(
+            "Plotly.relayout(document.querySelector('#timeline .js-plotly-plot'),"
+            " {'xaxis.range[0]': 100000, 'xaxis.range[1]': 300000});"
         )
-        options = Options()
-        for arg in (
-            "--headless=new",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-dev-shm-usage",
-            "--no-first-run",
-            "--window-size=1500,1200",
-        ):
-            options.add_argument(arg)
-        driver = webdriver.Chrome(options=options)
-        try:
-            for _ in range(600):
-                try:
-                    socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                    break
-                except OSError:
-                    time.sleep(0.1)
-            driver.get(f"http://127.0.0.1:{port}/")
-            _until_args(driver, _MESH_DRAWN, time.perf_counter(), "Mesh 2x2")
-            driver.find_element(By.ID, "file-select").click()
-            driver.find_element(By.CSS_SELECTOR, ".dash-dropdown-search").send_keys("b_target")
-            option = driver.find_element(By.CSS_SELECTOR, ".dash-dropdown-option")
-            start = time.perf_counter()
-            option.click()
-            _until_args(driver, _MESH_DRAWN, start, "Mesh 8x8")
-            selected = time.perf_counter() - start
-            _until(driver, _DRAWN.replace("'l2-map', 'wl0-map'", "'timeline'"), start)
-            start = time.perf_counter()
-            driver.execute_script(
-                "Plotly.relayout(document.querySelector('#timeline .js-plotly-plot'),"
-                " {'xaxis.range[0]': 100000, 'xaxis.range[1]': 300000});"
-            )
-            _until_args(driver, _MESH_DRAWN, start, "cycles 100,000-300,000")
-            return selected, time.perf_counter() - start
-        finally:
-            driver.quit()
-            server.terminate()
-            server.wait()
-
-
-def _until_args(driver: object, script: str, start: float, *args: object) -> None:
-    while not driver.execute_script(script, *args):  # type: ignore[attr-defined]
-        if time.perf_counter() - start > 300:
-            raise TimeoutError("not drawn within 300 s")
-        time.sleep(0.02)
+        _until(driver, _MESH_DRAWN, start, "cycles 100,000-300,000")
+        return selected, time.perf_counter() - start
 
 
 def bench_mesh(path: Path | None) -> int:

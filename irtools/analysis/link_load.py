@@ -16,6 +16,7 @@ import pandas as pd
 
 from irtools.analysis.noc import noc_transfers, workload_steps
 from irtools.analysis.routing import link_label
+from irtools.analysis.tables import NOC_LINKS
 from irtools.loading.index import IRIndex
 
 Window = tuple[float, float]
@@ -90,8 +91,6 @@ def noc_links_table(
     `bandwidth` is bytes per cycle per directed link (Gemini's NoC bandwidth); with it each link's
     busy cycles (bytes / bandwidth) and busy share of the window (or of the makespan).
     """
-    from irtools.analysis.tables import NOC_LINKS  # late: tables imports nothing of ours, keep it so
-
     if loads is None or loads.rows.empty:
         return NOC_LINKS.empty()
     rows = loads.rows

@@ -20,8 +20,9 @@ def _mesh(dash_duo: Any) -> dict[str, Any]:
     script = (
         "const g = document.querySelector('#mesh .js-plotly-plot');"
         "if (!g || !g.data || !g._fullLayout) return '{}';"
-        "const tiles = g.data.find(t => t.name === 'tiles');"
-        "const links = g.data.find(t => t.name === 'links');"
+        # _fullData: g.data keeps numpy arrays as Plotly's base64 specs, without a length.
+        "const tiles = g._fullData.find(t => t.name === 'tiles');"
+        "const links = g._fullData.find(t => t.name === 'links');"
         "return JSON.stringify({title: g._fullLayout.title.text, tiles: tiles ? tiles.x.length : 0,"
         " links: links ? links.x.length : 0});"
     )
@@ -32,8 +33,8 @@ def _click(dash_duo: Any, trace: str, match: str) -> None:
     """Click the point of `trace` whose customdata starts with `match`, as Plotly reports a click."""
     dash_duo.driver.execute_script(
         "const g = document.querySelector('#mesh .js-plotly-plot');"
-        "const i = g.data.findIndex(t => t.name === arguments[0]);"
-        "const t = g.data[i];"
+        "const i = g._fullData.findIndex(t => t.name === arguments[0]);"
+        "const t = g._fullData[i];"
         "const j = t.customdata.findIndex(c => String(c[0]) === arguments[1] || String(c[1]).startsWith(arguments[1]));"
         "g.emit('plotly_click', {points: [{curveNumber: i, pointNumber: j, pointIndex: j, x: t.x[j], y: t.y[j],"
         " customdata: t.customdata[j]}]});",

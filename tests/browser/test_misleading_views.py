@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import time
 from pathlib import Path
 from typing import Any
 
@@ -78,12 +79,18 @@ def test_a_trace_of_another_ir_is_one_finding(dash_duo: Any, tmp_path: Path, fix
 def test_measured_legend_stays_off_the_lanes_at_1400_px(
     dash_duo: Any, tmp_path: Path, fixtures_dir: Path
 ) -> None:
-    # The browser window is 1400 px wide (conftest): the legend's second row used to cover the estimate lane.
+    # The browser window is 1400 px wide (conftest): the legend's row lay over the estimate lane.
     dash_duo.start_server(create_app(fixtures_dir, open_file=R50))
     dash_duo.wait_for_contains_text("#measured-summary", "measured 2,545,655", timeout=40)
     _wait(
         lambda: _ready(dash_duo, "measured-timeline") and _layout(dash_duo, "measured-timeline")["n"] > 3, 30
     )
+    settled = (  # Plotly has sized the figure to its container (it may draw at 700 px first)
+        "const g = document.querySelector('#measured-timeline .js-plotly-plot');"
+        "return Math.abs(g._fullLayout.width - g.getBoundingClientRect().width) < 2;"
+    )
+    _wait(lambda: dash_duo.driver.execute_script(settled), 20)
+    time.sleep(0.5)
     script = (
         "const r = s => document.querySelector('#measured-timeline ' + s).getBoundingClientRect();"
         "const a = r('.legend'), b = r('.nsewdrag');"

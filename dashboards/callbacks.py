@@ -27,6 +27,7 @@ from dashboards.timeline import ARROWS_BY_DEFAULT, aggregated, focus_window, plu
 from dashboards.views import core_maps
 from irtools.analysis import MODELS, AnalysisError
 from irtools.analysis.summary import summarize
+from irtools.dialects import Capability
 
 Figure = Any
 SEVERITIES = ("error", "warning", "info")
@@ -429,7 +430,7 @@ def register(app: Dash, store: FileStore) -> None:
         if _only_view_changed():
             if not cycles:
                 return no_update, no_update  # positions do not follow the cycles range
-            if e.analysis.loaded.raw is not None:  # one panel (the blocks held), no WL0 map
+            if not e.analysis.index.has(Capability.L2_ADDRESSES):  # one panel (the blocks held), no WL0 map
                 return _range_patch(window, ("xaxis",)), no_update
             return _range_patch(window, ("xaxis", "xaxis2")), _range_patch(window, ("xaxis", "xaxis2"))
         return core_maps(e.analysis, core, _focus(focus), model=model, cycles=cycles, window=window)

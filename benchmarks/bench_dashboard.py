@@ -9,6 +9,11 @@ the first view, and in the browser the time from selecting the file in the picke
 timeline and both maps are drawn, and until the first page of its findings is in the table, cold
 (loading, analysis and checking included) and warm (the file analyzed and checked already).
 Needs /usr/bin/chromium and chromedriver (as the browser tests do).
+
+`--mesh` measures the mesh view instead, on the 100 MB 64-core `irtools synth` IR (or `--mesh-file`):
+building it (routing every transfer and timing it, the tiles, the figure) cold and for a cycles
+window, against a raw `json.loads` of the same file, and in the browser the time from selecting the
+file until the mesh is drawn and from a zoom of the timeline until the mesh shows that window.
 """
 
 from __future__ import annotations
@@ -20,7 +25,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "sample_ir" / "valid" / "mesh2x2_conv_b1_c4_bw16_stschedule.json"
@@ -78,15 +86,12 @@ def _findings_shown(total: int) -> str:
     )
 
 
-def first_view(path: Path, findings: int) -> tuple[float, list[float], list[float | None]]:
-    """Seconds until the timeline and both maps are drawn (and until the first page of the file's
-    `findings` is in the table; None for a file without findings, whose empty table looks like the
-    sample's): opening the page on the small sample, selecting `path` in the file picker (cold:
-    loading included), and selecting it again after the sample (warm: loaded, analyzed and checked,
-    as when `irtools serve FILE` has loaded it in the background)."""
+@contextmanager
+def served_page(path: Path) -> Iterator[tuple[Any, int]]:
+    """`irtools serve` on a folder holding the small sample and a copy of `path` (b_target.json), and a
+    headless Chromium driver once the server listens: (driver, port)."""
     from selenium import webdriver
     from selenium.webdriver.chrome.options import Options
-    from selenium.webdriver.common.by import By
 
     with tempfile.TemporaryDirectory() as served:
         # Copies: the dashboard refuses symlinks that lead out of the served directory.
@@ -118,38 +123,135 @@ def first_view(path: Path, findings: int) -> tuple[float, list[float], list[floa
                     break
                 except OSError:
                     time.sleep(0.1)
-            start = time.perf_counter()
-            driver.get(f"http://127.0.0.1:{port}/")
-            _until(driver, _DRAWN, start)
-            page = time.perf_counter() - start
-            seconds: list[float] = []
-            table: list[float | None] = []
-            for name in ("b_target", "a_sample", "b_target"):
-                driver.execute_script(_REMEMBER)
-                driver.find_element(By.ID, "file-select").click()
-                driver.find_element(By.CSS_SELECTOR, ".dash-dropdown-search").send_keys(name)
-                option = driver.find_element(By.CSS_SELECTOR, ".dash-dropdown-option")
-                start = time.perf_counter()
-                option.click()
-                _until(driver, _DRAWN, start)
-                seconds.append(time.perf_counter() - start)
-                if name == "b_target" and findings:
-                    _until(driver, _findings_shown(findings), start)
-                    table.append(time.perf_counter() - start)
-                elif name == "b_target":
-                    table.append(None)
-            return page, [seconds[0], seconds[2]], table
+            yield driver, port
         finally:
             driver.quit()
             server.terminate()
             server.wait()
 
 
-def _until(driver: object, script: str, start: float) -> None:
-    while not driver.execute_script(script):  # type: ignore[attr-defined]
+def first_view(path: Path, findings: int) -> tuple[float, list[float], list[float | None]]:
+    """Seconds until the timeline and both maps are drawn (and until the first page of the file's
+    `findings` is in the table; None for a file without findings, whose empty table looks like the
+    sample's): opening the page on the small sample, selecting `path` in the file picker (cold:
+    loading included), and selecting it again after the sample (warm: loaded, analyzed and checked,
+    as when `irtools serve FILE` has loaded it in the background)."""
+    from selenium.webdriver.common.by import By
+
+    with served_page(path) as (driver, port):
+        start = time.perf_counter()
+        driver.get(f"http://127.0.0.1:{port}/")
+        _until(driver, _DRAWN, start)
+        page = time.perf_counter() - start
+        seconds: list[float] = []
+        table: list[float | None] = []
+        for name in ("b_target", "a_sample", "b_target"):
+            driver.execute_script(_REMEMBER)
+            driver.find_element(By.ID, "file-select").click()
+            driver.find_element(By.CSS_SELECTOR, ".dash-dropdown-search").send_keys(name)
+            option = driver.find_element(By.CSS_SELECTOR, ".dash-dropdown-option")
+            start = time.perf_counter()
+            option.click()
+            _until(driver, _DRAWN, start)
+            seconds.append(time.perf_counter() - start)
+            if name == "b_target" and findings:
+                _until(driver, _findings_shown(findings), start)
+                table.append(time.perf_counter() - start)
+            elif name == "b_target":
+                table.append(None)
+        return page, [seconds[0], seconds[2]], table
+
+
+def _until(driver: object, script: str, start: float, *args: object) -> None:
+    while not driver.execute_script(script, *args):  # type: ignore[attr-defined]
         if time.perf_counter() - start > 300:
             raise TimeoutError("not drawn within 300 s")
         time.sleep(0.02)
+
+
+_MESH_DRAWN = (
+    "const g = document.querySelector('#mesh .js-plotly-plot');"
+    "return !!(g && g.data && g.data.some(t => t.name === 'tiles') && g._fullLayout"
+    " && g._fullLayout.title.text.includes(arguments[0]));"
+)
+
+
+def mesh_build(path: Path) -> dict[str, float]:
+    """Seconds to build the mesh view in Python (cold: routing included; then for a window), the raw
+    json.loads of the file as the yardstick, and the figure's JSON size."""
+    import json
+
+    from dashboards.data import load_entry
+    from dashboards.mesh import mesh_view
+
+    t0 = time.perf_counter()
+    json.loads(path.read_bytes())
+    parse = time.perf_counter() - t0
+    a = load_entry(path, path.name).analysis
+    a.timeline  # noqa: B018 - the timeline is the page's first figure: not the mesh's cost
+    t1 = time.perf_counter()
+    fig = mesh_view(a)
+    t2 = time.perf_counter()
+    end = float(a.timeline["end"].max())
+    mesh_view(a, window=(end * 0.4, end * 0.6))
+    t3 = time.perf_counter()
+    return {
+        "cores": len(a.index.cores),
+        "workloads": len(a.timeline) // 2,
+        "links": len(a.noc_link_table),
+        "parse_s": parse,
+        "cold_s": t2 - t1,
+        "window_s": t3 - t2,
+        "payload_kb": len(fig.to_json()) / 1e3,
+    }
+
+
+def mesh_draw(path: Path) -> tuple[float, float]:
+    """Browser seconds: selecting the file until its mesh is drawn (cold: loading included), and a
+    zoom of the timeline until the mesh shows that window."""
+    from selenium.webdriver.common.by import By
+
+    with served_page(path) as (driver, port):
+        driver.get(f"http://127.0.0.1:{port}/")
+        _until(driver, _MESH_DRAWN, time.perf_counter(), "Mesh 2x2")
+        driver.find_element(By.ID, "file-select").click()
+        driver.find_element(By.CSS_SELECTOR, ".dash-dropdown-search").send_keys("b_target")
+        option = driver.find_element(By.CSS_SELECTOR, ".dash-dropdown-option")
+        start = time.perf_counter()
+        option.click()
+        _until(driver, _MESH_DRAWN, start, "Mesh 8x8")
+        selected = time.perf_counter() - start
+        _until(driver, _DRAWN.replace("'l2-map', 'wl0-map'", "'timeline'"), start)
+        start = time.perf_counter()
+        driver.execute_script(
+            "Plotly.relayout(document.querySelector('#timeline .js-plotly-plot'),"
+            " {'xaxis.range[0]': 100000, 'xaxis.range[1]': 300000});"
+        )
+        _until(driver, _MESH_DRAWN, start, "cycles 100,000-300,000")
+        return selected, time.perf_counter() - start
+
+
+def bench_mesh(path: Path | None) -> int:
+    print(
+        "| IR | MB | cores | workloads | links | json.loads s | mesh cold s | mesh cold / json.loads "
+        "| mesh for a window s | figure KB | selection -> mesh drawn s | timeline zoom -> mesh redrawn s |"
+    )
+    print("| --- " * 12 + "|")
+    with tempfile.TemporaryDirectory() as tmp:
+        if path is None:
+            from benchmarks.bench_scale import write_synth
+
+            path = Path(tmp) / "synth_100MB.json"
+            write_synth(path, 100)
+        m = mesh_build(path)
+        selected, zoomed = mesh_draw(path)
+        print(
+            f"| {path.name} | {path.stat().st_size / 1e6:.1f} | {m['cores']:.0f} | {m['workloads']:,.0f} "
+            f"| {m['links']:.0f} | {m['parse_s']:.2f} | {m['cold_s']:.2f} | {m['cold_s'] / m['parse_s']:.1f}x "
+            f"| {m['window_s']:.2f} | {m['payload_kb']:.0f} | {selected:.1f} | {zoomed:.1f} |",
+            flush=True,
+        )
+    return 0
 
 
 def main() -> int:
@@ -161,8 +263,12 @@ def main() -> int:
     parser.add_argument(
         "--no-100mb", action="store_true", help="skip the 100 MB `irtools synth` IR (64 cores; 15 s to write)"
     )
+    parser.add_argument("--mesh", action="store_true", help="measure the mesh view only (see above)")
+    parser.add_argument("--mesh-file", type=Path, help="with --mesh: this IR instead of the 100 MB synth one")
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
+    if args.mesh:
+        return bench_mesh(args.mesh_file)
     from benchmarks.bench_scale import write_synth
     from benchmarks.many_findings import write_many_findings
     from benchmarks.many_tensors import write_many_tensors

@@ -10,6 +10,7 @@ from dashboards.callbacks import register
 from dashboards.data import FileStore
 from dashboards.layout import build_layout
 from dashboards.measured_view import register_measured
+from dashboards.mesh_view import register_mesh
 from irtools.analysis import MODELS
 from irtools.analysis.noc import NocModel
 
@@ -60,5 +61,6 @@ def create_app(
     app.layout = lambda: build_layout(store.files(), selected, max_upload_bytes, models)
     register(app, store)
     register_measured(app, store, {selected: Path(trace)} if trace and selected else {})
+    register_mesh(app, store)
     app.store = store  # type: ignore[attr-defined]  # for tests and the report
     return app

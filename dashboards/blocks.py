@@ -10,18 +10,29 @@ from dashboards.figures import CONFLICT_COLOR, TYPE_COLORS, empty_figure, escape
 
 
 def blocks_figure(
-    blocks: pd.DataFrame, *, core_id: int, core_label: str, capacity_kib: int | None
+    blocks: pd.DataFrame,
+    *,
+    core_id: int,
+    core_label: str,
+    capacity_kib: int | None,
+    cycles: str | None = None,
+    window: tuple[float, float] | None = None,
+    x_extent: float | None = None,
 ) -> go.Figure:
-    """KiB held in each snapshot of one core (x = workload position), stacked ifmap / weight / ofmap.
+    """KiB held in each snapshot of one core, stacked ifmap / weight / ofmap.
 
     Rectangles need addresses, which the raw dialect does not have; the block counts it records
     show how full L2 is and with what. The L2 size is a dashed line when known; snapshots above
-    it are marked.
+    it are marked. With `cycles` (the timing model's name) `blocks` carries `start`/`end` per
+    snapshot (spans.with_cycles) and x is cycles as on the timeline, `window` the range shown and
+    `x_extent` the makespan; otherwise x is the workload position.
     """
     mine = blocks[blocks["core_id"] == core_id]
+    if cycles is not None:
+        mine = mine[mine["start"].notna()]  # a workload in a wait cycle has no time to draw at
     if mine.empty:
-        return empty_figure(f"no L2 snapshots on {core_label}")
-    x = mine["position"].to_numpy()
+        return empty_figure(f"no L2 snapshots on {core_label}" + (" that can be scheduled" if cycles else ""))
+    x = mine["start" if cycles is not None else "position"].to_numpy()
     hover = [
         f"workload {w} ({name})<br>held {h:,} KiB" + (f" of {capacity_kib:,}" if capacity_kib else "")
         for w, name, h in zip(mine["workload_id"], escape(mine["layer_name"]), mine["held_kib"], strict=True)
@@ -49,7 +60,7 @@ def blocks_figure(
         if not over.empty:
             fig.add_trace(
                 go.Scatter(
-                    x=over["position"].to_numpy(),
+                    x=over["start" if cycles is not None else "position"].to_numpy(),
                     y=over["held_kib"].to_numpy(),
                     mode="markers",
                     marker={"color": CONFLICT_COLOR, "size": 6, "symbol": "triangle-up"},
@@ -60,6 +71,16 @@ def blocks_figure(
         title += f" of {capacity_kib:,}"
     else:
         title += " (L2 size unknown)"
-    fig.update_xaxes(title="workload position on the core")
+    if cycles is not None:
+        # A step holds until the next snapshot: the last one until its workload ends.
+        last = float(mine["end"].iloc[-1])
+        for trace in fig.data[:3]:
+            trace.x = np.append(trace.x, last)
+            trace.y = np.append(trace.y, trace.y[-1])
+            trace.customdata = np.append(trace.customdata, trace.customdata[-1])
+        fig.update_xaxes(title=f"cycles ({cycles} model, as the timeline)")
+        fig.update_xaxes(range=list(window) if window is not None else [0, x_extent or last])
+    else:
+        fig.update_xaxes(title="workload position on the core")
     fig.update_yaxes(title="KiB held", rangemode="tozero")
     return finish_layout(fig, title, 420)

@@ -13,17 +13,22 @@ from typing import Any
 from urllib.parse import parse_qs, urlencode
 
 import pandas as pd
-from dash import ALL, Dash, Input, Output, Patch, State, ctx, no_update
+from dash import ALL, Dash, Input, Output, State, ctx, no_update
 from dash.dcc.express import send_data_frame
 
 from dashboards.data import AccessError, Entry, FileStore, filter_findings
 from dashboards.figures import Focus, empty_figure, format_bytes
 from dashboards.layout import FINDINGS_PER_PAGE, arrow_options, findings_table, page_note, summary_header
+from dashboards.shared_range import range_patch as _range_patch
+from dashboards.shared_range import view_window as _view_window
+from dashboards.shared_range import was_reset as _reset
+from dashboards.shared_range import zoomed_window as _window
 from dashboards.timeline import ARROWS_BY_DEFAULT, aggregated, focus_window, plural, timeline_figure
 from dashboards.views import core_maps
 from irtools.analysis import MODELS, AnalysisError
 from irtools.analysis.io import spreadsheet_safe
-from irtools.analysis.summary import bottleneck_core, summarize
+from irtools.analysis.summary import summarize
+from irtools.dialects import Capability
 
 Figure = Any
 SEVERITIES = ("error", "warning", "info")
@@ -186,7 +191,7 @@ def register(app: Dash, store: FileStore) -> None:
         except (AccessError, AnalysisError, OSError) as exc:
             return f"⚠ {exc}"
         a = e.analysis
-        s = summarize(a)
+        s = summarize(a, links=False)  # the header names no link; the mesh section routes the traffic
         cores = a.cores[a.cores["model"] == model]
         buffersize = s.buffersize
         cards = [
@@ -194,13 +199,20 @@ def register(app: Dash, store: FileStore) -> None:
                 "core_id": int(c),
                 "label": a.core_label(int(c)),
                 "utilization": float(u),
+                "busy": int(b),
+                "position": a.index.core_position(int(c)),
                 "peak_l2": _peak(s.peak_l2.get(int(c)), buffersize),
             }
-            for c, u in zip(cores["core_id"], cores["utilization"], strict=True)
+            for c, u, b in zip(cores["core_id"], cores["utilization"], cores["busy"], strict=True)
         ]
         size = format_bytes(buffersize) if buffersize else "size unknown"
         first = f"{s.path}: {plural(s.cores, 'core')}, {plural(s.workloads, 'workload')}, L2 {size}"
-        return summary_header(first, s.makespan, s.unscheduled, model, cards, bottleneck_core(a.cores, model))
+        b = s.balance
+        note = b.text(a.core_label(b.busiest)) if b is not None and b.cores > 1 else ""
+        columns = a.index.ir.xlen if all(c["position"] for c in cards) else None
+        return summary_header(
+            first, s.makespan, s.unscheduled, model, cards, b.bottleneck if b else None, note, columns
+        )
 
     @app.callback(
         Output("findings-summary", "children"),
@@ -419,6 +431,8 @@ def register(app: Dash, store: FileStore) -> None:
         if _only_view_changed():
             if not cycles:
                 return no_update, no_update  # positions do not follow the cycles range
+            if not e.analysis.index.has(Capability.L2_ADDRESSES):  # one panel (the blocks held), no WL0 map
+                return _range_patch(window, ("xaxis",)), no_update
             return _range_patch(window, ("xaxis", "xaxis2")), _range_patch(window, ("xaxis", "xaxis2"))
         return core_maps(e.analysis, core, _focus(focus), model=model, cycles=cycles, window=window)
 
@@ -475,47 +489,8 @@ def parse_link(search: str | None) -> dict[str, Any]:
     return want
 
 
-def _window(relayout: dict[str, Any] | None) -> tuple[float, float] | None:
-    """The x range a zoom or pan set (Plotly's relayoutData; xaxis2 in the maps' lower panel), or None."""
-    data = relayout or {}
-    for axis in ("xaxis", "xaxis2"):
-        bounds = data.get(f"{axis}.range") or [data.get(f"{axis}.range[0]"), data.get(f"{axis}.range[1]")]
-        try:
-            lo, hi = float(bounds[0]), float(bounds[1])
-        except (TypeError, ValueError, IndexError):
-            continue
-        return (lo, hi) if lo < hi else None
-    return None
-
-
-def _reset(relayout: dict[str, Any] | None) -> bool:
-    """Whether the user reset the x axis (Reset axes, Autoscale, or a double click)."""
-    data = relayout or {}
-    return bool(data.get("xaxis.autorange") or data.get("xaxis2.autorange"))
-
-
-def _view_window(view: Any, key: str | None) -> tuple[float, float] | None:
-    """The view's cycles range, if it belongs to the file shown."""
-    if not isinstance(view, dict) or view.get("file") != key or not view.get("x"):
-        return None
-    lo, hi = view["x"]
-    return (float(lo), float(hi))
-
-
 def _only_view_changed() -> bool:
     return [t["prop_id"] for t in ctx.triggered] == ["view.data"]
-
-
-def _range_patch(window: tuple[float, float] | None, axes: tuple[str, ...]) -> Patch:
-    """The figure change that shows `window` (None: everything) on the given x axes."""
-    patch = Patch()
-    for axis in axes:
-        if window is None:
-            patch["layout"][axis]["autorange"] = True
-        else:
-            patch["layout"][axis]["range"] = list(window)
-            patch["layout"][axis]["autorange"] = False
-    return patch
 
 
 def _clicked_workload(click: dict[str, Any] | None) -> tuple[int, int, int] | None:

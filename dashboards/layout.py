@@ -11,6 +11,7 @@ from dash.development.base_component import Component
 
 from dashboards.data import FINDING_COLUMNS
 from dashboards.measured_view import measured_section
+from dashboards.mesh_view import mesh_section
 from dashboards.timeline import ARROWS_BY_DEFAULT
 from irtools.analysis import MODELS, TABLES
 
@@ -69,6 +70,10 @@ def page_note(page: int, pages: int, total: int) -> str:
     return f"rows {first:,}-{last:,} of {total:,} (page {page + 1} of {pages})"
 
 
+COMPACT_FROM = 17
+"""From this many cores the header shows one small cell per core, laid out as the mesh, instead of cards."""
+
+
 def summary_header(
     first_line: str,
     makespans: dict[str, int | None],
@@ -76,10 +81,13 @@ def summary_header(
     model: str,
     cores: list[dict[str, Any]],
     bottleneck: int | None,
+    balance_note: str = "",
+    columns: int | None = None,
 ) -> html.Div:
-    """The file in one line, makespan per timing model, and a small card per core: busy share
-    under the selected model as a bar, peak L2; the bottleneck core is framed. Cards sit in a grid
-    that adds columns with the width, so 16 or 64 cores stay tidy rows."""
+    """The file in one line, makespan per timing model, the balance of the cores, and per core its busy
+    share under the selected model and its peak L2: a card per core up to 16 cores, past that a small
+    cell per core in a grid of `columns` (the mesh's width) so that 64 cores fit one glance.
+    The bottleneck core (only when measurably busier, see irtools.analysis.balance) is framed."""
     chips = [
         html.Span(
             f"makespan ({m}): "
@@ -93,56 +101,102 @@ def summary_header(
         )
         for m, v in makespans.items()
     ]
-    cards = []
-    for c in cores:
-        share = c["utilization"]
-        shown = isinstance(share, float) and not math.isnan(share)  # NaN: no makespan
-        is_bottleneck = c["core_id"] == bottleneck
-        cards.append(
-            html.Div(
-                [
-                    html.Div(
-                        [
-                            html.B(c.get("label") or f"core {c['core_id']}"),
-                            html.Span(" bottleneck" if is_bottleneck else "", style={"color": "#b00"}),
-                        ]
-                    ),
-                    html.Div(
-                        html.Div(
-                            style={
-                                "width": f"{min(float(share), 1.0) * 100:.0f}%" if shown else "0%",
-                                "height": "100%",
-                                "background": "#4C78A8",
-                            }
-                        ),
-                        style={"height": "6px", "background": "#e5e5e5", "margin": "2px 0"},
-                        title="busy share of the makespan",
-                    ),
-                    html.Div(f"{float(share):.0%} busy" if shown else "busy: n/a", style={"color": "#555"}),
-                    html.Div(f"L2 peak {c['peak_l2']}", style={"color": "#555"}),
-                ],
-                className="core-card",
-                style={
-                    "border": "2px solid #b00" if is_bottleneck else "1px solid #ddd",
-                    "borderRadius": "5px",
-                    "padding": "3px 6px",
-                    "fontSize": "12px",
-                },
-            )
+    most = max((int(c.get("busy") or 0) for c in cores), default=0)
+    compact = len(cores) >= COMPACT_FROM
+    tiles = [(_core_cell if compact else _core_card)(c, c["core_id"] == bottleneck, most) for c in cores]
+    grid = (
+        {"gridTemplateColumns": f"repeat({columns}, 34px)", "gap": "3px"}
+        if compact and columns
+        else {"gridTemplateColumns": "repeat(auto-fill, minmax(34px, 34px))", "gap": "3px"}
+        if compact
+        else {"gridTemplateColumns": "repeat(auto-fill, minmax(170px, 1fr))", "gap": "6px"}
+    )
+    note = html.Div(
+        balance_note, id="balance-note", style={"fontSize": "13px", "color": "#333", "margin": "2px 0"}
+    )
+    legend = (
+        html.Div(
+            "one cell per core as placed on the mesh: busy share of the makespan (hover for core, L2 peak)",
+            style={"fontSize": "12px", "color": "#666"},
         )
+        if compact
+        else None
+    )
     return html.Div(
         [
             html.Div(first_line, style={"fontWeight": 600}),
             html.Div(chips, style={"display": "flex", "gap": "8px", "flexWrap": "wrap", "margin": "4px 0"}),
+            note,
+            *([legend] if legend else []),
             html.Div(
-                cards,
-                style={
-                    "display": "grid",
-                    "gridTemplateColumns": "repeat(auto-fill, minmax(170px, 1fr))",
-                    "gap": "6px",
-                },
+                tiles, className="core-strip" if compact else "core-cards", style={"display": "grid", **grid}
             ),
         ]
+    )
+
+
+def _busy_text(core: dict[str, Any]) -> tuple[str, float | None]:
+    """`99% busy`, or with no makespan (a wait cycle) the busy cycles: never a bare `n/a`."""
+    share = core["utilization"]
+    if isinstance(share, float) and not math.isnan(share):
+        return f"{share:.0%} busy", min(share, 1.0)
+    busy = core.get("busy")
+    return (f"busy {int(busy):,} cycles (no makespan)" if busy is not None else "busy: unknown"), None
+
+
+def _core_card(c: dict[str, Any], is_bottleneck: bool, most: int) -> html.Div:
+    text, share = _busy_text(c)
+    width = share if share is not None else (int(c.get("busy") or 0) / most if most else 0.0)
+    return html.Div(
+        [
+            html.Div(
+                [
+                    html.B(c.get("label") or f"core {c['core_id']}"),
+                    html.Span(" bottleneck" if is_bottleneck else "", style={"color": "#b00"}),
+                ]
+            ),
+            html.Div(
+                html.Div(style={"width": f"{width * 100:.0f}%", "height": "100%", "background": "#4C78A8"}),
+                style={"height": "6px", "background": "#e5e5e5", "margin": "2px 0"},
+                title="busy share of the makespan"
+                if share is not None
+                else "busy cycles against the busiest core",
+            ),
+            html.Div(text, style={"color": "#555"}),
+            html.Div(f"L2 peak {c['peak_l2']}", style={"color": "#555"}),
+        ],
+        className="core-card",
+        style={
+            "border": "2px solid #b00" if is_bottleneck else "1px solid #ddd",
+            "borderRadius": "5px",
+            "padding": "3px 6px",
+            "fontSize": "12px",
+        },
+    )
+
+
+def _core_cell(c: dict[str, Any], is_bottleneck: bool, most: int) -> html.Div:
+    """A 34 px cell: blue as deep as the core is busy, its busy percent on it, the rest on hover."""
+    text, share = _busy_text(c)
+    level = share if share is not None else (int(c.get("busy") or 0) / most if most else 0.0)
+    label = c.get("label") or f"core {c['core_id']}"
+    position = c.get("position")
+    where = {"gridColumn": position[0] + 1, "gridRow": position[1] + 1} if position else {}
+    return html.Div(
+        f"{level:.0%}" if share is not None else "–",
+        title=f"{label}: {text}, L2 peak {c['peak_l2']}" + (" (bottleneck)" if is_bottleneck else ""),
+        className="core-cell",
+        style={
+            **where,
+            "height": "22px",
+            "fontSize": "10px",
+            "lineHeight": "22px",
+            "textAlign": "center",
+            "color": "white" if level > 0.55 else "#222",
+            "background": f"rgba(76, 120, 168, {0.15 + 0.85 * level:.2f})",
+            "outline": "2px solid #b00" if is_bottleneck else "none",
+            "borderRadius": "3px",
+        },
     )
 
 
@@ -249,6 +303,7 @@ def build_layout(
             ),
             dcc.Loading(dcc.Graph(id="timeline", config=GRAPH_CONFIG), type="dot"),
             measured_section(),
+            mesh_section(),
             html.Div(
                 [
                     _labeled("Core", dcc.Dropdown(id="core", clearable=False, style={"width": "140px"})),

@@ -64,7 +64,8 @@ def _instructions(measured: Measured) -> pd.DataFrame:
     keep = ins["queue"].isin(LANES).to_numpy() & ~ins["name"].str.contains("_cfg", regex=False).to_numpy()
     shown = ins[keep]
     kinds = dict(zip(measured.workloads["workload_id"], measured.workloads["layer_type"].astype(str)))
-    return shown.assign(kind=shown["wkl"].map(kinds).fillna("?").astype(str))
+    # Object dtype: with no workload joined (another IR's trace) the mapped column is all NaN floats.
+    return shown.assign(kind=shown["wkl"].map(kinds).astype(object).fillna("?").astype(str))
 
 
 def measured_timeline_figure(
@@ -110,7 +111,11 @@ def measured_timeline_figure(
         f"{summary.measured_makespan:,} measured{ratio}; compute idle {summary.idle_share:.0%} (shaded)"
     )
     fig.update_layout(barmode="overlay", showlegend=True)
-    return finish_layout(fig, title, 420)
+    finish_layout(fig, title, 420)
+    # Nine entries wrap into a second row above the plot at 1400 px, over the estimate lane: a
+    # column right of the lanes never meets them (Plotly widens the right margin for it).
+    fig.update_layout(legend={"orientation": "v", "x": 1.01, "xanchor": "left", "y": 1.0, "yanchor": "top"})
+    return fig
 
 
 def _estimate_bars(estimated: pd.DataFrame, y: int, colors: dict[str, str]) -> list[go.Bar]:

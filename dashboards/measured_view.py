@@ -11,10 +11,11 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
-from dash import Dash, Input, Output, State, dcc, html, no_update
+from dash import Dash, Input, Output, State, ctx, dcc, html, no_update
 
 from dashboards.data import AccessError, FileStore
 from dashboards.measured import CAVEAT, load_measured, measured_timeline_figure, slot_figure
+from dashboards.shared_range import range_patch, view_window, was_reset, zoomed_window
 from dashboards.timeline import MAX_BARS
 from irtools.errors import AnalysisError
 from irtools.trace import Measured, discover_trace
@@ -87,37 +88,47 @@ def register_measured(app: Dash, store: FileStore, explicit: dict[str, Path]) ->
         Output("measured-timeline", "figure"),
         Output("measured-slots", "figure"),
         Input("current", "data"),
+        Input("view", "data"),
     )
-    def show(key: str | None) -> tuple[Any, ...]:
+    def show(key: str | None, view: Any) -> tuple[Any, ...]:
+        """The lanes follow the page's one cycles range (the `view`), as the timeline and the maps do."""
         m = measured_store.get(key)
         if m is None:
             return _HIDDEN, "", {}, {}
-        return _SHOWN, m.summary().render(), measured_timeline_figure(m), slot_figure(m)
+        window = view_window(view, key)
+        if [t["prop_id"] for t in ctx.triggered] == ["view.data"]:
+            # Bars are all in the page already: only the axis moves. Aggregated lanes are drawn again.
+            lanes = range_patch(window, ("xaxis",)) if len(m.instructions) <= MAX_BARS else None
+            return no_update, no_update, lanes or measured_timeline_figure(m, window), no_update
+        return _SHOWN, _summary_text(m), measured_timeline_figure(m, window), slot_figure(m)
 
     @app.callback(
-        Output("measured-timeline", "figure", allow_duplicate=True),
+        Output("view", "data", allow_duplicate=True),
         Input("measured-timeline", "relayoutData"),
         State("current", "data"),
+        State("view", "data"),
         prevent_initial_call=True,
     )
-    def zoom(relayout: dict[str, Any] | None, key: str | None) -> Any:
-        """Only an aggregated figure changes with the zoom: bars are all in the page already."""
-        m = measured_store.get(key)
-        data = relayout or {}
-        window = _window(data)
-        if m is None or (window is None and not data.get("xaxis.autorange")):
+    def zoom(relayout: dict[str, Any] | None, key: str | None, view: Any) -> Any:
+        """A zoom, pan or reset of the lanes sets the page's cycles range."""
+        if key is None or measured_store.get(key) is None:
             return no_update
-        if len(m.instructions) <= MAX_BARS:
-            return no_update
-        return measured_timeline_figure(m, window)
+        window = zoomed_window(relayout)
+        if window is not None:
+            new: dict[str, Any] = {"file": key, "x": list(window)}
+        elif was_reset(relayout):
+            new = {"file": key, "x": None}
+        else:
+            return no_update  # Plotly's autosize after drawing
+        return new if new != view else no_update
 
     return measured_store
 
 
-def _window(data: dict[str, Any]) -> tuple[float, float] | None:
-    bounds = data.get("xaxis.range") or [data.get("xaxis.range[0]"), data.get("xaxis.range[1]")]
-    try:
-        lo, hi = float(bounds[0]), float(bounds[1])
-    except (TypeError, ValueError, IndexError):
-        return None
-    return (lo, hi) if lo < hi else None
+def _summary_text(m: Measured) -> str:
+    """The run summary, then the trace's errors themselves (a trace of another IR says so here)."""
+    errors = [f for f in m.findings if f.severity.value == "error"][:3]
+    lines = [
+        f"  {f.code} (line {f.line}): {f.message}" if f.line else f"  {f.code}: {f.message}" for f in errors
+    ]
+    return m.summary().render() + "".join(line + "\n" for line in lines)

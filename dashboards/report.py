@@ -13,11 +13,13 @@ from dashboards.data import FINDING_COLUMNS, load_entry
 from dashboards.figures import format_bytes
 from dashboards.measured import load_measured
 from dashboards.measured_report import report_section
+from dashboards.mesh import mesh_view
 from dashboards.timeline import ARROWS_BY_DEFAULT, plural, timeline_figure
 from dashboards.views import core_maps
 from irtools.analysis import Analysis
 from irtools.analysis.noc import NocModel
-from irtools.analysis.summary import bottleneck_core, models_agree, summarize
+from irtools.analysis.summary import models_agree, summarize
+from irtools.analysis.tiles import mesh_shape
 from irtools.atomic import write_text_atomic
 
 MAX_FINDING_ROWS = 5000
@@ -81,6 +83,10 @@ def build_report(
         )
         title = f"Timeline (noc model, {a.noc_model.bandwidth} B/cycle per link)"
         sections.append(("timeline-noc", title, figure(noc)))
+    if mesh_shape(a.index) is not None:
+        sections.append(
+            ("mesh", "Mesh and NoC links", figure(mesh_view(a)) + _busiest_links(a.noc_link_table))
+        )
     cores = list(a.index.cores)[:max_cores]
     for core in cores:
         l2, wl0 = core_maps(a, core)
@@ -134,7 +140,9 @@ def _summary(a: Analysis) -> str:
         f"(weight {format_bytes(s.dram_read_weight)}, fmap {format_bytes(s.dram_read_fmap)}), "
         f"write {format_bytes(s.dram_write)}"
     )
-    bottleneck = bottleneck_core(a.cores, "dependency")
+    bottleneck = s.balance.bottleneck if s.balance else None
+    if s.balance is not None and s.balance.cores > 1:
+        lines.append(s.balance.text(a.core_label(s.balance.busiest)))
     head = "<tr><th>core</th>" + "".join(f"<th>busy ({m})</th>" for m in a.models) + "<th>peak L2</th></tr>"
     rows = []
     for core in a.index.cores:
@@ -157,6 +165,30 @@ def _summary(a: Analysis) -> str:
         rows.append(f'<tr{mark}><td>{label}</td>{"".join(cells)}<td class="num">{peak_text}</td></tr>')
     items = "".join(f"<li>{html.escape(line)}</li>" for line in lines)
     return f"<ul>{items}</ul><table><thead>{head}</thead><tbody>{''.join(rows)}</tbody></table>"
+
+
+def _busiest_links(links: pd.DataFrame, count: int = 10) -> str:
+    """The heaviest links as a table (all of them: `irtools analyze` writes noc_links)."""
+    if links.empty:
+        return "<p>No NoC traffic.</p>"
+    head = "".join(
+        f"<th>{h}</th>"
+        for h in ("link", "bytes", "core to core", "DRAM read", "DRAM write", "transfers", "busy")
+    )
+    rows = "".join(
+        f"<tr><td>{html.escape(str(r.link))}</td>"
+        + "".join(
+            f'<td class="num">{v:,}</td>'
+            for v in (r.bytes, r.core_bytes, r.dram_read_bytes, r.dram_write_bytes, r.transfers)
+        )
+        + f'<td class="num">{"" if pd.isna(r.busy_share) else f"{r.busy_share:.0%}"}</td></tr>'
+        for r in links.head(count).itertuples()
+    )
+    return (
+        f"<p>The {min(count, len(links))} busiest of {len(links)} directed links (bytes; busy: share of the "
+        "dependency makespan at --noc-bw).</p>"
+        f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
+    )
 
 
 def _findings(findings: pd.DataFrame) -> str:

@@ -120,10 +120,19 @@ def timeline_figure(
         range=[-0.5, len(cores) - 0.5],
         title=None,
     )
+    if focus and focus.core_id in labels:  # a core picked (on the mesh): its row stands out
+        row = list(reversed(cores)).index(focus.core_id)
+        fig.add_hrect(
+            y0=row - 0.5, y1=row + 0.5, fillcolor="#ffe9a8", opacity=0.45, line_width=0, layer="below"
+        )
     fig.update_xaxes(title="cycles", rangemode="tozero", tickformat="~s", hoverformat=",.0f")
     if window is not None:
         fig.update_xaxes(range=list(window))
-    return finish_layout(fig, title, max(260, 60 + 34 * len(cores)))
+    # Past 16 cores rows get thinner (64 rows: 1,340 px) with smaller labels, so a chip stays one scroll.
+    many_cores = len(cores) > 16
+    if many_cores:
+        fig.update_yaxes(tickfont={"size": 10})
+    return finish_layout(fig, title, max(260, 60 + (20 if many_cores else 34) * len(cores)))
 
 
 def core_labels(timeline: pd.DataFrame) -> dict[int, str]:

@@ -32,8 +32,18 @@ def core_maps(
     if not a.index.has(
         Capability.L2_ADDRESSES
     ):  # no addresses to draw rectangles with: blocks held over time
+        held = a.l2_blocks[a.l2_blocks["core_id"] == core_id]
+        makespan = a.timeline.loc[a.timeline["model"] == model, "end"].max()
         blocks = blocks_figure(
-            a.l2_blocks, core_id=core_id, core_label=a.core_label(core_id), capacity_kib=a.l2_capacity_kib
+            with_cycles(held, a.timeline[a.timeline["core_id"] == core_id], model, "position", "position")
+            if cycles
+            else held,
+            core_id=core_id,
+            core_label=a.core_label(core_id),
+            capacity_kib=a.l2_capacity_kib,
+            cycles=model if cycles else None,
+            window=window,
+            x_extent=None if pd.isna(makespan) else float(makespan),
         )
         return blocks, empty_figure(no_wl0)
     regions = a.l2_regions[a.l2_regions["core_id"] == core_id][["region_start", "region_end"]]

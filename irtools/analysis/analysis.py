@@ -11,9 +11,11 @@ import pandas as pd
 from irtools.analysis.blocks import KIB, add_positions, l2_blocks_table, l2_capacity_kib
 from irtools.analysis.buffers import l2_tables, wl0_tables
 from irtools.analysis.layers import layers_table
+from irtools.analysis.link_load import LinkLoads, noc_links_table, timed_links
 from irtools.analysis.noc import NocModel, layer_bounds, noc_links, noc_schedule, noc_times
 from irtools.analysis.schedule_tables import core_transfers_table, cores_table, timeline_table
 from irtools.analysis.tables import L2_OCCUPANCY, L2_REGIONS, TABLES, TENSORS
+from irtools.analysis.tiles import held_bytes, tile_table
 from irtools.analysis.timeline import MODELS, Schedule, schedules
 from irtools.analysis.traffic import dram_traffic, dram_transfers
 from irtools.dialects.base import Capability
@@ -25,6 +27,9 @@ from irtools.loading.load import LoadedIR, load_ir
 from irtools.loading.mesh import MESH, core_label
 from irtools.loading.reader import gc_paused
 
+TABLE_ATTRIBUTES = {"noc_links": "noc_link_table"}
+"""Tables whose Analysis attribute has another name (`Analysis.noc_links` holds the routed rows per step)."""
+
 
 @dataclass(frozen=True, slots=True)
 class AnalysisOptions:
@@ -33,7 +38,8 @@ class AnalysisOptions:
     l2_size: int | None = None
     """L2 size in bytes for files that do not record it (the raw dialect); l2_blocks' capacity."""
     noc_bw: int | None = None
-    """NoC bandwidth per directed link and cycle, as in Gemini's input line; enables the `noc` model."""
+    """NoC bandwidth per directed link and cycle, as in Gemini's input line; enables the `noc` model
+    and the busy share of each link in the noc_link_table."""
     noc_frequency: float = GEMINI_FREQUENCY
     """Gemini's frequency, which divides the NoC time (irtools.analysis.noc)."""
 
@@ -188,6 +194,35 @@ class Analysis:
         capacity = self.l2_capacity_kib
         return layers_table(self.timeline, self.dram_traffic, held, capacity * KIB if capacity else None, noc)
 
+    def link_loads(self, model: str = "dependency") -> LinkLoads | None:
+        """The routed NoC traffic (noc_links) timed under `model` (None without a mesh); kept per model."""
+        if model not in self._link_loads:
+            self._link_loads[model] = timed_links(self.index, self.timeline, model, self.noc_links)
+        return self._link_loads[model]
+
+    @cached_property
+    def _link_loads(self) -> dict[str, LinkLoads | None]:
+        return {}
+
+    @cached_property
+    def noc_link_table(self) -> pd.DataFrame:
+        """The `noc_links` table: bytes per directed link over the schedule (busy share with noc_bw)."""
+        return noc_links_table(self.link_loads("dependency"), self.options.noc_bw)
+
+    def tiles(self, model: str = "dependency", window: tuple[float, float] | None = None) -> pd.DataFrame:
+        """One row per core tile: busy/waiting share, peak L2, DRAM and core-to-core bytes in `window`."""
+        capacity = self.l2_capacity_kib
+        return tile_table(
+            self.index,
+            self.timeline,
+            model,
+            held=held_bytes(self.l2_blocks, self.l2_occupancy, not self.index.has(Capability.L2_ADDRESSES)),
+            dram=self.dram_transfers,
+            loads=self.link_loads(model),
+            capacity=capacity * KIB if capacity else None,
+            window=window,
+        )
+
     def position_of(self, core_id: int, workload_id: int) -> int | None:
         """Position of the workload with this id on the core, if there is one."""
         ref = self.index.by_id.get((core_id, workload_id))
@@ -213,7 +248,7 @@ class Analysis:
             raise KeyError(f"unknown table {name!r}; tables: {', '.join(TABLES)}")
         # The loaded IR holds millions of objects; collector passes over them would dominate.
         with gc_paused():
-            frame: pd.DataFrame = add_positions(getattr(self, name), self.index)
+            frame: pd.DataFrame = add_positions(getattr(self, TABLE_ATTRIBUTES.get(name, name)), self.index)
         return frame
 
     def tables(self) -> dict[str, pd.DataFrame]:

@@ -8,6 +8,7 @@ from typing import Any
 import pandas as pd
 
 from irtools.analysis.analysis import Analysis
+from irtools.analysis.balance import Balance, balance, spread_text
 from irtools.analysis.blocks import KIB
 from irtools.analysis.noc import noc_headline
 from irtools.dialects import BY_NAME, DOCUMENTED, Capability
@@ -40,6 +41,10 @@ class Summary:
     numbering: str = LINEAR
     noc: dict[str, Any] | None = None
     """With a NoC bandwidth: what the NoC adds and on which links (irtools.analysis.noc.noc_headline)."""
+    balance: Balance | None = None
+    """Busy cycles over the cores and whether one core is the bottleneck."""
+    busiest_link: dict[str, Any] | None = None
+    """The noc_links table's heaviest link: link, bytes, share of all link bytes, busy_share (with noc_bw)."""
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -68,17 +73,27 @@ class Summary:
             lines.append(f"  makespan ({model}): {text}")
         if self.noc is not None:
             lines.extend(_noc_lines(self.noc))
-        if self.peak_l2:
-            peaks = ", ".join(
-                f"{core}: {_size(b)}" + (f" ({b / self.buffersize:.0%})" if self.buffersize else "")
-                for core, b in sorted(self.peak_l2.items())
-            )
-            lines.append(f"  peak L2 per core: {peaks}")
-        if any(self.peak_wl0.values()):
+        # Mesh ids name a position only with it; linear ids are their position already.
+        labels = {
+            c: self.core_labels.get(c, str(c)) if self.numbering == MESH else str(c) for c in self.core_labels
+        }
+        if self.balance is not None and self.balance.cores > 1:
+            b = self.balance
             lines.append(
-                "  peak WL0 per core: "
-                + ", ".join(f"{c}: {_size(b)}" for c, b in sorted(self.peak_wl0.items()))
+                f"  busy per core: min {b.busy_min:,}, median {b.busy_median:,.0f}, max {b.busy_max:,} cycles; "
+                + b.text(f"core {labels.get(b.busiest, b.busiest)}")
             )
+        if self.busiest_link is not None:
+            lines.append(_busiest_link_line(self.busiest_link))
+        if self.peak_l2:
+            capacity = self.buffersize
+
+            def share(b: int) -> str:
+                return _size(b) + (f" ({b / capacity:.0%})" if capacity else "")
+
+            lines.append(f"  peak L2 per core: {spread_text(self.peak_l2, labels, share)}")
+        if any(self.peak_wl0.values()):
+            lines.append(f"  peak WL0 per core: {spread_text(self.peak_wl0, labels, _size)}")
         lines.append(
             f"  DRAM: read {_size(self.dram_read_weight + self.dram_read_fmap)} "
             f"(weight {_size(self.dram_read_weight)}, fmap {_size(self.dram_read_fmap)}), "
@@ -89,6 +104,33 @@ class Summary:
                 f"  {self.incomplete} workloads lost entries to schema errors (run `irtools validate`)"
             )
         return "\n".join(lines) + "\n"
+
+
+def _busiest_link_line(link: dict[str, Any]) -> str:
+    """`info: busiest NoC link DRAM E1->(3,1) carries 12.6 MiB (7.0% of all link bytes); busy 52% ...`."""
+    line = (
+        f"  info: busiest NoC link {link['link']} carries {_size(link['bytes'])} "
+        f"({link['share']:.1%} of the bytes on all links, XY-routed as Gemini's NoC)"
+    )
+    if link["busy_share"] is None:
+        return line + "; --noc-bw gives its busy share"
+    return line + f"; busy {link['busy_share']:.0%} of the dependency makespan at {link['bandwidth']} B/cycle"
+
+
+def busiest_link(analysis: Analysis) -> dict[str, Any] | None:
+    """The heaviest row of the noc_links table as the summary shows it; None without NoC traffic."""
+    table = analysis.noc_link_table
+    if table.empty:
+        return None
+    top = table.iloc[0]
+    busy = top["busy_share"]
+    return {
+        "link": str(top["link"]),
+        "bytes": int(top["bytes"]),
+        "share": float(top["bytes"]) / float(table["bytes"].sum()),
+        "busy_share": None if pd.isna(busy) else float(busy),
+        "bandwidth": analysis.options.noc_bw,
+    }
 
 
 def _noc_lines(noc: dict[str, Any]) -> list[str]:
@@ -117,17 +159,6 @@ def models_agree(analysis: Analysis) -> bool:
     return sequential.start == dependency.start and sequential.end == dependency.end
 
 
-def bottleneck_core(cores: pd.DataFrame, model: str) -> int | None:
-    """The core busiest under `model` in the cores table (the lowest id on a tie); None without cores.
-
-    Its busy time bounds the makespan from below: no schedule finishes before it is done.
-    """
-    rows = cores[cores["model"] == model]
-    if rows.empty:
-        return None
-    return int(rows.sort_values(["busy", "core_id"], ascending=[False, True])["core_id"].iloc[0])
-
-
 def _size(n: int) -> str:
     for unit, scale in (("MiB", 1 << 20), ("KiB", 1 << 10)):
         if n >= scale:
@@ -135,8 +166,9 @@ def _size(n: int) -> str:
     return f"{n} B"
 
 
-def summarize(analysis: Analysis) -> Summary:
-    """The headline numbers; reads the timeline, occupancy and traffic tables."""
+def summarize(analysis: Analysis, links: bool = True) -> Summary:
+    """The headline numbers; reads the timeline, occupancy and traffic tables (and with `links` the
+    routed NoC traffic, for the busiest link)."""
     if not analysis.index.has(Capability.L2_ADDRESSES):  # the L2 held is known in blocks only
         l2 = analysis.l2_blocks.groupby("core_id")["held_kib"].max() * KIB
         capacity = analysis.l2_capacity_kib
@@ -164,6 +196,8 @@ def summarize(analysis: Analysis) -> Summary:
         dialect=analysis.loaded.dialect.name,
         core_labels={c: core_label(c, index.numbering, index.ir.xlen) for c in index.cores},
         numbering=index.numbering,
+        balance=balance(analysis.cores),
+        busiest_link=busiest_link(analysis) if links else None,
         noc=(
             noc_headline(
                 analysis.layers, analysis.makespan("dependency"), analysis.makespan("noc"), analysis.noc_model

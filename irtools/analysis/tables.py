@@ -331,6 +331,43 @@ L2_BLOCKS = TableSpec(
     ),
 )
 
+NOC_LINKS = TableSpec(
+    "noc_links",
+    "One row per directed NoC link that carries bytes, heaviest first: core-to-core and DRAM transfers "
+    "routed as Gemini's NoC does (X first along the source row, then Y; multicast trees; DRAM reads and "
+    "writes interleaved over the ports on the edge columns x = -1 and x = xlen). Empty without a mesh.",
+    (
+        _c("link", "str", "", "The link, e.g. `(0,1)->(1,1)` or `DRAM W0->(0,0)` (port west of row 0)."),
+        _c("x", "int64", "", "Mesh column of the link's start (-1 / xlen: a DRAM port)."),
+        _c("y", "int64", "", "Mesh row of the link's start."),
+        _c("direction", "str", "", "+x (east), -x (west), +y (down a row) or -y (up a row)."),
+        _c("to_x", "int64", "", "Mesh column of the link's end."),
+        _c("to_y", "int64", "", "Mesh row of the link's end."),
+        _c(
+            "bytes",
+            "int64",
+            "bytes",
+            "Bytes crossing the link (core_bytes + dram_read_bytes + dram_write_bytes).",
+        ),
+        _c("core_bytes", "int64", "bytes", "Of them, core-to-core transfers (an ofmap to its consumers)."),
+        _c("dram_read_bytes", "int64", "bytes", "Of them, DRAM reads (weights, input and spilled fmaps)."),
+        _c("dram_write_bytes", "int64", "bytes", "Of them, ofmaps written to DRAM."),
+        _c("transfers", "int64", "", "Distinct transfers (by kind and transfer id) crossing the link."),
+        _c(
+            "busy_cycles",
+            "float64",
+            "cycles",
+            "bytes / --noc-bw (bytes per cycle per link); empty without it.",
+        ),
+        _c(
+            "busy_share",
+            "float64",
+            "fraction",
+            "busy_cycles / the makespan of the dependency model: the share of the schedule the link is busy.",
+        ),
+    ),
+)
+
 POSITION_COLUMNS = {
     "core_id": ("core_x", "core_y"),
     "src_core": ("src_x", "src_y"),
@@ -373,6 +410,7 @@ TABLES: dict[str, TableSpec] = {
         DRAM_TRANSFERS,
         DRAM_TRAFFIC,
         LAYERS,
+        NOC_LINKS,
     )
 }
 """Every analysis table by name, in the order `irtools analyze` writes them."""

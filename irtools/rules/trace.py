@@ -74,7 +74,9 @@ register(
     """Trace instructions name a `wkl` that is not a workload_id on core 0 of the IR.
 
     Why: `wkl` is the IR's workload_id on core "0"; instructions of an unknown workload cannot be
-    compared with any estimate, so the trace was probably measured for another schedule.
+    compared with any estimate, so the trace was probably measured for another schedule. One finding
+    per unknown `wkl`; when most of the trace's `wkl` ids are unknown (5 or more, over half), one
+    finding says that the trace does not belong to this IR instead of a line per workload.
     Fix: pass the trace of this IR (`--trace`), or regenerate one of them.
     """,
 )

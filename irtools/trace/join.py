@@ -49,6 +49,10 @@ def _tile_numbers(ref: WorkloadRef) -> list[int] | None:
     return sorted(numbers)
 
 
+OTHER_IR_UNKNOWN = 5
+"""A trace naming at least this many unknown wkl ids, more than half of its ids, is another IR's trace."""
+
+
 class Measured:
     """One IR joined to its measured trace; tables computed on first use (see `MEASURED_TABLES`)."""
 
@@ -83,6 +87,23 @@ class Measured:
         for ins in self.trace.instructions:
             if ins.wkl not in known:
                 tagged[ins.wkl].append(ins)
+        named = {ins.wkl for ins in self.trace.instructions}
+        if len(tagged) >= OTHER_IR_UNKNOWN and len(tagged) * 2 > len(named):
+            # Most workloads unknown: the trace of another schedule, said once rather than per wkl.
+            first = min(tagged.items(), key=lambda item: item[1][0].line or 0)
+            found.append(
+                Finding(
+                    "GIR611",
+                    Severity.ERROR,
+                    f"the trace does not belong to this IR: {len(tagged)} of the {len(named)} wkl ids it names "
+                    f"({sum(len(i) for i in tagged.values()):,} instructions) are not workload ids on core 0 "
+                    + (f"(which has {len(known)}); " if known else "(the IR has no core 0); ")
+                    + f"the first is wkl {first[0]}",
+                    core_id=MEASURED_CORE,
+                    line=first[1][0].line,
+                )
+            )
+            tagged = {}
         for wkl, instructions in sorted(tagged.items()):
             found.append(
                 Finding(

@@ -7,8 +7,9 @@ from pathlib import Path
 import numpy as np
 
 from irtools.analysis import analyze
+from irtools.analysis.balance import balance
 from irtools.analysis.spans import with_cycles
-from irtools.analysis.summary import bottleneck_core, models_agree
+from irtools.analysis.summary import models_agree
 
 ROOT = Path(__file__).resolve().parents[2]
 MESH = ROOT / "sample_ir" / "valid" / "mesh2x2_conv_b1_c4_bw16_stschedule.json"
@@ -38,7 +39,11 @@ def test_workloads_that_cannot_be_scheduled_have_no_cycles() -> None:
 
 def test_bottleneck_is_the_busiest_core_and_models_agree_only_without_waits() -> None:
     a = analyze(MESH)
-    assert bottleneck_core(a.cores, "dependency") == 2  # 52000 + 8192 busy cycles
+    spread = balance(a.cores)
+    assert (
+        spread is not None and spread.bottleneck == 2
+    )  # 52000 + 8192 busy cycles, 28% over the median 47000
+    assert spread.text("core 2") == "core 2 is the bottleneck: busy 28% more than the median core"
     assert not models_agree(a)  # core 2 waits for core 1 in the dependency model
     assert a.wait_cycles == []
     assert analyze(DEADLOCK).wait_cycles == [[(0, 0), (2, 0), (2, 1), (2, 2)]]

@@ -44,7 +44,8 @@ def test_4x4_file_shows_16_cores_by_mesh_position_and_the_block_map(dash_duo: An
     assert len(ticks) == 16 and "core 1 (0,0)" in ticks and "core 22 (3,3)" in ticks
     areas = _wait(lambda: [t for t in _traces(dash_duo, "l2-map") if t.get("stackgroup") == "held"])
     assert [t["name"] for t in areas] == ["ifmap", "weight", "ofmap"]
-    assert areas[0]["n"] == 120  # core 1 runs 120 workloads: one point per snapshot
+    # core 1 runs 120 workloads: one point per snapshot on the cycles axis, and the last held to its end
+    assert areas[0]["n"] == 121
     assert "core 1 (0,0)" in dash_duo.find_element("#l2-map .gtitle").text
     dash_duo.wait_for_contains_text("#findings-summary", "0 errors, 0 warnings, 3 info", timeout=20)
     assert dash_duo.get_logs() == []

@@ -23,7 +23,15 @@ def test_block_map_stacks_types_and_marks_snapshots_over_l2() -> None:
     a = analyze(RAW_DIR / "resnet_2x2_b1_ir.json", AnalysisOptions(l2_size=512 * 1024))
     fig, wl0 = core_maps(a, 1)
     areas = [t for t in fig.data if t.stackgroup == "held"]
-    assert [t.name for t in areas] == ["ifmap", "weight", "ofmap"] and len(areas[0].x) == 72
+    # 72 snapshots on the cycles axis (the default, as the timeline), and the last one held until it ends.
+    assert [t.name for t in areas] == ["ifmap", "weight", "ofmap"] and len(areas[0].x) == 73
+    assert areas[0].x[-1] == a.timeline.query("model == 'dependency' and core_id == 1")["end"].max()
+    assert fig.layout.xaxis.title.text == "cycles (dependency model, as the timeline)"
+    by_position, _ = core_maps(a, 1, cycles=False)
+    assert (
+        len(by_position.data[0].x) == 72
+        and by_position.layout.xaxis.title.text == "workload position on the core"
+    )
     over = [t for t in fig.data if (t.name or "").startswith("over L2")]
     blocks = a.l2_blocks[a.l2_blocks.core_id == 1]
     assert len(over) == 1 and len(over[0].x) == int((blocks.held_kib > 512).sum()) > 0

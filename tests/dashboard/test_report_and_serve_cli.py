@@ -18,7 +18,8 @@ def test_report_is_self_contained_with_figures_and_findings(run_cli: RunCli, tmp
     assert code == 0, err
     assert "4 cores, 4 occupancy maps" in stdout
     page = out.read_text()
-    assert page.count("Plotly.newPlot") == 2 + 2 * 4  # two timelines, L2 and WL0 per core
+    assert page.count("Plotly.newPlot") == 2 + 1 + 2 * 4  # two timelines, the mesh, L2 and WL0 per core
+    assert '<h2 id="mesh">Mesh and NoC links</h2>' in page
     assert "<script src=" not in page  # plotly.js is inlined: no network needed
     assert page.count('<tr class="error">') == 1 and "GIR302" in page
     assert out.stat().st_mode & 0o644 == 0o644  # readable like any file the user writes

@@ -1,0 +1,148 @@
+"""The dashboard's mesh section: shown for files whose cores sit on a mesh (xlen/ylen, mesh ids).
+
+The tiles and links cover the page's cycles range (the `view`), so zooming or panning the timeline
+scrubs through the schedule. Clicking a tile picks that core for the timeline and the maps;
+clicking a link lists the transfers that cross it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dash import Dash, Input, Output, State, ctx, dcc, html, no_update
+
+from dashboards.data import AccessError, FileStore
+from dashboards.figures import format_bytes
+from dashboards.mesh import mesh_view
+from dashboards.shared_range import view_window
+from irtools.analysis import AnalysisError
+from irtools.analysis.link_load import crossing
+from irtools.analysis.tiles import METRICS, mesh_shape
+
+_HIDDEN = {"display": "none"}
+_SHOWN = {"display": "block", "marginTop": "6px"}
+MAX_LISTED = 50
+"""Transfers listed for a clicked link (the heaviest)."""
+_CELL = {"border": "1px solid #ddd", "padding": "2px 6px", "fontSize": "12px", "textAlign": "left"}
+
+
+def mesh_section() -> html.Div:
+    """Hidden until a file with a mesh is selected."""
+    return html.Div(
+        [
+            html.Div(
+                [
+                    html.H3("Mesh", style={"fontSize": "17px", "margin": "0 12px 0 0"}),
+                    html.Div("Tile colour", style={"fontWeight": 600, "fontSize": "13px", "color": "#444"}),
+                    dcc.RadioItems(
+                        id="mesh-metric",
+                        options=[{"label": text, "value": key} for key, text in METRICS.items()],
+                        value="busy",
+                        inline=True,
+                        inputStyle={"marginRight": "4px", "marginLeft": "8px"},
+                        style={"fontSize": "13px"},
+                    ),
+                ],
+                style={"display": "flex", "alignItems": "center", "flexWrap": "wrap", "gap": "6px"},
+            ),
+            html.Div(
+                "The numbers cover the cycles range on screen: zoom or pan the timeline to scrub through "
+                "the schedule. Click a tile for that core in the timeline and maps, a link for its transfers.",
+                style={"fontSize": "12px", "color": "#666"},
+            ),
+            dcc.Loading(dcc.Graph(id="mesh", config={"displaylogo": False}), type="dot"),
+            html.Div(id="mesh-links", style={"maxHeight": "260px", "overflowY": "auto"}),
+        ],
+        id="mesh-section",
+        style=_HIDDEN,
+    )
+
+
+def register_mesh(app: Dash, store: FileStore) -> None:
+    def analysis(key: str | None) -> Any:
+        if not key:
+            return None
+        try:
+            return store.get(key).analysis
+        except (AccessError, AnalysisError, OSError):
+            return None
+
+    @app.callback(
+        Output("mesh-section", "style"),
+        Output("mesh", "figure"),
+        Input("current", "data"),
+        Input("model", "value"),
+        Input("mesh-metric", "value"),
+        Input("view", "data"),
+        Input("core", "value"),
+    )
+    def draw(key: str | None, model: str, metric: str, view: Any, core: int | None) -> tuple[Any, ...]:
+        a = analysis(key)
+        if a is None or mesh_shape(a.index) is None:
+            return _HIDDEN, {}
+        return _SHOWN, mesh_view(a, model, metric, view_window(view, key), core)
+
+    @app.callback(
+        Output("core", "value", allow_duplicate=True),
+        Output("focus", "data", allow_duplicate=True),
+        Output("focus-note", "children", allow_duplicate=True),
+        Output("mesh-links", "children"),
+        Input("mesh", "clickData"),
+        State("current", "data"),
+        State("model", "value"),
+        State("view", "data"),
+        prevent_initial_call=True,
+    )
+    def click(data: dict[str, Any] | None, key: str | None, model: str, view: Any) -> tuple[Any, ...]:
+        a = analysis(key)
+        points = (data or {}).get("points") or []
+        custom = points[0].get("customdata") if points else None
+        if a is None or not isinstance(custom, list):
+            return no_update, no_update, no_update, no_update
+        if len(custom) == 9:  # a tile: core id first
+            core = int(custom[0])
+            focus: dict[str, Any] = {"workloads": [], "transfer": None, "core": core, "position": None}
+            return core, focus, f"{a.core_label(core)} picked on the mesh", no_update
+        if len(custom) == 11 and ctx.triggered_id == "mesh":  # a link: its key last
+            window = view_window(view, key)
+            loads = a.link_loads(model)
+            if loads is None:
+                return no_update, no_update, no_update, no_update
+            x, y, to_x, to_y = (int(v) for v in custom[7:11])
+            link = (x, y, to_x, to_y)
+            return no_update, no_update, no_update, _crossing_table(custom[0], crossing(loads, link, window))
+        return no_update, no_update, no_update, no_update
+
+
+def _crossing_table(label: str, rows: Any) -> html.Div:
+    """The transfers crossing one link: kind, transfer id, layer step, its cycles, bytes on the link."""
+    total = int(rows["bytes"].sum()) if len(rows) else 0
+    head = html.Div(
+        f"link {label}: {len(rows):,} transfers, {format_bytes(total)}"
+        + (f" (the {MAX_LISTED} heaviest listed)" if len(rows) > MAX_LISTED else ""),
+        id="mesh-links-head",
+        style={"fontSize": "13px", "fontWeight": 600, "margin": "4px 0"},
+    )
+    names = ("kind", "transfer", "layer step", "step cycles", "bytes on this link")
+    body = [
+        html.Tr(
+            [
+                html.Td(r.kind, style=_CELL),
+                html.Td(str(r.transfer), style=_CELL),
+                html.Td(r.layer, style=_CELL),
+                html.Td(
+                    "not scheduled"
+                    if r.start != r.start
+                    else f"{r.start:,.0f}-{r.end:,.0f}",  # NaN: a wait cycle
+                    style=_CELL,
+                ),
+                html.Td(f"{int(r.bytes):,}", style=_CELL),
+            ]
+        )
+        for r in rows.head(MAX_LISTED).itertuples()
+    ]
+    table = html.Table(
+        [html.Thead(html.Tr([html.Th(n, style=_CELL) for n in names])), html.Tbody(body)],
+        style={"borderCollapse": "collapse"},
+    )
+    return html.Div([head, table])

@@ -1,0 +1,150 @@
+"""Bytes on each directed NoC link, over the whole schedule or a cycles window: the `noc_links` table.
+
+The traffic and its routes are `irtools.analysis.noc` and `irtools.analysis.routing` (Gemini's XY
+routing, multicast trees, interleaved DRAM ports). Gemini charges each transfer to a layer *step*
+(the k-th workload of a layer on each core); here a step occupies the cycles from its first workload's
+start to its last workload's end under the chosen timing model, and its bytes are spread evenly over
+that span, so a window holds each step's bytes pro rata of the overlap.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from irtools.analysis.noc import noc_transfers, workload_steps
+from irtools.analysis.routing import link_label
+from irtools.analysis.tables import NOC_LINKS
+from irtools.loading.index import IRIndex
+
+Window = tuple[float, float]
+
+
+@dataclass(frozen=True, slots=True)
+class LinkLoads:
+    """Routed link rows of one schedule with each row's time span, ready to be cut to a window."""
+
+    rows: pd.DataFrame
+    """noc.noc_links rows (step, kind, transfer, x, y, direction, to_x, to_y, bytes) + start, end."""
+    core: pd.DataFrame
+    """noc.noc_transfers' core-to-core rows (transfer, src_x, src_y, dst_x, dst_y, bytes, step) + start, end."""
+    xlen: int
+    span: Window
+    steps: list[tuple[str, int]]
+    """Each step's (layer_name, instance): the k-th run of that layer."""
+    """[0, the makespan] (or the last end when some workloads cannot be scheduled)."""
+
+
+def step_spans(index: IRIndex, timeline: pd.DataFrame, model: str) -> pd.DataFrame:
+    """One row per layer step: step, start (its first workload's start), end (its last workload's end)."""
+    of_workload, _ = workload_steps(index)
+    times = timeline[(timeline["model"] == model) & timeline["start"].notna()]
+    keys = zip(times["core_id"].tolist(), times["position"].tolist(), strict=True)
+    steps = pd.DataFrame(
+        {
+            "step": [of_workload[k] for k in keys],
+            "start": times["start"].to_numpy(dtype=float, na_value=np.nan),
+            "end": times["end"].to_numpy(dtype=float, na_value=np.nan),
+        }
+    )
+    return steps.groupby("step", as_index=False).agg(start=("start", "min"), end=("end", "max"))
+
+
+def timed_links(index: IRIndex, timeline: pd.DataFrame, model: str, routed: pd.DataFrame) -> LinkLoads | None:
+    """The routed traffic of a file with a mesh (`routed`: noc.noc_links rows), timed under `model`;
+    None without xlen/ylen."""
+    xlen, ylen = index.ir.xlen, index.ir.ylen
+    if xlen is None or ylen is None:
+        return None
+    spans = step_spans(index, timeline, model)
+    # A step that cannot be scheduled (a wait cycle) has no span: NaN start and end.
+    timed = routed.merge(spans, on="step", how="left")
+    core = noc_transfers(index)["core"].merge(spans, on="step", how="left")
+    ends = timeline.loc[timeline["model"] == model, "end"]
+    last = float(ends.max()) if ends.notna().any() else 0.0
+    return LinkLoads(timed, core, xlen, (0.0, last), workload_steps(index)[1])
+
+
+def in_window(start: np.ndarray, end: np.ndarray, window: Window | None) -> np.ndarray:
+    """Share of each [start, end) that lies in `window` (1 everywhere without one).
+
+    A zero-length span counts whole when it lies inside the window; a missing span (NaN: a step
+    that cannot be scheduled) counts only without a window.
+    """
+    if window is None:
+        return np.ones(len(start))
+    lo, hi = window
+    overlap = np.clip(np.minimum(end, hi) - np.maximum(start, lo), 0, None)
+    length = end - start
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = np.where(length > 0, overlap / length, ((start >= lo) & (start < hi)).astype(float))
+    return np.nan_to_num(share, nan=0.0)
+
+
+def noc_links_table(
+    loads: LinkLoads | None, bandwidth: int | None, window: Window | None = None
+) -> pd.DataFrame:
+    """One row per directed link that carries bytes (in `window`, or over the whole schedule), heaviest first.
+
+    `bandwidth` is bytes per cycle per directed link (Gemini's NoC bandwidth); with it each link's
+    busy cycles (bytes / bandwidth) and busy share of the window (or of the makespan).
+    """
+    if loads is None or loads.rows.empty:
+        return NOC_LINKS.empty()
+    rows = loads.rows
+    weight = in_window(rows["start"].to_numpy(float), rows["end"].to_numpy(float), window)
+    rows = rows.assign(share_bytes=rows["bytes"].to_numpy(float) * weight)
+    rows = rows[rows["share_bytes"] > 0]
+    if rows.empty:
+        return NOC_LINKS.empty()
+    keys = ["x", "y", "direction", "to_x", "to_y"]
+    by_kind = rows.pivot_table(
+        index=keys, columns="kind", values="share_bytes", aggfunc="sum", fill_value=0.0, observed=True
+    )
+    transfers = rows.drop_duplicates([*keys, "kind", "transfer"]).groupby(keys, observed=True).size()
+    table = by_kind.reindex(columns=["core", "dram_read", "dram_write"], fill_value=0.0)
+    table["bytes"] = table.sum(axis=1)
+    table["transfers"] = transfers
+    table = table.reset_index()
+    length = (window[1] - window[0]) if window is not None else loads.span[1] - loads.span[0]
+    busy = table["bytes"] / bandwidth if bandwidth else pd.Series(np.nan, index=table.index)
+    out = {
+        "link": [
+            link_label(int(x), int(y), int(tx), int(ty), loads.xlen)
+            for x, y, tx, ty in zip(table["x"], table["y"], table["to_x"], table["to_y"], strict=True)
+        ],
+        "x": table["x"],
+        "y": table["y"],
+        "direction": table["direction"].astype(str),
+        "to_x": table["to_x"],
+        "to_y": table["to_y"],
+        "bytes": table["bytes"].round().astype("int64"),
+        "core_bytes": table["core"].round().astype("int64"),
+        "dram_read_bytes": table["dram_read"].round().astype("int64"),
+        "dram_write_bytes": table["dram_write"].round().astype("int64"),
+        "transfers": table["transfers"].astype("int64"),
+        "busy_cycles": busy.round() if bandwidth else busy,
+        "busy_share": busy / length if bandwidth and length > 0 else pd.Series(np.nan, index=table.index),
+    }
+    frame = NOC_LINKS.frame({k: list(v) for k, v in out.items()})
+    return frame.sort_values(["bytes", "link"], ascending=[False, True], kind="stable").reset_index(drop=True)
+
+
+def crossing(loads: LinkLoads, link: tuple[int, int, int, int], window: Window | None = None) -> pd.DataFrame:
+    """The transfers that cross one directed link (x, y, to_x, to_y), heaviest first: kind, transfer,
+    step, layer (the step's layer, `name #k` for its k-th run), start, end, bytes (in `window`)."""
+    rows = loads.rows
+    x, y, tx, ty = link
+    mine = rows[(rows["x"] == x) & (rows["y"] == y) & (rows["to_x"] == tx) & (rows["to_y"] == ty)]
+    weight = in_window(mine["start"].to_numpy(float), mine["end"].to_numpy(float), window)
+    mine = mine.assign(bytes=(mine["bytes"].to_numpy(float) * weight).round().astype("int64"))
+    mine = mine[mine["bytes"] > 0]
+    grouped = mine.groupby(["kind", "transfer", "step"], as_index=False).agg(
+        start=("start", "first"), end=("end", "first"), bytes=("bytes", "sum")
+    )
+    grouped.insert(
+        3, "layer", [f"{loads.steps[s][0]} #{loads.steps[s][1]}" for s in grouped["step"].astype(int)]
+    )
+    return grouped.sort_values(["bytes", "transfer"], ascending=[False, True]).reset_index(drop=True)

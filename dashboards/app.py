@@ -10,6 +10,7 @@ from dashboards.callbacks import register
 from dashboards.data import FileStore
 from dashboards.layout import build_layout
 from dashboards.measured_view import register_measured
+from dashboards.sweep_page import mount_sweep_page
 
 DEFAULT_MAX_UPLOAD_MB = 200
 
@@ -45,4 +46,5 @@ def create_app(
     register(app, store)
     register_measured(app, store, {selected: Path(trace)} if trace and selected else {})
     app.store = store  # type: ignore[attr-defined]  # for tests and the report
+    mount_sweep_page(app.server, store.root, max_file_bytes)
     return app

@@ -196,6 +196,7 @@ def build_layout(files: list[str], selected: str | None, max_upload_bytes: int) 
                         f"upload limit {max_upload_bytes / 1e6:.0f} MB",
                         style={"fontSize": "12px", "color": "#777"},
                     ),
+                    html.A("sweep table of all files", href="/sweep/", style={"fontSize": "13px"}),
                 ],
                 style=_ROW,
             ),

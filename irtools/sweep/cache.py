@@ -55,7 +55,9 @@ class ResultCache:
         self.hits = 0
         self.misses = 0
 
-    def key(self, path: str | os.PathLike[str], extra: tuple[str | None, ...] = (), salt: str = "") -> str | None:
+    def key(
+        self, path: str | os.PathLike[str], extra: tuple[str | None, ...] = (), salt: str = ""
+    ) -> str | None:
         """The result key of a file: its bytes, those of the `extra` files its result depends on (None
         for absent ones), `salt`, the options and the version; None when the file cannot be read (its
         row says why, and is not cached)."""

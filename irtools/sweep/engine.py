@@ -245,9 +245,11 @@ def collect(
     jobs: int = 1,
     progress: Callable[[int, int], None] | None = None,
     allow_empty: bool = False,
+    cache: ResultCache | None = None,
+    manifest: Manifest | None = None,
 ) -> Collected:
-    """A sweep held in memory (no cache, no manifest): jobs=1 runs in this process, more in local processes."""
-    sweep = Sweep(discover(list(paths), allow_empty), options or WorkOptions())
+    """A sweep held in memory, sorted by path: jobs=1 runs in this process, more in local processes."""
+    sweep = Sweep(discover(list(paths), allow_empty), options or WorkOptions(), cache, manifest)
     rows: list[dict[str, Any]] = []
     findings: list[dict[str, Any]] = []
 
@@ -257,7 +259,8 @@ def collect(
 
     sweep.run(local_pool(0 if jobs == 1 else jobs), sink, progress)
     order = sorted(range(len(rows)), key=lambda i: rows[i]["path"])
-    table = SWEEP.frame({c: [rows[i][c] for i in order] for c in SWEEP.dtypes})
+    dtypes = SWEEP.dtypes | manifest_dtypes(manifest)
+    table = pd.DataFrame({c: pd.Series([rows[i].get(c) for i in order], dtype=t) for c, t in dtypes.items()})
     found = SWEEP_FINDINGS.frame({c: [f[c] for f in findings] for c in SWEEP_FINDINGS.dtypes})
     found = found.sort_values("path", kind="stable", ignore_index=True)
     return Collected(table, found, sweep.counts)

@@ -16,12 +16,11 @@ from typing import Any
 from urllib.parse import urlencode
 
 import pandas as pd
-from dash import Dash, Input, Output, dash_table, dcc, html
+from dash import Dash, Input, Output, dcc, html
 from flask import Flask
 
 from dashboards.sweep_figure import default_axes, numeric_columns, shown_columns, sweep_scatter
 
-MANIFEST = "manifest.csv"
 PREFIX = "/sweep/"
 
 
@@ -48,29 +47,12 @@ class SweepTable:
         return self._table
 
     def _build(self) -> None:
-        from irtools.sweep.cache import ResultCache, default_cache_dir
-        from irtools.sweep.engine import collect
-        from irtools.sweep.manifest import read_manifest
-        from irtools.sweep.work import WorkOptions
+        from irtools.sweep.directory import directory_table
 
         try:
-            options = WorkOptions(max_bytes=self.max_bytes)
-            manifest_path = self.root / MANIFEST
-            manifest = read_manifest(manifest_path) if manifest_path.is_file() else None
-            cache = ResultCache(default_cache_dir(), options.result_options())
-            table = collect([str(self.root)], options, allow_empty=True, cache=cache, manifest=manifest).rows
-            # Paths relative to the served directory: what the schedule view's ?file= takes.
-            table["path"] = [_relative(p, self.root) for p in table["path"]]
-            self._table = table
+            self._table = directory_table(self.root, self.max_bytes)
         except Exception as exc:  # noqa: BLE001 - shown on the page instead of a dead thread
             self._error = f"{type(exc).__name__}: {exc}"
-
-
-def _relative(path: str, root: Path) -> str:
-    try:
-        return Path(path).resolve().relative_to(root.resolve()).as_posix()
-    except ValueError:
-        return path
 
 
 def mount_sweep_page(server: Flask, root: Path, max_bytes: int | None = None) -> Dash:
@@ -107,9 +89,9 @@ def _layout(sweep: SweepTable) -> html.Div:
             ),
             html.P(
                 f"{len(table)} rows under {sweep.root.name}/ ({ok} analyzed)"
-                + (", joined with manifest.csv" if (sweep.root / MANIFEST).is_file() else "")
+                + (", joined with manifest.csv" if (sweep.root / "manifest.csv").is_file() else "")
                 + ". Click a point to open its schedule view; the table sorts and filters by column "
-                "(e.g. > 1000 or ok).",
+                "(the row under the headings).",
                 style={"fontSize": "13px", "color": "#444"},
             ),
             html.Div(
@@ -128,20 +110,32 @@ def _layout(sweep: SweepTable) -> html.Div:
                 style={"display": "flex", "gap": "10px", "alignItems": "center", "flexWrap": "wrap"},
             ),
             dcc.Graph(id="sweep-scatter", config={"displaylogo": False}),
-            dash_table.DataTable(  # type: ignore[attr-defined]  # generated component, no stub
-                id="sweep-table",
-                columns=[{"name": c, "id": c} for c in shown_columns(table)],
-                data=_records(table),
-                sort_action="native",
-                filter_action="native",
-                page_size=25,
-                style_table={"overflowX": "auto"},
-                style_cell={"fontSize": "12px", "padding": "3px 6px", "textAlign": "left", "maxWidth": 260},
-                style_header={"fontWeight": 600, "background": "#f3f3f3"},
-                tooltip_delay=0,
-            ),
+            _grid(table),
         ],
         style={"fontFamily": "sans-serif", "margin": "12px"},
+    )
+
+
+def _grid(table: pd.DataFrame) -> Any:
+    """The table as an AG Grid: sort and filter per column (numbers by value, text by words), paged."""
+    try:
+        import dash_ag_grid as dag
+    except ImportError:
+        return html.P("The table needs dash-ag-grid: pip install 'irtools[sweep]'.")
+    numeric = set(numeric_columns(table))
+    columns = [
+        {"field": c, "filter": "agNumberColumnFilter" if c in numeric else "agTextColumnFilter"}
+        for c in shown_columns(table)
+    ]
+    columns[0] |= {"pinned": "left"}
+    return dag.AgGrid(
+        id="sweep-table",
+        rowData=_records(table),
+        columnDefs=columns,
+        defaultColDef={"sortable": True, "resizable": True, "floatingFilter": True, "minWidth": 90},
+        dashGridOptions={"pagination": True, "paginationPageSize": 50, "suppressFieldDotNotation": True},
+        columnSize="autoSize",
+        style={"height": "620px"},
     )
 
 

@@ -121,7 +121,9 @@ def run_summarize(args: argparse.Namespace) -> int:
     if counts.failed:
         notes.append(f"{counts.failed} failed (see status)")
     if manifest:
-        notes.append(f"{counts.rows} rows for {len(manifest.frame)} manifest runs, {counts.missing} without an IR")
+        notes.append(
+            f"{counts.rows} rows for {len(manifest.frame)} manifest runs, {counts.missing} without an IR"
+        )
     print(
         f"wrote {args.output}: {counts.files} files, {counts.analyzed} analyzed, {counts.errors} errors in all"
         + (f" ({'; '.join(notes)})" if notes else "")

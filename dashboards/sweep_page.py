@@ -124,7 +124,11 @@ def _grid(table: pd.DataFrame) -> Any:
         return html.P("The table needs dash-ag-grid: pip install 'irtools[sweep]'.")
     numeric = set(numeric_columns(table))
     columns = [
-        {"field": c, "filter": "agNumberColumnFilter" if c in numeric else "agTextColumnFilter"}
+        {
+            "field": c,
+            "headerName": c,
+            "filter": "agNumberColumnFilter" if c in numeric else "agTextColumnFilter",
+        }
         for c in shown_columns(table)
     ]
     columns[0] |= {"pinned": "left"}

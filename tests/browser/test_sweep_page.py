@@ -26,7 +26,7 @@ def test_table_scatter_and_a_click_opens_the_schedule(dash_duo: Any, tmp_path: P
     assert sum(m.text.startswith("missing") for m in missing) == 2
     # The front of (peak L2, makespan) on this sweep is one run: batch 1, L2 1024 KB (two identical IRs).
     front = dash_duo.driver.execute_script(
-        "return document.querySelector('#sweep-scatter .js-plotly-plot').data[1].x.length"
+        "return document.querySelector('#sweep-scatter .js-plotly-plot')._fullData[1].x.length"
     )
     assert front == 1
     dash_duo.driver.save_screenshot(str(tmp_path / "sweep-page.png"))

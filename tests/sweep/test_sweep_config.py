@@ -7,6 +7,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from irtools.analysis.sweep import SWEEP
 from irtools.sweep.names import name_columns
 from tests.conftest import RunCli
 
@@ -88,3 +89,13 @@ def test_a_manifest_without_a_name_column_is_a_usage_error(run_cli: RunCli, tmp_
         "summarize", tmp_path, "--allow-empty", "--manifest", manifest, "-o", tmp_path / "s.csv"
     )
     assert code == 2 and "no column naming the IR file" in err
+
+
+def test_docs_list_the_sweep_columns() -> None:
+    from irtools.analysis.sweep import SWEEP_FINDINGS
+    from tests.conftest import ROOT
+
+    text = (ROOT / "docs" / "sweeps.md").read_text()
+    for spec in (SWEEP, SWEEP_FINDINGS):
+        for column in spec.columns:
+            assert f"| {column.name} | {column.dtype} | {column.unit} | {column.doc} |" in text, column.name

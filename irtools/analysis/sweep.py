@@ -6,11 +6,9 @@ caching, manifests and output are irtools.sweep's.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
-
-import pandas as pd
 
 from irtools.analysis.analysis import Analysis
 from irtools.analysis.summary import summarize
@@ -150,18 +148,3 @@ def finding_rows(path: str, findings: Sequence[Finding]) -> list[dict[str, Any]]
         }
         for f in findings
     ]
-
-
-def sweep_table(
-    paths: Sequence[str],
-    jobs: int = 1,
-    progress: Callable[[int, int], None] | None = None,
-    max_bytes: int | None = None,
-    allow_empty: bool = False,
-) -> pd.DataFrame:
-    """Summaries of every IR under `paths` (files or directories), sorted by path, computed in this
-    process or `jobs` local processes, without a cache (the library entry point; the CLI streams)."""
-    from irtools.sweep.engine import collect  # late: the engine builds on this module
-    from irtools.sweep.work import WorkOptions
-
-    return collect(paths, WorkOptions(max_bytes=max_bytes), jobs, progress, allow_empty).rows

@@ -264,3 +264,15 @@ def collect(
     found = SWEEP_FINDINGS.frame({c: [f[c] for f in findings] for c in SWEEP_FINDINGS.dtypes})
     found = found.sort_values("path", kind="stable", ignore_index=True)
     return Collected(table, found, sweep.counts)
+
+
+def sweep_table(
+    paths: Sequence[str],
+    jobs: int = 1,
+    progress: Callable[[int, int], None] | None = None,
+    max_bytes: int | None = None,
+    allow_empty: bool = False,
+) -> pd.DataFrame:
+    """Summaries of every IR under `paths` (files or directories), sorted by path, computed in this
+    process or `jobs` local processes, without a cache (the library entry point; the CLI streams)."""
+    return collect(paths, WorkOptions(max_bytes=max_bytes), jobs, progress, allow_empty).rows

@@ -89,7 +89,7 @@ def dask_pool(scheduler: str | None, jobs: int) -> Iterator[Pool]:
 
     if scheduler:
         try:
-            client = Client(scheduler, timeout="30s")
+            client = Client(scheduler, timeout="10s")
         except (OSError, TimeoutError) as exc:
             raise UsageError(f"--scheduler: cannot reach a Dask scheduler at {scheduler}: {exc}") from None
         cluster = None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import threading
 from pathlib import Path
 
 import pandas as pd
@@ -99,6 +100,17 @@ def test_a_timeout_becomes_the_files_row(tmp_path: Path, fixtures_dir: Path) -> 
     assert result.row["batch"] == 1  # the name still tells the configuration
 
 
+def test_a_timeout_in_a_worker_thread_as_dask_runs_it(fixtures_dir: Path) -> None:
+    big = fixtures_dir / "gemini" / "int8_resnet50.sim_quantized_b1_c1_bw16_stschedule.json"
+    results: list[FileResult] = []
+    worker = threading.Thread(
+        target=lambda: results.append(process(Task(str(big), str(big)), WorkOptions(timeout=0.001)))
+    )
+    worker.start()
+    worker.join()
+    assert results[0].row["status"].startswith("timeout")
+
+
 def test_cache_hit_miss_and_identical_bytes_under_other_names(tmp_path: Path) -> None:
     root = _sweep(tmp_path, copies=3)
     cache_dir = tmp_path / "cache"
@@ -121,6 +133,12 @@ def test_cache_hit_miss_and_identical_bytes_under_other_names(tmp_path: Path) ->
         handle.write("\n")
     third, _ = run()
     assert third.counts.cached == len(third.files) - 1
+    # A torn or foreign entry is a miss, never an error.
+    for entry in (cache_dir / "sweep-v1").rglob("*.json"):
+        if "stat" not in entry.parts:
+            entry.write_text("{not json")
+    fourth, _ = run()
+    assert fourth.counts.cached == 0
     # A different result-changing option is another key: nothing matches.
     assert ResultCache(cache_dir, {"max_bytes": 1}).key(str(MESH)) != ResultCache(
         cache_dir, WorkOptions().result_options()
@@ -176,7 +194,17 @@ def test_a_local_dask_cluster_gives_the_same_rows(run_cli: RunCli, tmp_path: Pat
             "summarize", root, "-o", out[executor], "--executor", executor, "--jobs", "2", "--no-cache"
         )
         assert code == 0, err
-    assert out["local"].read_bytes() == out["dask"].read_bytes()
+    # And on a cluster that runs already (--scheduler): workers get absolute paths, the rows say the
+    # paths as given.
+    from distributed import LocalCluster
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None, silence_logs=50) as cluster:
+        out["cluster"] = tmp_path / "cluster.csv"
+        code, _, err = run_cli(
+            "summarize", root, "-o", out["cluster"], "--scheduler", cluster.scheduler_address, "--no-cache"
+        )
+        assert code == 0, err
+    assert out["local"].read_bytes() == out["dask"].read_bytes() == out["cluster"].read_bytes()
     assert (tmp_path / "local.findings.csv").read_bytes() == (tmp_path / "dask.findings.csv").read_bytes()
 
 

@@ -57,10 +57,11 @@ def timed_sweep(files: list[str], pool_context: object, out: Path, cache_dir: Pa
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--files", type=int, default=1000)
+    parser.add_argument("--dask-only", action="store_true", help="only this process and the Dask row")
     args = parser.parse_args()
     from distributed import Client, LocalCluster
 
-    from irtools.sweep.executors import Pool, local_pool
+    from irtools.sweep.executors import DASK_IN_FLIGHT_PER_WORKER, Pool, local_pool
 
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
@@ -78,7 +79,7 @@ def main() -> None:
 
         inline = timed_sweep(files, local_pool(0), folder, None)
         record("this process (no executor)", inline, 1)
-        for jobs in (1, 2):
+        for jobs in () if args.dask_only else (1, 2):
             record(
                 f"local processes, {jobs} worker{'s' if jobs > 1 else ''}",
                 timed_sweep(files, local_pool(jobs), folder, None),
@@ -97,7 +98,14 @@ def main() -> None:
 
         class Existing:  # the cluster is started above; the sweep only uses it
             def __enter__(self) -> Pool:
-                return Pool(lambda: executor, 2, "dask", stop=lambda e: None, abandon=lambda e: None)
+                return Pool(
+                    lambda: executor,
+                    2,
+                    "dask",
+                    in_flight_per_worker=DASK_IN_FLIGHT_PER_WORKER,
+                    stop=lambda e: None,
+                    abandon=lambda e: None,
+                )
 
             def __exit__(self, *exc: object) -> None:
                 return None
@@ -110,9 +118,10 @@ def main() -> None:
         )
         client.close()
         cluster.close()
-        cache = folder / "cache"
-        timed_sweep(files, local_pool(2), folder, cache)  # fills the cache
-        record("cached rerun (every file a hit)", timed_sweep(files, local_pool(2), folder, cache), 0)
+        if not args.dask_only:
+            cache = folder / "cache"
+            timed_sweep(files, local_pool(2), folder, cache)  # fills the cache
+            record("cached rerun (every file a hit)", timed_sweep(files, local_pool(2), folder, cache), 0)
 
     print(
         f"{len(files)} files, {size / 1e6:.1f} MB in all ({size / len(files) / 1e3:.1f} KB each); "

@@ -1,7 +1,7 @@
 """The sweep engine: files to rows through any concurrent.futures executor, streamed as they arrive.
 
 Per file, in this process: look the result up in the cache; otherwise submit the work (irtools.sweep.work)
-to the pool, at most two files per worker in flight. Whatever happens to a file becomes its row:
+to the pool, a few files per worker in flight (Pool.in_flight_per_worker). Whatever happens to a file becomes its row:
 - a crash or a timeout inside the work: the work's own row (status says which);
 - its worker process dies (killed, out of memory, a crash in native code): a local pool breaks and
   every file in flight with it; those files are run again, one at a time, in a fresh pool, and a file
@@ -31,7 +31,6 @@ from irtools.sweep.names import NAME_COLUMNS, name_columns
 from irtools.sweep.work import FileResult, Task, WorkOptions, failed, process
 from irtools.trace.discover import discover_trace
 
-IN_FLIGHT_PER_WORKER = 2
 WORKER_DIED = (
     "worker died: the process analyzing this file ended (killed, out of memory, or a crash in native "
     "code), also when run alone"
@@ -203,7 +202,7 @@ def execute(
                 executor, broken = pool.new(), False
             if not broken:
                 if queue:
-                    while queue and len(in_flight) < pool.workers * IN_FLIGHT_PER_WORKER:
+                    while queue and len(in_flight) < pool.workers * pool.in_flight_per_worker:
                         task = queue.popleft()
                         in_flight[executor.submit(work, task)] = task
                 elif suspects and not in_flight:

@@ -32,6 +32,9 @@ class Pool:
     description: str
     remote: bool = False
     """Workers may not share this process's working directory: send them absolute paths."""
+    in_flight_per_worker: int = 2
+    """Files submitted ahead per worker: enough to hide the executor's round trip (a Dask task's is
+    milliseconds), few enough that a broken local pool has few files to rerun."""
     stop: Callable[[Executor], None] = lambda executor: executor.shutdown(wait=True)
     """End an executor; after Ctrl-C, `abandon` instead ends it without waiting for running files."""
     abandon: Callable[[Executor], None] = lambda executor: executor.shutdown(wait=False, cancel_futures=True)
@@ -76,6 +79,11 @@ def local_pool(jobs: int) -> Iterator[Pool]:
     )
 
 
+DASK_IN_FLIGHT_PER_WORKER = 16
+"""Dask hands each task to a worker through a scheduler round trip: more tasks queued per worker keep
+workers busy between small files (a dead Dask worker's tasks are rerun by Dask, not by us)."""
+
+
 def dask_available() -> bool:
     return importlib.util.find_spec("distributed") is not None
 
@@ -109,6 +117,7 @@ def dask_pool(scheduler: str | None, jobs: int) -> Iterator[Pool]:
             workers,
             f"{where} ({workers} worker threads)",
             remote=scheduler is not None,
+            in_flight_per_worker=DASK_IN_FLIGHT_PER_WORKER,
             stop=lambda e: None,
             abandon=lambda e: None,
         )

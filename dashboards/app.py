@@ -22,16 +22,19 @@ def create_app(
     max_file_bytes: int | None = None,
     wl0_size: int | None = None,
     trace: str | Path | None = None,
+    l2_size: int | None = None,
 ) -> Dash:
     """An app serving IR files under `path` (a directory, or a file to open in its directory).
 
     `open_file` names the file to show first, relative to the directory; files larger than
     `max_file_bytes` are refused with a message; `wl0_size` gives the WL0 maps a capacity (and
-    turns on GIR402). `trace` is the ZeBu trace of the file shown first (others are found by name).
+    turns on GIR402), `l2_size` is the L2 size of files that record none (the maps' buffer end, GIR301). `trace` is the ZeBu trace of the file shown first (others are found by name).
     """
     target = Path(path)
     root = target.parent if target.is_file() else target
-    store = FileStore(root, max_upload_bytes, max_file_bytes=max_file_bytes, wl0_size=wl0_size)
+    store = FileStore(
+        root, max_upload_bytes, max_file_bytes=max_file_bytes, wl0_size=wl0_size, l2_size=l2_size
+    )
     selected = open_file
     if target.is_file():
         selected = target.resolve().relative_to(store.root).as_posix()

@@ -43,7 +43,8 @@ class Entry:
     def findings(self) -> pd.DataFrame:
         with self._lock:
             if self._findings is None:
-                options = CheckOptions(wl0_size=self.analysis.options.wl0_size)  # enables GIR402
+                given = self.analysis.options
+                options = CheckOptions(wl0_size=given.wl0_size, l2_size=given.l2_size)  # GIR402, GIR301
                 findings = check_loaded(self.analysis.loaded, options, self.analysis.index)
                 self._findings = findings_frame(findings)
             return self._findings
@@ -81,12 +82,16 @@ def filter_findings(
 
 
 def load_entry(
-    source: str | Path | bytes, name: str, wl0_size: int | None = None, max_bytes: int | None = None
+    source: str | Path | bytes,
+    name: str,
+    wl0_size: int | None = None,
+    max_bytes: int | None = None,
+    l2_size: int | None = None,
 ) -> Entry:
     """Load (a path or bytes) and wrap an IR; AnalysisError with the reason when it is not an IR at all
     (or a file over `max_bytes`)."""
     loaded = load_ir(source, name, max_bytes)
-    return Entry(name, Analysis(loaded, AnalysisOptions(wl0_size=wl0_size)))
+    return Entry(name, Analysis(loaded, AnalysisOptions(wl0_size=wl0_size, l2_size=l2_size)))
 
 
 class FileStore:
@@ -99,6 +104,7 @@ class FileStore:
         cache_size: int = 4,
         max_file_bytes: int | None = None,
         wl0_size: int | None = None,
+        l2_size: int | None = None,
     ) -> None:
         self.root = Path(root).resolve()
         if not self.root.is_dir():
@@ -106,6 +112,7 @@ class FileStore:
         self.max_upload_bytes = max_upload_bytes
         self.max_file_bytes = max_file_bytes
         self.wl0_size = wl0_size
+        self.l2_size = l2_size
         self._cache: OrderedDict[tuple[object, ...], Entry] = OrderedDict()
         self._uploads: dict[str, tuple[str, bytes]] = {}
         self._cache_size = cache_size
@@ -161,7 +168,7 @@ class FileStore:
             if key not in self._uploads:
                 raise AccessError("that upload is no longer available; upload it again")
             name, data = self._uploads[key]
-            return self._cached((key,), lambda: load_entry(data, name, self.wl0_size))
+            return self._cached((key,), lambda: load_entry(data, name, self.wl0_size, l2_size=self.l2_size))
         path = self.resolve(key)
         stat = path.stat()
         problem = size_problem(stat.st_size, self.max_file_bytes)
@@ -169,7 +176,7 @@ class FileStore:
             raise AccessError(f"{key}: {problem} (irtools serve --max-mb)")
         return self._cached(
             (key, stat.st_mtime_ns, stat.st_size),
-            lambda: load_entry(path, key, self.wl0_size),
+            lambda: load_entry(path, key, self.wl0_size, l2_size=self.l2_size),
         )
 
     def warm(self, key: str) -> threading.Thread:

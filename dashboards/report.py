@@ -41,10 +41,11 @@ def build_report(
     max_bytes: int | None = None,
     wl0_size: int | None = None,
     trace: str | Path | None = None,
+    l2_size: int | None = None,
 ) -> tuple[str, str]:
     """The report's HTML and a one-line description of what it holds (with `trace`, the measured part)."""
     name = Path(path).name
-    entry = load_entry(path, str(path), wl0_size, max_bytes)
+    entry = load_entry(path, str(path), wl0_size, max_bytes, l2_size)
     a = entry.analysis
     first = True
 
@@ -182,7 +183,8 @@ def write_report(
     max_bytes: int | None = None,
     wl0_size: int | None = None,
     trace: str | Path | None = None,
+    l2_size: int | None = None,
 ) -> str:
-    page, summary = build_report(path, max_cores, max_bytes, wl0_size, trace)
+    page, summary = build_report(path, max_cores, max_bytes, wl0_size, trace, l2_size)
     write_text_atomic(output, page)
     return summary

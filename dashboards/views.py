@@ -10,6 +10,7 @@ from dashboards.figures import Focus, empty_figure, occupancy_figure
 from dashboards.timeline import ARROWS_BY_DEFAULT, timeline_figure
 from irtools.analysis import Analysis
 from irtools.analysis.spans import with_cycles
+from irtools.dialects.base import Capability
 
 
 def core_maps(
@@ -27,11 +28,14 @@ def core_maps(
     otherwise the workload position on the core.
     """
     a = analysis
-    if a.loaded.raw is not None:  # no addresses to draw rectangles with: blocks held over time
+    no_wl0 = f"no WL0 snapshot in this file ({a.loaded.dialect.title})"
+    if not a.index.has(
+        Capability.L2_ADDRESSES
+    ):  # no addresses to draw rectangles with: blocks held over time
         blocks = blocks_figure(
             a.l2_blocks, core_id=core_id, core_label=a.core_label(core_id), capacity_kib=a.l2_capacity_kib
         )
-        return blocks, empty_figure("no WL0 snapshot in this file (Gemini's IR before address allocation)")
+        return blocks, empty_figure(no_wl0)
     regions = a.l2_regions[a.l2_regions["core_id"] == core_id][["region_start", "region_end"]]
     bounds = sorted(set(zip(regions["region_start"].tolist(), regions["region_end"].tolist())))
     tensors, l2, wl0_tensors, wl0 = a.tensors, a.l2_occupancy, a.wl0_tensors, a.wl0_occupancy
@@ -51,8 +55,11 @@ def core_maps(
     }
     extent = a.wl0_tensors["address"] + a.wl0_tensors["size"]
     wl0_top = int(extent.max()) if len(extent) else None  # all cores' maps on one scale
+    l2_map = occupancy_figure(tensors, l2, capacity=a.buffersize, regions=bounds, **options)  # type: ignore[arg-type]
+    if not a.index.has(Capability.WL0):
+        return l2_map, empty_figure(no_wl0)
     return (
-        occupancy_figure(tensors, l2, capacity=a.buffersize, regions=bounds, **options),  # type: ignore[arg-type]
+        l2_map,
         occupancy_figure(
             wl0_tensors,
             wl0,

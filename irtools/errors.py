@@ -5,3 +5,7 @@ from __future__ import annotations
 
 class AnalysisError(ValueError):
     """The file could not be read as an IR at all, so there is nothing to analyze."""
+
+
+class UsageError(Exception):
+    """A mistake in how irtools was called (exit code 2)."""

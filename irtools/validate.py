@@ -10,11 +10,10 @@ from irtools.findings import FileReport, Finding, Report, Severity
 from irtools.loading.discover import discover
 from irtools.loading.index import IRIndex
 from irtools.loading.load import LoadedIR, load_ir
-from irtools.loading.raw import ADDRESS_RULES, RAW
 from irtools.loading.reader import gc_paused
 from irtools.rules import RULES
 from irtools.rules.context import CheckContext, CheckOptions
-from irtools.rules.registry import resolve_selection
+from irtools.rules.registry import resolve_selection, skipped_note
 
 
 def check_loaded(
@@ -27,17 +26,21 @@ def check_loaded(
     findings = list(loaded.findings)
     if loaded.ir is None:
         return findings
-    index = index or IRIndex(loaded)
-    ctx = CheckContext(options or CheckOptions())
-    # The raw dialect has no addresses, ring regions or WL0: the loader said once which rules that skips.
-    skip = ADDRESS_RULES if loaded.dialect == RAW else {}
+    options = options or CheckOptions()
+    index = index or IRIndex(loaded, options.l2_size)
+    ctx = CheckContext(options)
+    # Each rule runs in the form the file's capabilities allow; the others are named once, with what they lack.
+    note = skipped_note(index.capabilities, loaded.dialect.name)
+    if note:
+        findings.append(Finding("GIR103", Severity.INFO, note, ""))
     # The checks allocate no cycles; with millions of live model objects, collector passes dominate.
     with gc_paused():
         for entry in RULES.values():
-            if entry.check is None or entry.code in skip:
+            check = entry.check_for(index.capabilities)
+            if check is None:
                 continue
             try:
-                findings.extend(map(loaded.to_file, entry.check(index, ctx)))
+                findings.extend(map(loaded.to_file, check(index, ctx)))
             except Exception as exc:  # noqa: BLE001 - a checker bug must not hide the other rules' findings
                 findings.append(
                     Finding(

@@ -23,7 +23,7 @@ def test_every_rule_doc_says_why_and_how_to_fix() -> None:
 
 
 def test_tables_markdown_is_current() -> None:
-    from irtools.analysis.tables import tables_markdown
+    from irtools.catalogue import tables_markdown
 
     committed = (ROOT / "docs" / "tables.md").read_text()
     assert committed == tables_markdown(), "regenerate with: irtools tables --markdown > docs/tables.md"

@@ -15,6 +15,7 @@ from irtools.analysis.schedule_tables import core_transfers_table, cores_table, 
 from irtools.analysis.tables import L2_OCCUPANCY, L2_REGIONS, TABLES, TENSORS
 from irtools.analysis.timeline import Schedule, schedules
 from irtools.analysis.traffic import dram_traffic, dram_transfers
+from irtools.dialects.base import Capability
 from irtools.errors import AnalysisError
 from irtools.loading.graph import find_cycles, wait_graph
 from irtools.loading.index import IRIndex, workload_inputs
@@ -43,8 +44,8 @@ class Analysis:
             first = loaded.findings[0].message if loaded.findings else "no content"
             raise AnalysisError(f"{loaded.path}: not an IR that can be analyzed: {first}")
         self.loaded = loaded
-        self.index = IRIndex(loaded)
         self.options = options or AnalysisOptions()
+        self.index = IRIndex(loaded, self.options.l2_size)
 
     @property
     def path(self) -> str:
@@ -52,8 +53,8 @@ class Analysis:
 
     @property
     def buffersize(self) -> int | None:
-        """L2 size in bytes; None when the file's buffersize broke the schema."""
-        return self.index.ir.buffersize
+        """L2 size in bytes: the file's buffersize, else the l2_size option; None when neither is known."""
+        return self.index.l2_size
 
     @cached_property
     def schedules(self) -> dict[str, Schedule]:
@@ -97,7 +98,7 @@ class Analysis:
 
     @cached_property
     def _l2(self) -> dict[str, pd.DataFrame]:
-        if self.loaded.raw is not None:  # no addresses: l2_blocks is this dialect's occupancy
+        if not self.index.has(Capability.L2_ADDRESSES):  # l2_blocks is such a file's occupancy
             return {
                 "tensors": TENSORS.empty(),
                 "l2_occupancy": L2_OCCUPANCY.empty(),
@@ -148,7 +149,7 @@ class Analysis:
 
     @cached_property
     def layers(self) -> pd.DataFrame:
-        if self.loaded.raw is None:
+        if self.index.has(Capability.L2_ADDRESSES):
             return layers_table(self.timeline, self.dram_traffic, self.l2_occupancy, self.buffersize)
         held = self.l2_blocks.assign(total_bytes=self.l2_blocks["held_kib"] * KIB)
         capacity = self.l2_capacity_kib

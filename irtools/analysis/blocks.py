@@ -7,6 +7,7 @@ from typing import Any
 import pandas as pd
 
 from irtools.analysis.tables import L2_BLOCKS, POSITION_COLUMNS
+from irtools.dialects.base import Capability
 from irtools.loading.index import IRIndex
 
 KIB = 1024
@@ -21,7 +22,7 @@ def l2_capacity_kib(index: IRIndex, l2_size: int | None) -> int | None:
 def l2_blocks_table(index: IRIndex, l2_size: int | None = None) -> pd.DataFrame:
     """One row per L2 snapshot: KiB held by type (raw `block` counts, else sizes rounded up to KiB)."""
     capacity = l2_capacity_kib(index, l2_size)
-    raw = index.loaded.raw
+    raw = index.loaded.raw if index.has(Capability.BLOCK_COUNTS) else None
     rows: dict[str, list[Any]] = {c.name: [] for c in L2_BLOCKS.columns}
     for core_id, refs in index.cores.items():
         raw_core = raw.cores[str(core_id)] if raw is not None else None

@@ -11,8 +11,9 @@ from typing import Any
 import pandas as pd
 
 from irtools.analysis.tables import L2_OCCUPANCY, L2_REGIONS, TENSORS, WL0_OCCUPANCY, WL0_TENSORS
+from irtools.dialects.base import Capability
 from irtools.loading.index import IRIndex, WorkloadRef
-from irtools.loading.l2 import Placement, place, regions_of
+from irtools.loading.l2 import Placement, linear, place, regions_of
 from irtools.model import BufferEntry, Wl0Entry
 
 Segment = tuple[int, int]
@@ -103,8 +104,10 @@ def _snapshot_key(ref: WorkloadRef) -> dict[str, Any]:
 
 def l2_tables(index: IRIndex) -> dict[str, pd.DataFrame]:
     """tensors, l2_occupancy and l2_regions for every core."""
-    # A file whose buffersize broke the schema is measured against the highest address it uses.
-    buffersize = index.buffersize or max(
+    # A file whose L2 size is unknown (broken buffersize; raw or alloc without --l2-size) is measured
+    # against the highest address it uses. Only files with ring regions wrap tensors around.
+    ring = index.has(Capability.RING_REGIONS)
+    buffersize = index.l2_size or max(
         (e.address + e.size for ref in index.workloads() for e in ref.workload.buffer), default=0
     )
     tensors: list[dict[str, Any]] = []
@@ -116,10 +119,10 @@ def l2_tables(index: IRIndex) -> dict[str, pd.DataFrame]:
         lives = _Lifetimes()
         for ref in refs:
             w = ref.workload
-            ring = tuple(map(tuple, w.ring_buffer_info))
-            regions = region_sets.get(ring)
+            pairs = tuple(map(tuple, w.ring_buffer_info))
+            regions = region_sets.get(pairs)
             if regions is None:
-                regions = region_sets[ring] = regions_of(w.ring_buffer_info, index.buffersize)
+                regions = region_sets[pairs] = regions_of(w.ring_buffer_info, index.l2_size)
             region_id = id(regions)
             segments: list[Segment] = []
             owners: list[_Lifetime] = []
@@ -129,7 +132,11 @@ def l2_tables(index: IRIndex) -> dict[str, pd.DataFrame]:
                 spot = (entry.address, entry.size, region_id)
                 placement = placements.get(spot)
                 if placement is None:
-                    placement = placements[spot] = place(entry.address, entry.size, regions, index.buffersize)
+                    placement = placements[spot] = (
+                        place(entry.address, entry.size, regions, index.l2_size)
+                        if ring
+                        else linear(entry.address, entry.size, index.l2_size)
+                    )
                 key = (entry.tensor_id, entry.type, entry.address, entry.size)
                 life = lives.see(
                     key, ref.position, w.workload_id, partial(_tensor_row, core_id, entry, placement)

@@ -10,8 +10,8 @@ import pandas as pd
 from irtools.analysis.analysis import Analysis
 from irtools.analysis.blocks import KIB
 from irtools.analysis.timeline import MODELS
+from irtools.dialects import BY_NAME, DOCUMENTED, Capability
 from irtools.loading.mesh import LINEAR, MESH, core_label
-from irtools.loading.raw import RAW
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,7 +34,7 @@ class Summary:
     dram_read_fmap: int = 0
     dram_write: int = 0
     dialect: str = "documented"
-    """"documented", or "raw" (Gemini's IR before address allocation: peak_l2 counts 1 KiB blocks)."""
+    """The file's dialect (irtools.dialects): "documented", "raw" (peak_l2 counts 1 KiB blocks) or "alloc"."""
     core_labels: dict[int, str] = field(default_factory=dict)
     """Core -> "id (x,y)", its mesh position under the file's numbering."""
     numbering: str = LINEAR
@@ -50,8 +50,8 @@ class Summary:
         """Human-readable lines for the terminal."""
         size = _size(self.buffersize) if self.buffersize else "size unknown"
         lines = [f"{self.path}: {self.cores} cores, {self.workloads} workloads, L2 {size}"]
-        if self.dialect == RAW:
-            lines.append("  raw dialect (before address allocation): L2 held in 1 KiB blocks, no addresses")
+        if self.dialect != DOCUMENTED.name:
+            lines.append(f"  {self.dialect} dialect: {BY_NAME[self.dialect].title}")
         if self.numbering == MESH:
             cores = ", ".join(self.core_labels[c] for c in sorted(self.core_labels))
             lines.append(f"  cores by mesh position y*(xlen+2)+x+1: {cores}")
@@ -113,8 +113,7 @@ def _size(n: int) -> str:
 
 def summarize(analysis: Analysis) -> Summary:
     """The headline numbers; reads the timeline, occupancy and traffic tables."""
-    raw = analysis.loaded.raw is not None
-    if raw:
+    if not analysis.index.has(Capability.L2_ADDRESSES):  # the L2 held is known in blocks only
         l2 = analysis.l2_blocks.groupby("core_id")["held_kib"].max() * KIB
         capacity = analysis.l2_capacity_kib
         buffersize = capacity * KIB if capacity else None
@@ -138,7 +137,7 @@ def summarize(analysis: Analysis) -> Summary:
         dram_read_weight=int(traffic["read_weight_bytes"].sum()),
         dram_read_fmap=int(traffic["read_fmap_bytes"].sum()),
         dram_write=int(traffic["write_bytes"].sum()),
-        dialect=RAW if raw else "documented",
+        dialect=analysis.loaded.dialect.name,
         core_labels={c: core_label(c, index.numbering, index.ir.xlen) for c in index.cores},
         numbering=index.numbering,
     )

@@ -48,7 +48,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         "--l2-size",
         type=positive_int,
         metavar="BYTES",
-        help="L2 size for files that do not record it (the raw dialect); l2_blocks' capacity",
+        help="L2 size for files that record none (raw, alloc): l2_blocks' capacity, the L2 maps' end",
     )
     ana.add_argument("--json", action="store_true", help="print the summary as JSON")
     add_trace_argument(ana)
@@ -163,7 +163,7 @@ def run_export_trace(args: argparse.Namespace) -> int:
 
 def run_tables(args: argparse.Namespace) -> int:
     from irtools.analysis.tables import TABLES as IR_TABLES
-    from irtools.analysis.tables import tables_markdown
+    from irtools.catalogue import tables_markdown
     from irtools.rules.registry import UsageError
     from irtools.trace.tables import MEASURED_TABLES
 

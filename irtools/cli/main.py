@@ -76,6 +76,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--addr-align", type=positive_int, metavar="BYTES", help="L2 address alignment; enables GIR308"
     )
     val.add_argument(
+        "--l2-size",
+        type=positive_int,
+        metavar="BYTES",
+        help="L2 size for files that record none (raw, alloc); enables GIR301 there",
+    )
+    val.add_argument(
         "--jobs", "-j", type=positive_int, default=1, metavar="N", help="check N files in parallel"
     )
     add_max_mb(val)
@@ -85,9 +91,10 @@ def build_parser() -> argparse.ArgumentParser:
     sch.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
     sch.add_argument(
         "--dialect",
-        choices=("documented", "raw"),
+        choices=("documented", "raw", "alloc"),
         default="documented",
-        help="raw: the Gemini scheduler's own IR before address allocation",
+        help="raw: the Gemini scheduler's own IR before address allocation; alloc: that IR after the SET "
+        "allocator gave it L2 addresses",
     )
 
     rul = sub.add_parser("rules", help="list the rules, or show one rule's documentation")
@@ -117,6 +124,7 @@ def run_validate(args: argparse.Namespace) -> int:
     options = CheckOptions(
         wl0_size=args.wl0_size,
         addr_align=args.addr_align,
+        l2_size=args.l2_size,
         severities=parse_severity_overrides(args.severity),
     )
     report = validate_paths(
@@ -137,10 +145,13 @@ def run_validate(args: argparse.Namespace) -> int:
 
 def run_schema(args: argparse.Namespace) -> int:
     """`irtools schema`."""
-    from irtools.model.raw_schema import raw_schema_text
-    from irtools.model.schema import schema_text
+    import json
 
-    _emit(raw_schema_text() if args.dialect == "raw" else schema_text(), args.output)
+    from irtools.dialects import BY_NAME
+
+    build = BY_NAME[args.dialect].schema
+    assert build is not None  # every declared dialect has one
+    _emit(json.dumps(build(), indent=2) + "\n", args.output)
     return EXIT_OK
 
 

@@ -48,6 +48,12 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         metavar="BYTES",
         help="WL0 capacity: free space in the WL0 maps, GIR402",
     )
+    srv.add_argument(
+        "--l2-size",
+        type=positive_int,
+        metavar="BYTES",
+        help="L2 size for files that record none (raw, alloc): the maps' buffer end, GIR301",
+    )
     add_trace_argument(srv, discovered=True)
     add_max_mb(srv)
     rep.add_argument(
@@ -69,6 +75,12 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         metavar="BYTES",
         help="WL0 capacity: free space in the WL0 maps, GIR402",
     )
+    rep.add_argument(
+        "--l2-size",
+        type=positive_int,
+        metavar="BYTES",
+        help="L2 size for files that record none (raw, alloc): the maps' buffer end, GIR301",
+    )
     add_trace_argument(rep, discovered=True)
     add_max_mb(rep)
 
@@ -86,6 +98,7 @@ def run_serve(args: argparse.Namespace) -> int:
         args.max_upload_mb * 10**6,
         max_file_bytes=max_bytes(args),
         wl0_size=args.wl0_size,
+        l2_size=args.l2_size,
         open_file=args.open,
         trace=args.trace,
     )
@@ -149,6 +162,7 @@ def run_report(args: argparse.Namespace) -> int:
         max_cores=args.max_cores,
         max_bytes=max_bytes(args),
         wl0_size=args.wl0_size,
+        l2_size=args.l2_size,
         trace=trace_for(args.path, args.trace),
     )
     print(f"wrote {args.output}: {summary}")

@@ -113,11 +113,13 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     )
     syn.add_argument(
         "--dialect",
-        choices=("documented", "raw"),
+        choices=("documented", "raw", "alloc"),
         default="documented",
         help=(
             "raw: the Gemini scheduler's own IR before address allocation (mesh-id cores, block counts, "
-            "no addresses), from the same generator and seed; --inject takes GIR201, GIR203, GIR204, GIR502"
+            "no addresses), from the same generator and seed; --inject takes GIR201, GIR203, GIR204, GIR502. "
+            "alloc: that raw IR after an allocator like SET's (address in 1 KiB blocks, start_loading); "
+            "--inject also takes GIR301 (recorded with the --l2-size to validate with) and GIR302"
         ),
     )
     syn.add_argument(
@@ -139,12 +141,15 @@ def run_synth(args: argparse.Namespace) -> int:
     result = synthesize(options)
     document = result.document
     injection = None
-    if args.dialect == "raw":
+    if args.dialect in ("raw", "alloc"):
+        from irtools.synth.alloc import inject_alloc, to_alloc
         from irtools.synth.raw import inject_raw, to_raw
 
         document = to_raw(document)
+        if args.dialect == "alloc":
+            document = to_alloc(document)
         if codes:
-            injection = inject_raw(document, codes, args.seed)
+            injection = (inject_alloc if args.dialect == "alloc" else inject_raw)(document, codes, args.seed)
             document = injection.document
     elif codes:
         injection = inject(document, codes, args.seed)
@@ -164,6 +169,8 @@ def run_synth(args: argparse.Namespace) -> int:
         print(
             "  raw dialect: cores keyed by Gemini's mesh ids, L2 as 1 KiB block counts, no addresses or WL0"
         )
+    elif args.dialect == "alloc":
+        print("  alloc dialect: the raw IR with L2 addresses in 1 KiB blocks (first fit per core), no WL0")
     else:
         print(
             f"  L2: {s.l2_tensors:,} tensors in {args.ring_regions} ring region(s), {s.wrapped_tensors:,} wrapping "
@@ -184,7 +191,7 @@ def run_synth(args: argparse.Namespace) -> int:
             f"irtools synth: note: {sidecar(args.output)} is from an earlier run with --inject",
             file=sys.stderr,
         )
-    if args.ring_regions > 1 and args.dialect != "raw":
+    if args.ring_regions > 1 and args.dialect == "documented":
         print(
             "  note: with 2+ ring regions, `irtools validate` reports one GIR303 info finding (the [start, end) reading)"
         )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from irtools.rules.registry import UsageError
+from irtools.errors import UsageError
 
 SIDECAR_SUFFIX = ".expected.json"
 """Expected-findings files that sit beside sample IRs; never IRs themselves."""

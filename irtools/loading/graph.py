@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 from typing import TYPE_CHECKING
 
+from irtools.dialects.base import Capability
 from irtools.loading.index import workload_inputs
 from irtools.model import CoreDestination
 
@@ -17,7 +18,7 @@ def wait_graph(ir: IRIndex) -> tuple[list[WorkloadRef], list[list[int]]]:
     nodes = list(ir.workloads())
     number = {id(ref): n for n, ref in enumerate(nodes)}
     edges: list[list[int]] = [[] for _ in nodes]
-    read_back = dram_waits(ir) if ir.loaded.raw is not None else {}
+    read_back = dram_waits(ir) if ir.has(Capability.DRAM_WAITS) else {}
     for refs in ir.cores.values():
         for a, b in itertools.pairwise(refs):
             edges[number[id(a)]].append(number[id(b)])

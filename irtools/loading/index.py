@@ -8,6 +8,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from irtools import pointer as jp
+from irtools.dialects.base import Capability
 from irtools.loading.mesh import numbering, position
 from irtools.model import DramIn, DramOut, SchedulerIR, Workload
 
@@ -50,16 +51,26 @@ class Range:
 class IRIndex:
     """Indexes over one IR; built lazily so a rule pays only for the lookups it uses."""
 
-    def __init__(self, loaded: LoadedIR) -> None:
+    def __init__(self, loaded: LoadedIR, l2_size: int | None = None) -> None:
+        """`l2_size`: the L2 size in bytes the user gives for files that record none (raw, alloc)."""
         if loaded.ir is None:
             raise ValueError("cannot index a file that did not load")
         self.loaded = loaded
         self.ir: SchedulerIR = loaded.ir
+        self.l2_size: int | None = self.ir.buffersize or l2_size
+        """The file's buffersize, else the user's L2 size, else None."""
+        given = {Capability.L2_SIZE} if self.l2_size else set()
+        self.capabilities: frozenset[Capability] = loaded.dialect.capabilities | given
+        """What this file holds (its dialect's capabilities, and an L2 size when one is known)."""
         self.cores: dict[int, list[WorkloadRef]] = {
             int(key): [WorkloadRef(int(key), i, jp.join(key, i), wl) for i, wl in enumerate(workloads)]
             for key, workloads in sorted(self.ir.cores.items(), key=lambda kv: int(kv[0]))
         }
         self._uses: dict[int, set[int]] = {}
+
+    def has(self, capability: Capability) -> bool:
+        """Whether the file holds this kind of fact (ask this, never the dialect's name)."""
+        return capability in self.capabilities
 
     @cached_property
     def numbering(self) -> str:
@@ -73,6 +84,17 @@ class IRIndex:
     @property
     def buffersize(self) -> int | None:
         return self.ir.buffersize
+
+    def follows(self, ref: WorkloadRef) -> bool:
+        """Whether the workload before `ref` in `ir` is also the one before it in the file.
+
+        Not so when a workload between them broke the schema and was left out: comparing the two as
+        neighbours would report what only the gap causes.
+        """
+        positions = self.loaded.kept.get(jp.join(str(ref.core_id)))
+        return positions is None or (
+            ref.position > 0 and positions[ref.position] == positions[ref.position - 1] + 1
+        )
 
     def workloads(self) -> Iterator[WorkloadRef]:
         """Every workload, core by core in program order."""

@@ -53,3 +53,10 @@ def place(address: int, size: int, regions: list[tuple[int, int]], buffersize: i
     if address + size <= end:
         return Placement(((address, address + size),), (start, end))
     return Placement(((address, end), (start, start + address + size - end)), (start, end))
+
+
+def linear(address: int, size: int, end: int | None) -> Placement:
+    """A tensor in an L2 without ring regions (raw, alloc): where it is, never wrapped; past `end` is a problem."""
+    stop = address + size
+    problem = f"ends at {stop:#x}, past the L2 size {end:#x}" if end is not None and stop > end else None
+    return Placement(((address, stop),), (0, end) if end is not None else None, problem)

@@ -14,27 +14,17 @@ from typing import Any
 from pydantic import TypeAdapter, ValidationError
 
 from irtools import pointer as jp
+from irtools.dialects import DOCUMENTED, Dialect, sniff
+from irtools.dialects.base import PartModels
+from irtools.dialects.keys import KeyScan
 from irtools.findings import Finding, Severity
 from irtools.limits import size_problem
-from irtools.loading.raw import RAW, sniff, validate_raw_members
-from irtools.loading.raw import file_pointer as raw_file_pointer
 from irtools.loading.reader import StreamError, gc_paused, read_bytes, read_members
-from irtools.model import (
-    BufferEntry,
-    DramIn,
-    DramOut,
-    DramSection,
-    IfmapTensor,
-    OfmapTensor,
-    SchedulerIR,
-    Wl0Entry,
-    Workload,
-)
+from irtools.loading.schema_errors import SchemaErrors
+from irtools.model import SchedulerIR
 from irtools.model.base import INT64_MAX, sharing_values
 from irtools.model.ir import CORE_KEY
 from irtools.model.raw import RawIR
-from irtools.rules.keys import KeyScan
-from irtools.rules.schema_errors import SchemaErrors
 
 
 @dataclass(slots=True)
@@ -81,8 +71,7 @@ class LoadedIR:
 
     def file_pointer(self, pointer: str) -> str:
         """The pointer into the file of the value `pointer` names in `ir`."""
-        if self.dialect == RAW:
-            pointer = raw_file_pointer(pointer)
+        pointer = self.dialect.file_pointer(pointer)
         if not self.kept or not pointer:
             return pointer
         tokens = pointer.split("/")  # still escaped, as the keys of `kept` are; tokens[0] is ""
@@ -97,7 +86,7 @@ class LoadedIR:
 
     def to_file(self, finding: Finding) -> Finding:
         """`finding` (made from `ir`) with its pointers mapped into the file."""
-        if not self.kept and self.dialect != RAW:
+        if not self.kept and self.dialect.view is None:
             return finding
         pointer = self.file_pointer(finding.pointer)
         related = tuple(self.file_pointer(p) for p in finding.related)
@@ -106,10 +95,10 @@ class LoadedIR:
         return dataclasses.replace(finding, pointer=pointer, related=related)
 
     size_bytes: int = 0
-    dialect: str = "documented"
-    """"documented" (the format document, after address allocation) or "raw" (irtools.loading.raw)."""
+    dialect: Dialect = DOCUMENTED
+    """The file's dialect (irtools.dialects): what it holds, and so which rules run on it."""
     raw: RawIR | None = None
-    """The raw dialect's own models (with max_workload_id and block); `ir` is their documented view."""
+    """The raw and allocated dialects' own models (max_workload_id, block, ...); `ir` is their view."""
 
 
 def load_ir(
@@ -158,11 +147,16 @@ def load_ir(
 
 
 def _validate_any(members: Iterable[tuple[str, Any]], loaded: LoadedIR) -> SchedulerIR | None:
-    """The IR in whichever format its members show (the raw dialect gets its own models)."""
+    """The IR in whichever dialect its members show, validated against that dialect's models."""
     dialect, members = sniff(members)
-    if dialect == RAW:
-        return validate_raw_members(members, loaded)
-    return _validate_members(members, loaded)
+    loaded.dialect = dialect
+    top = _validate_members(members, loaded, dialect.parts)
+    if top is None or dialect.view is None:
+        return top  # type: ignore[no-any-return]  # the documented dialect's top model is SchedulerIR
+    if dialect.note:
+        loaded.findings.insert(0, Finding("GIR103", Severity.INFO, dialect.note, ""))
+    loaded.raw = top
+    return dialect.view(top)
 
 
 def _finish(loaded: LoadedIR) -> LoadedIR:
@@ -233,19 +227,15 @@ def _valid_list(
     return [e for e in parsed if e is not None]
 
 
-_WORKLOAD_LISTS: dict[str, type] = {
-    "ifmap": IfmapTensor,
-    "ofmap": OfmapTensor,
-    "buffer": BufferEntry,
-    "wl0_buffer": Wl0Entry,
-    "wl1_buffer": Wl0Entry,
-}
+def _valid_workload(
+    parts: PartModels, value: Any, ptr: str, skipped: list[str], kept: dict[str, list[int]]
+) -> Any:
+    """A workload without its broken list entries (ifmap, ofmap, buffer, WL0), or None if still broken.
 
-
-def _valid_workload(value: Any, ptr: str, skipped: list[str], kept: dict[str, list[int]]) -> Workload | None:
-    """A workload without its broken list entries (ifmap, ofmap, buffer, WL0), or None if still broken."""
+    Its place in the core's order and its outgoing transfers stay when only entries break.
+    """
     try:
-        return Workload.model_validate(value)
+        return parts.workload.model_validate(value)  # type: ignore[attr-defined]
     except ValidationError:
         pass
     if not isinstance(value, dict):
@@ -254,25 +244,30 @@ def _valid_workload(value: Any, ptr: str, skipped: list[str], kept: dict[str, li
     cleaned = dict(value)
     dropped: list[str] = []
     positions: dict[str, list[int]] = {}
-    for key, model in _WORKLOAD_LISTS.items():
+    for key, model in parts.workload_lists.items():
         entries = value.get(key)
         if isinstance(entries, list):
             list_ptr = jp.extend(ptr, key)
             _valid_list(model, entries, list_ptr, dropped, positions)
             if list_ptr in positions:  # some entries break the schema: the workload keeps the others
                 cleaned[key] = [entries[i] for i in positions[list_ptr]]
-    workload: Workload | None = _valid(Workload, cleaned, ptr, skipped)
+    workload = _valid(parts.workload, cleaned, ptr, skipped)
     if workload is not None:
         skipped.extend(dropped)
         kept.update(positions)
     return workload
 
 
-_CORE = TypeAdapter(dict[str, list[Workload]])
-"""A core's workloads, validated as {key: workloads} so error locations start at the core key."""
+@functools.cache
+def _core_adapter(workload: type) -> TypeAdapter[dict[str, Any]]:
+    """A core's workloads, validated as {key: workloads} so error locations start at the core key."""
+    return TypeAdapter(dict[str, list[workload]])  # type: ignore[valid-type]
 
-_DRAM = TypeAdapter(dict[str, DramSection])
-"""The DRAM section, validated as {"-1": section} for the same reason."""
+
+@functools.cache
+def _dram_adapter(section: type) -> TypeAdapter[dict[str, Any]]:
+    """The DRAM section, validated as {"-1": section} for the same reason."""
+    return TypeAdapter(dict[str, section])  # type: ignore[valid-type]
 
 
 def _drain(doc: dict[str, Any]) -> Iterator[tuple[str, Any]]:
@@ -290,8 +285,8 @@ def _not_an_object(doc: Any, loaded: LoadedIR) -> None:
     loaded.findings.extend(schema.findings())
 
 
-def _validate_members(members: Iterable[tuple[str, Any]], loaded: LoadedIR) -> SchedulerIR | None:
-    """The IR from a file's top-level members, each validated and released as it comes.
+def _validate_members(members: Iterable[tuple[str, Any]], loaded: LoadedIR, parts: PartModels) -> Any:
+    """The dialect's top model from a file's top-level members, each validated and released as it comes.
 
     The raw JSON of a core is dropped as soon as its models exist: a whole document as dicts
     next to the whole model tree doubled the peak memory. A part that breaks the schema is
@@ -300,18 +295,18 @@ def _validate_members(members: Iterable[tuple[str, Any]], loaded: LoadedIR) -> S
     wherever the file puts its keys. None for a JSON object that is no IR at all.
     """
     schema = SchemaErrors()
-    keys = KeyScan()
+    keys = parts.key_scan()
     skipped: dict[str, list[str]] = {}  # per part, merged in the order of the findings
     top: dict[str, Any] = {}
-    cores: dict[str, list[Workload]] = {}
+    cores: dict[str, list[Any]] = {}
     for key, value in members:
         if not CORE_KEY.match(key):
-            top[key] = _dram(value, loaded, schema, keys, skipped) if key == "-1" else value
+            top[key] = _dram(parts, value, loaded, schema, keys, skipped) if key == "-1" else value
             continue
-        workloads = _validate_part(_CORE, key, value, schema)
+        workloads = _validate_part(_core_adapter(parts.workload), key, value, schema)
         lost = skipped[key] = []
         if workloads is None:
-            workloads = _partial_core(key, value, lost, loaded.kept)
+            workloads = _partial_core(parts, key, value, lost, loaded.kept)
             _note_unchecked({key: value}, lost, loaded)
         cores[key] = workloads
         keys.core(key, value, lost)
@@ -320,9 +315,9 @@ def _validate_members(members: Iterable[tuple[str, Any]], loaded: LoadedIR) -> S
         loaded.findings.append(_not_a_scheduler_ir(top))
         return None
     keys.top(top)
-    ir: SchedulerIR | None = None
+    ir: Any = None
     try:
-        ir = SchedulerIR.model_validate(top)
+        ir = parts.top.model_validate(top)  # type: ignore[attr-defined]
     except ValidationError as exc:
         schema.add(exc, top, "")
     order = ["-1", "", *cores]
@@ -331,8 +326,10 @@ def _validate_members(members: Iterable[tuple[str, Any]], loaded: LoadedIR) -> S
     loaded.findings.extend(schema.findings(order))
     loaded.findings.extend(keys.findings())
     if ir is None:
-        dram = top.get("-1") or DramSection.model_construct(in_=[], out=[])
-        ir = SchedulerIR.model_construct(**_valid_scalars(top), dram=dram)
+        dram = top.get("-1")
+        if not isinstance(dram, parts.dram_section):
+            dram = parts.dram_section.model_construct(in_=[], out=[])  # type: ignore[attr-defined]
+        ir = parts.top.model_construct(**_valid_scalars(parts, top), dram=dram)  # type: ignore[attr-defined]
     ir.cores = cores
     return ir
 
@@ -364,37 +361,44 @@ def _validate_part(adapter: TypeAdapter[dict[str, Any]], key: str, value: Any, s
 
 
 def _dram(
-    value: Any, loaded: LoadedIR, schema: SchemaErrors, keys: KeyScan, skipped: dict[str, list[str]]
-) -> DramSection:
+    parts: PartModels,
+    value: Any,
+    loaded: LoadedIR,
+    schema: SchemaErrors,
+    keys: KeyScan,
+    skipped: dict[str, list[str]],
+) -> Any:
     """The DRAM section as a model: without its broken entries when some break the schema."""
     lost = skipped["-1"] = []
-    section: DramSection | None = _validate_part(_DRAM, "-1", value, schema)
+    section = _validate_part(_dram_adapter(parts.dram_section), "-1", value, schema)
     if section is None:
         sides: dict[str, list[Any]] = {}
-        for side, model in (("in", DramIn), ("out", DramOut)):
+        for side, model in parts.dram_entries.items():
             entries = value.get(side) if isinstance(value, dict) else None
             entries = entries if isinstance(entries, list) else []
             sides[side] = _valid_list(model, entries, jp.join("-1", side), lost, loaded.kept)
         _note_unchecked({"-1": value}, lost, loaded)
-        section = DramSection.model_construct(in_=sides["in"], out=sides["out"])
+        section = parts.dram_section.model_construct(in_=sides["in"], out=sides["out"])  # type: ignore[attr-defined]
     keys.dram(value, lost)
     return section
 
 
-def _valid_scalars(top: dict[str, Any]) -> dict[str, Any]:
+def _valid_scalars(parts: PartModels, top: dict[str, Any]) -> dict[str, Any]:
     """The top-level numbers that are valid (None for the others), by the model's own bounds."""
     fields: dict[str, Any] = {}
-    for name in ("buffersize", "top_batch_cut", "xlen", "ylen"):
+    for name in parts.scalars:
         value = top.get(name)
         fields[name] = value if type(value) is int and 0 < value <= INT64_MAX else None
     return fields
 
 
-def _partial_core(key: str, workloads: Any, skipped: list[str], kept: dict[str, list[int]]) -> list[Workload]:
+def _partial_core(
+    parts: PartModels, key: str, workloads: Any, skipped: list[str], kept: dict[str, list[int]]
+) -> list[Any]:
     """The workloads of a core that are valid on their own (without their broken list entries)."""
     if not isinstance(workloads, list):
         return []
-    parsed = [_valid_workload(w, jp.join(key, i), skipped, kept) for i, w in enumerate(workloads)]
+    parsed = [_valid_workload(parts, w, jp.join(key, i), skipped, kept) for i, w in enumerate(workloads)]
     valid = [w for w in parsed if w is not None]
     if len(valid) < len(parsed):
         kept[jp.join(key)] = [i for i, w in enumerate(parsed) if w is not None]

@@ -177,10 +177,11 @@ class RawIfmap:
     """Lower coordinate [N, C, H, W]."""
     upper: Coord4
     """Upper coordinate (inclusive)."""
-    transfer_id: TransferIds
-    """Transfers that bring it: DRAM `out` entries or other workloads' ofmaps."""
     max_workload_id: NonNegInt
-    """The latest workload producing one of its transfers (its own id when all come from DRAM)."""
+    """The latest workload producing one of its transfers (0 when all come from DRAM)."""
+    transfer_id: TransferIds = Field(default_factory=list)
+    """Transfers that bring it: DRAM `out` entries or other workloads' ofmaps. IR_gen leaves it out
+    when no producer's range meets this ifmap (GIR104 says so)."""
 
 
 @dataclass(slots=True, kw_only=True, config=RECORD)
@@ -232,8 +233,9 @@ class RawWorkload(IRModel):
     """Size of this workload's ofmap, in bits (8 x its volume)."""
     ifmap: RawIfmap
     """The ifmap and the latest workload it waits for."""
-    buffer: list[RawBufferEntry]
-    """L2 snapshot before this workload starts (block counts, no addresses)."""
+    buffer: list[RawBufferEntry] = Field(default_factory=list)
+    """L2 snapshot before this workload starts (block counts, no addresses). IR_gen leaves the key out
+    when the snapshot is empty (GIR104 says so)."""
     ofmap: list[RawOfmap] = Field(default_factory=list)
     """Ofmap tensors; absent when nobody reads the output."""
     layer_type: StrictStr | None = None

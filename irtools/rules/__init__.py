@@ -1,7 +1,7 @@
 """The rules; importing this package registers every rule in RULES."""
 
 from irtools.findings import Severity
-from irtools.rules import buffers, ordering, schema_errors, trace, transfers, wl0
+from irtools.rules import buffers, capacity, ordering, raw_checks, schema_errors, trace, transfers, wl0
 from irtools.rules.registry import RULES, register
 
 register(
@@ -15,4 +15,14 @@ register(
     """,
 )
 
-__all__ = ["RULES", "buffers", "ordering", "schema_errors", "trace", "transfers", "wl0"]
+__all__ = [
+    "RULES",
+    "buffers",
+    "capacity",
+    "ordering",
+    "raw_checks",
+    "schema_errors",
+    "trace",
+    "transfers",
+    "wl0",
+]

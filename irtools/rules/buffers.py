@@ -9,12 +9,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from irtools import pointer as jp
+from irtools.dialects.base import Capability
 from irtools.findings import Finding, Severity
 from irtools.loading.index import IRIndex, WorkloadRef, inverted, single_transfer
 from irtools.loading.l2 import place, regions_of
 from irtools.model import BufferEntry, IfmapTensor
 from irtools.rules.context import CheckContext, id_list, short
-from irtools.rules.raw_checks import raw_snapshot_continuity, raw_source_union
 from irtools.rules.registry import rule
 
 
@@ -33,7 +33,12 @@ def _span(segments: tuple[tuple[int, int], ...]) -> str:
     return " + ".join(f"[{a:#x}, {b:#x})" for a, b in segments)
 
 
-@rule("GIR301", "buffer-out-of-bounds", Severity.ERROR)
+@rule(
+    "GIR301",
+    "buffer-out-of-bounds",
+    Severity.ERROR,
+    needs={Capability.L2_ADDRESSES, Capability.RING_REGIONS, Capability.L2_SIZE},
+)
 def buffer_out_of_bounds(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     """An L2 tensor lies outside [0, buffersize) or outside a single ring region.
 
@@ -43,7 +48,10 @@ def buffer_out_of_bounds(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     Why: an address past the buffer or across regions corrupts another region's data or
     faults on hardware.
     Example: `/0/4/buffer/2: GIR301 error ifmap tensor 7 [transfer 40]: starts at 0x800000, past buffersize 0x800000`
-    Fix: the allocator must keep tensors inside their ring region.
+    On files that record no L2 size (raw, alloc) it runs with `--l2-size`, once per core that exceeds
+    it: on block counts (raw), the snapshot holding the most blocks; on block addresses (alloc), the
+    entry reaching the highest block, with the most blocks held at once and how many entries end past it.
+    Fix: the allocator must keep tensors inside their ring region (or the schedule needs a larger L2).
     """
     for ref in ir.workloads():
         regions = regions_of(ref.workload.ring_buffer_info, ir.buffersize)
@@ -58,7 +66,7 @@ def buffer_out_of_bounds(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
                 )
 
 
-@rule("GIR302", "buffer-overlap", Severity.ERROR)
+@rule("GIR302", "buffer-overlap", Severity.ERROR, needs={Capability.L2_ADDRESSES})
 def buffer_overlap(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     """Two tensors of one L2 snapshot share addresses while both are live.
 
@@ -125,7 +133,7 @@ class _OverlapRun:
         )
 
 
-@rule("GIR303", "ring-config", Severity.ERROR)
+@rule("GIR303", "ring-config", Severity.ERROR, needs={Capability.RING_REGIONS})
 def ring_config(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     """Ring-buffer regions overlap, are empty, or leave [0, buffersize).
 
@@ -176,7 +184,7 @@ def ring_config(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
         )
 
 
-@rule("GIR304", "snapshot-continuity", Severity.WARNING)
+@rule("GIR304", "snapshot-continuity", Severity.WARNING, needs={Capability.NEWLY_ADDED})
 def snapshot_continuity(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     """Consecutive L2 snapshots of a core disagree about a tensor (identified by tensor_id).
 
@@ -188,18 +196,19 @@ def snapshot_continuity(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     never.
     Example: `/0/5/buffer/1/newly_added: GIR304 warning ifmap tensor 3 [transfer 39] is marked not newly added but was absent before`
     On the raw dialect (no tensor ids, no addresses), an input listed ahead for the next
-    workload (`workload_id`) must be for the workload that runs next and be in its snapshot.
+    workload (`workload_id`) must be for the workload that runs next and be in its snapshot. On the
+    alloc dialect both forms run: `start_loading` is `newly_added`, for tensors numbered as the SET
+    allocator's parser numbers them.
     Fix: recompute newly_added from the previous snapshot.
     """
-    if ir.loaded.raw is not None:
-        yield from raw_snapshot_continuity(ir, ctx)
-        return
     for refs in ir.cores.values():
         previous: dict[int, BufferEntry] | None = None
         for ref in refs:
             if ref.pointer in ir.incomplete:
                 previous = None  # a snapshot with skipped entries cannot be compared either way
                 continue
+            if not ir.follows(ref):
+                previous = None  # the snapshot before it in the file was left out
             current: dict[int, BufferEntry] = {}
             for i, entry in enumerate(ref.workload.buffer):
                 current.setdefault(entry.tensor_id, entry)
@@ -237,9 +246,6 @@ def source_union(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     entry with no source at all is reported.
     Fix: rebuild the entry from its sources.
     """
-    if ir.loaded.raw is not None:
-        yield from raw_source_union(ir, ctx)
-        return
     for ref in ir.workloads():
         for i, entry in enumerate(ref.workload.buffer):
             if not entry.source:
@@ -267,7 +273,7 @@ def source_union(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
                 )
 
 
-@rule("GIR306", "cur-wl-ifmap", Severity.WARNING)
+@rule("GIR306", "cur-wl-ifmap", Severity.WARNING, needs={Capability.CUR_WL_FLAGS})
 def cur_wl_ifmap(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     """`cur_wl_ifmap` flags disagree with the workload's ifmap transfer ids.
 
@@ -321,7 +327,7 @@ def expected_fmap_size(lower: list[int], upper: list[int], align: int, bitwidth:
     return n * (math.ceil(c / align) * align) * h * w * bitwidth // 8
 
 
-@rule("GIR307", "size-mismatch", Severity.WARNING)
+@rule("GIR307", "size-mismatch", Severity.WARNING, needs={Capability.ALIGN_BITWIDTH})
 def size_mismatch(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     """An fmap tensor's size differs from N x roundup(C, align) x H x W x bitwidth/8.
 
@@ -354,7 +360,7 @@ def size_mismatch(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
                 )
 
 
-@rule("GIR308", "misaligned-address", Severity.WARNING)
+@rule("GIR308", "misaligned-address", Severity.WARNING, needs={Capability.L2_ADDRESSES})
 def misaligned_address(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     """An L2 tensor address is not a multiple of `--addr-align` bytes (off unless that option is given).
 

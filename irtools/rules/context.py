@@ -7,6 +7,9 @@ from dataclasses import dataclass, field
 
 from irtools.findings import Finding, Severity
 
+DEFAULT_SEVERITY: dict[str, Severity] = {}
+"""Each registered code's own severity, filled by irtools.rules.registry.register."""
+
 
 @dataclass(frozen=True, slots=True)
 class CheckOptions:
@@ -16,6 +19,8 @@ class CheckOptions:
     """WL0 capacity in bytes (enables GIR402)."""
     addr_align: int | None = None
     """Required L2 address alignment in bytes (enables GIR308)."""
+    l2_size: int | None = None
+    """L2 size in bytes for files that record none (raw, alloc): enables GIR301 there."""
     severities: dict[str, Severity] = field(default_factory=dict)
     """Per-code severity overrides."""
 
@@ -39,9 +44,7 @@ class CheckContext:
         severity: Severity | None = None,
     ) -> Finding:
         """A finding with the rule's default severity (user overrides are applied once, in validate_file)."""
-        from irtools.rules.registry import RULES
-
-        level = severity or RULES[code].severity
+        level = severity or DEFAULT_SEVERITY[code]
         return Finding(code, level, message, pointer, core_id, workload_id, transfer_id, related=related)
 
 

@@ -1,4 +1,8 @@
-"""The parts of GIR204 and GIR305 that read what only the raw dialect has (`max_workload_id`, `channel`)."""
+"""The forms of GIR204, GIR304 and GIR305 for files that hold what the scheduler's own IR holds.
+
+`max_workload_id` (DRAM_WAITS), inputs held ahead for the next workload (HELD_AHEAD) and sources in
+the producer's frame with `channel` (SOURCE_CHANNELS): the raw and allocated dialects.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +10,14 @@ from collections.abc import Iterator
 from typing import Any
 
 from irtools import pointer as jp
+from irtools.dialects.base import Capability
 from irtools.findings import Finding
 from irtools.loading.index import IRIndex
 from irtools.model.raw import RawBufferEntry, RawIR, RawSource, RawWorkload, flat_ids
+from irtools.rules.buffers import snapshot_continuity
 from irtools.rules.context import CheckContext, id_list
+from irtools.rules.registry import variant
+from irtools.rules.transfers import causality
 
 
 def raw_workloads(ir: IRIndex) -> Iterator[tuple[int, int, str, RawWorkload]]:
@@ -39,7 +47,7 @@ def latest_producers(ir: IRIndex) -> dict[int, int]:
     return latest
 
 
-def max_workload_causality(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
+def _max_workload_causality(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     """GIR204 on the raw dialect: `max_workload_id` against the producers of the transfers it waits for.
 
     The scheduler sets it to the latest workload producing one of the tensor's transfers (through
@@ -108,6 +116,7 @@ def _bounding_box(entry: RawBufferEntry) -> tuple[list[int], list[int]] | None:
     return lower, upper
 
 
+@variant("GIR305", needs={Capability.SOURCE_CHANNELS})
 def raw_source_union(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     """GIR305 on the raw dialect: ids and range of each ifmap/weight entry against its sources.
 
@@ -143,6 +152,7 @@ def raw_source_union(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
                 yield ctx.finding("GIR305", message, ptr, core_id=core_id, workload_id=wl.workload_id)
 
 
+@variant("GIR304", needs={Capability.HELD_AHEAD})
 def raw_snapshot_continuity(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     """GIR304 on the raw dialect: an input held ahead for a later workload must reach that workload.
 
@@ -158,6 +168,8 @@ def raw_snapshot_continuity(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]
         workloads = raw.cores[str(core_id)]
         for ref in refs:
             wl = workloads[ref.position]
+            if ref.position + 1 < len(refs) and not ir.follows(refs[ref.position + 1]):
+                continue  # the workload after it in the file was left out: its next one is unknown
             nxt = workloads[ref.position + 1] if ref.position + 1 < len(refs) else None
             for i, entry in enumerate(wl.buffer):
                 if entry.workload_id is None or entry.workload_id == wl.workload_id:
@@ -186,3 +198,17 @@ def raw_snapshot_continuity(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]
                         ptr,
                         **loc,
                     )
+
+
+@variant("GIR204", needs={Capability.DRAM_WAITS})
+def causality_with_waits(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
+    """GIR204 where each input names the latest workload it waits for: that, then the transfer order."""
+    yield from _max_workload_causality(ir, ctx)
+    yield from causality(ir, ctx)
+
+
+@variant("GIR304", needs={Capability.HELD_AHEAD, Capability.NEWLY_ADDED})
+def continuity_with_load_flags(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
+    """GIR304 where inputs are held ahead and each tensor's load is flagged (allocated files): both forms."""
+    yield from raw_snapshot_continuity(ir, ctx)
+    yield from snapshot_continuity(ir, ctx)

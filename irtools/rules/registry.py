@@ -2,33 +2,72 @@
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from irtools.dialects.base import Capability
+from irtools.errors import UsageError
 from irtools.findings import Finding, Severity
+from irtools.rules.context import DEFAULT_SEVERITY, CheckContext
 
 if TYPE_CHECKING:
     from irtools.loading.index import IRIndex
-    from irtools.rules.context import CheckContext
 
-Check = Callable[["IRIndex", "CheckContext"], Iterator[Finding]]
+__all__ = [
+    "RULES",
+    "Check",
+    "Rule",
+    "UsageError",
+    "Variant",
+    "parse_severity_overrides",
+    "register",
+    "resolve_selection",
+    "rule",
+    "skipped_note",
+    "variant",
+]
+
+Check = Callable[["IRIndex", CheckContext], Iterator[Finding]]
 
 
-class UsageError(Exception):
-    """A mistake in how irtools was called (exit code 2)."""
+@dataclass(frozen=True, slots=True)
+class Variant:
+    """A form of a rule for files that hold more (or other) facts than its main form reads."""
+
+    needs: frozenset[Capability]
+    check: Check
 
 
 @dataclass(frozen=True, slots=True)
 class Rule:
-    """One rule: a permanent code, a short name, a default severity and its documentation."""
+    """One rule: a permanent code, a short name, a default severity and its documentation.
+
+    `needs` are the capabilities its main form reads; a file whose dialect lacks one gets the
+    variant whose needs it has (the most specific), or none: the rule is skipped there, and said so.
+    """
 
     code: str
     name: str
     severity: Severity
     doc: str
     check: Check | None = None
+    needs: frozenset[Capability] = frozenset()
+    variants: tuple[Variant, ...] = ()
+
+    def check_for(self, capabilities: Collection[Capability]) -> Check | None:
+        """The form of the check that runs on a file with these capabilities, None if none can."""
+        fitting = [v for v in self.variants if v.needs.issubset(capabilities)]
+        if fitting:
+            return max(fitting, key=lambda v: len(v.needs)).check
+        return self.check if self.needs.issubset(capabilities) else None
+
+    def missing(self, capabilities: Collection[Capability]) -> frozenset[Capability]:
+        """The least that a file with these capabilities lacks for some form of the rule to run."""
+        forms = (self.needs, *(v.needs for v in self.variants))
+        return min((needs.difference(capabilities) for needs in forms), key=len)
 
     @property
     def summary(self) -> str:
@@ -52,23 +91,62 @@ _FAMILIES = {
 RULES: dict[str, Rule] = {}
 
 
-def register(code: str, name: str, severity: Severity, doc: str, check: Check | None = None) -> Rule:
+def register(
+    code: str,
+    name: str,
+    severity: Severity,
+    doc: str,
+    check: Check | None = None,
+    needs: Iterable[Capability] = (),
+) -> Rule:
     """Add a rule to RULES; codes are permanent and never reused."""
     if code in RULES:
         raise ValueError(f"rule code {code} registered twice")
-    entry = Rule(code, name, severity, inspect.cleandoc(doc), check)
+    entry = Rule(code, name, severity, inspect.cleandoc(doc), check, frozenset(needs))
     RULES[code] = entry
+    DEFAULT_SEVERITY[code] = severity
     return entry
 
 
-def rule(code: str, name: str, severity: Severity) -> Callable[[Check], Check]:
+def rule(
+    code: str, name: str, severity: Severity, needs: Iterable[Capability] = ()
+) -> Callable[[Check], Check]:
     """Decorator: register a check function; its docstring is the rule's documentation."""
 
     def decorate(fn: Check) -> Check:
-        register(code, name, severity, fn.__doc__ or "", fn)
+        register(code, name, severity, fn.__doc__ or "", fn, needs)
         return fn
 
     return decorate
+
+
+def variant(code: str, needs: Iterable[Capability]) -> Callable[[Check], Check]:
+    """Decorator: another form of the registered rule `code`, for files with the capabilities `needs`.
+
+    Its documentation is the rule's own (say there what each form reads).
+    """
+
+    def decorate(fn: Check) -> Check:
+        entry = RULES[code]
+        RULES[code] = dataclasses.replace(entry, variants=(*entry.variants, Variant(frozenset(needs), fn)))
+        return fn
+
+    return decorate
+
+
+def skipped_note(capabilities: Collection[Capability], dialect: str) -> str | None:
+    """The one message naming the rules that cannot run on a file with these capabilities, and why."""
+    by_need: dict[str, list[str]] = {}
+    for entry in RULES.values():
+        if entry.check is not None and entry.check_for(capabilities) is None:
+            need = " and ".join(sorted(entry.missing(capabilities)))
+            by_need.setdefault(need, []).append(entry.code)
+    if not by_need:
+        return None
+    reasons = "; ".join(
+        f"{', '.join(codes)} need{'s' if len(codes) == 1 else ''} {need}" for need, codes in by_need.items()
+    )
+    return f"rules skipped on the {dialect} dialect, which has no such data: {reasons}"
 
 
 def resolve_selection(select: Iterable[str] | None, ignore: Iterable[str] | None) -> frozenset[str]:

@@ -11,7 +11,6 @@ from irtools.loading.index import IRIndex, WorkloadRef
 from irtools.model import CoreDestination
 from irtools.model.dram import Destination
 from irtools.rules.context import CheckContext, id_list, short
-from irtools.rules.raw_checks import max_workload_causality
 from irtools.rules.registry import rule
 
 
@@ -171,8 +170,6 @@ def causality(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     when that producer runs on the same core it must come first.
     Fix: reorder the workloads or fix the transfer id.
     """
-    if ir.loaded.raw is not None:
-        yield from max_workload_causality(ir, ctx)
     for ref in ir.workloads():
         for i, t in enumerate(ref.workload.ifmap):
             for tid in t.transfer_id:

@@ -5,13 +5,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from irtools import pointer as jp
+from irtools.dialects.base import Capability
 from irtools.findings import Finding, Severity
 from irtools.loading.index import IRIndex, single_transfer
 from irtools.rules.context import CheckContext, id_list
 from irtools.rules.registry import rule
 
 
-@rule("GIR401", "wl0-overlap", Severity.ERROR)
+@rule("GIR401", "wl0-overlap", Severity.ERROR, needs={Capability.WL0})
 def wl0_overlap(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     """Two weights of one WL0 snapshot share addresses.
 
@@ -41,7 +42,7 @@ def wl0_overlap(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
                 reach_end, reach_idx = end, i
 
 
-@rule("GIR402", "wl0-capacity", Severity.ERROR)
+@rule("GIR402", "wl0-capacity", Severity.ERROR, needs={Capability.WL0})
 def wl0_capacity(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     """A WL0 weight ends past `--wl0-size` bytes (off unless that option is given).
 

@@ -18,11 +18,11 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from irtools import pointer as jp
+from irtools.dialects import RAW
 from irtools.findings import FileReport, Finding, Severity
 from irtools.loading.mesh import mesh_ids
-from irtools.loading.raw import DIALECT_NOTE, skipped_note
 from irtools.rules.context import id_list
-from irtools.rules.registry import RULES, UsageError
+from irtools.rules.registry import RULES, UsageError, skipped_note
 from irtools.synth.inject import CANDIDATES, Injection, InjectionError, registrar
 
 Doc = dict[str, Any]
@@ -183,8 +183,8 @@ def raw_baseline(document: Doc) -> list[Finding]:
     """What `irtools validate` says about any raw file: the dialect, the rules it skips, the numbering."""
     ids = mesh_ids(document["xlen"], document["ylen"])
     return [
-        Finding("GIR103", Severity.INFO, DIALECT_NOTE, ""),
-        Finding("GIR103", Severity.INFO, skipped_note(), ""),
+        Finding("GIR103", Severity.INFO, RAW.note or "", ""),
+        Finding("GIR103", Severity.INFO, skipped_note(RAW.capabilities, RAW.name) or "", ""),
         Finding(
             "GIR503",
             Severity.INFO,

@@ -37,6 +37,8 @@ def validate_args(options: CheckOptions) -> list[str]:
         args += ["--addr-align", str(options.addr_align)]
     if options.wl0_size:
         args += ["--wl0-size", str(options.wl0_size)]
+    if options.l2_size:
+        args += ["--l2-size", str(options.l2_size)]
     return args
 
 
@@ -54,7 +56,12 @@ def write_expected(path: str | Path, findings: list[Finding], options: CheckOpti
     written = [expected]
     args = validate_args(options)
     if args:
-        recorded = {"addr_align": options.addr_align, "wl0_size": options.wl0_size, "validate_args": args}
+        recorded = {
+            "addr_align": options.addr_align,
+            "wl0_size": options.wl0_size,
+            "l2_size": options.l2_size,
+            "validate_args": args,
+        }
         write_text_atomic(sidecar(path, OPTIONS_SUFFIX), json.dumps(recorded, indent=2) + "\n")
         written.append(sidecar(path, OPTIONS_SUFFIX))
     return written

@@ -41,8 +41,8 @@ ByKey = dict[str, Paths]
 # --------------------------------------------------------------------------- checking
 
 
-OPTIONS = (CheckOptions(), CheckOptions(wl0_size=16384, addr_align=64))
-"""Default options, and the opt-in rules (GIR308, GIR402) switched on."""
+OPTIONS = (CheckOptions(), CheckOptions(wl0_size=16384, addr_align=64, l2_size=256 * 1024))
+"""Default options, and the opt-in rules (GIR308, GIR402; GIR301 on raw and alloc files) switched on."""
 
 _CODE = re.compile(r"GIR\d{3}\Z")
 _POINTER = re.compile(r"(/([^~/]|~[01])*)*\Z")
@@ -188,7 +188,7 @@ def fixture_bases(fixtures_dir: Path = FIXTURES, window: int = 3) -> tuple[tuple
     bases: list[tuple[Path, tuple[int, int]]] = []
     if not fixtures_dir.is_dir():
         return ()
-    globs = ("gemini/*.json", "npu-simulator/*.json", "gemini-raw/*.json")
+    globs = ("gemini/*.json", "npu-simulator/*.json", "gemini-raw/*.json", "gemini-alloc/*.json")
     for path in sorted(p for pattern in globs for p in fixtures_dir.glob(pattern)):
         doc = json.loads(path.read_bytes())
         longest = max((len(v) for k, v in doc.items() if k.isdigit() and isinstance(v, list)), default=0)

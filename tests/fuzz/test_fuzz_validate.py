@@ -9,6 +9,7 @@ pointer into the file as written. The long campaign is benchmarks/fuzz_campaign.
 from __future__ import annotations
 
 import codecs
+import functools
 import json
 import os
 import random
@@ -24,8 +25,8 @@ from hypothesis import strategies as st
 
 from irtools import pointer as jp
 from irtools.findings import Finding
+from irtools.loading import schema_errors
 from irtools.loading.load import LoadedIR, load_ir
-from irtools.rules import schema_errors
 
 from . import mutators as M
 
@@ -148,6 +149,25 @@ def test_mutated_real_fixture_slices(fixtures_dir: Path, data: st.DataObject) ->
     rng = data.draw(st.randoms(use_true_random=False))
     raw, _log = M.generate(M.base_bytes(path, window), rng, damage=0.2)
     keeps_contract(raw, M.OPTIONS[1])
+
+
+@functools.cache
+def _synth_dialects() -> tuple[bytes, ...]:
+    """A small synthetic file in each dialect (documented, raw, alloc) from one schedule."""
+    from irtools.synth import SynthOptions, synthesize
+    from irtools.synth.alloc import to_alloc
+    from irtools.synth.raw import to_raw
+
+    documented = synthesize(SynthOptions(2, 2, 8, 1, 1 << 20, 1, 11)).document
+    raw = to_raw(documented)
+    return tuple(json.dumps(d).encode() for d in (documented, raw, to_alloc(raw)))
+
+
+@FAST
+@given(which=st.integers(0, 2), seed=st.integers(0, 2**32 - 1), options=st.sampled_from(M.OPTIONS))
+def test_mutated_synth_files_of_every_dialect(which: int, seed: int, options: Any) -> None:
+    data, _ = M.generate(_synth_dialects()[which], random.Random(seed))
+    keeps_contract(data, options)
 
 
 # --------------------------------------------------------------------------- raw-text damage, one of each

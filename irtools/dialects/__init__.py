@@ -1,0 +1,69 @@
+"""The dialects of the Scheduler IR, declared, and how a file's dialect is recognised.
+
+Each dialect module declares one `Dialect` (irtools.dialects.base); `DIALECTS` lists them in the order
+they are asked whether a workload has their shape (the most specific first: an allocated file also
+has the raw dialect's shape).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from irtools.dialects.alloc import ALLOC
+from irtools.dialects.base import Capability, Dialect
+from irtools.dialects.documented import DOCUMENTED
+from irtools.dialects.raw import RAW
+from irtools.model.ir import CORE_KEY
+
+DIALECTS: tuple[Dialect, ...] = (ALLOC, RAW, DOCUMENTED)
+
+BY_NAME = {d.name: d for d in DIALECTS}
+
+__all__ = ["ALLOC", "BY_NAME", "DIALECTS", "DOCUMENTED", "RAW", "Capability", "Dialect", "sniff"]
+
+
+def core_dialect(workloads: Any, sample: int = 8) -> Dialect | None:
+    """The dialect a majority of a core's first workloads show, None when they show none or tie.
+
+    One damaged workload of a file does not turn the whole file into another dialect.
+    """
+    votes: dict[str, int] = {}
+    for wl in workloads[:sample] if isinstance(workloads, list) else ():
+        if isinstance(wl, dict):
+            shown = next((d for d in DIALECTS if d.shows(wl)), None)
+            if shown is not None:
+                votes[shown.name] = votes.get(shown.name, 0) + 1
+    ranked = sorted(votes.items(), key=lambda kv: -kv[1])
+    if not ranked or (len(ranked) > 1 and ranked[0][1] == ranked[1][1]):
+        return None
+    return BY_NAME[ranked[0][0]]
+
+
+def dram_dialect(section: Any) -> Dialect | None:
+    """RAW or DOCUMENTED from the DRAM section's destinations (`id` or `core_id`)."""
+    entries = section.get("out") if isinstance(section, dict) else None
+    for entry in entries if isinstance(entries, list) else ():
+        for dest in (entry.get("destination") if isinstance(entry, dict) else None) or ():
+            if isinstance(dest, dict) and ("id" in dest) != ("core_id" in dest):
+                return RAW if "id" in dest else DOCUMENTED
+    return None
+
+
+def sniff(members: Iterable[tuple[str, Any]]) -> tuple[Dialect, Iterator[tuple[str, Any]]]:
+    """The file's dialect, and all the members again (none lost).
+
+    The first core that shows its shape decides: its members come after "-1" in the scheduler's
+    files, so only the DRAM section is held meanwhile. A file whose cores show nothing is judged
+    by its DRAM destinations, then taken as documented.
+    """
+    stream = iter(members)
+    seen: list[tuple[str, Any]] = []
+    for key, value in stream:
+        seen.append((key, value))
+        found = core_dialect(value) if CORE_KEY.match(key) else DOCUMENTED if key == "buffersize" else None
+        if found is not None:
+            return found, itertools.chain(seen, stream)
+    dram = next((value for key, value in seen if key == "-1"), None)
+    return dram_dialect(dram) or DOCUMENTED, iter(seen)

@@ -1,0 +1,116 @@
+"""The allocated dialect: the raw IR after the SET allocator wrote L2 addresses into it, declared.
+
+Everything of the raw dialect holds (irtools.dialects.raw), and each buffer entry also says where it
+sits: byte address = `address` x 1024, extent = `block` x 1024 (the view's `size`). The allocator
+numbers a tensor as its parser does (an entry identical, but for `address` and `start_loading`, to
+one of the previous snapshot is the same tensor), and that number is the view's `tensor_id`;
+`start_loading` is the view's `newly_added`. So the address rules (GIR302 overlap, GIR304
+continuity, GIR308 alignment) run as on documented files, and GIR301 compares each core's highest
+address with the L2 size the user gives (the file records none).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from irtools.dialects.base import Capability, Dialect, PartModels
+from irtools.dialects.raw import RAW_CAPABILITIES, RawKeyScan, documented_view
+from irtools.dialects.raw import file_pointer as raw_file_pointer
+from irtools.model import SchedulerIR
+from irtools.model.alloc import AllocBufferEntry, AllocIR, AllocWorkload
+from irtools.model.alloc_schema import build_alloc_schema
+from irtools.model.raw import RawDramIn, RawDramOut, RawDramSection, RawOfmap
+
+BLOCK = 1024
+"""Bytes per L2 block: `address` and `block` count 1 KiB blocks."""
+
+
+class AllocKeyScan(RawKeyScan):
+    """Keys the allocated models do not know (GIR103 warnings)."""
+
+    TOP = AllocIR
+    WORKLOAD = AllocWorkload
+    BUFFER = AllocBufferEntry
+
+
+def shows_alloc(workload: dict[str, Any]) -> bool:
+    """Buffer entries with `address` next to `block`."""
+    buffer = workload.get("buffer")
+    return any(
+        isinstance(b, dict) and "block" in b and "address" in b
+        for b in (buffer if isinstance(buffer, list) else ())
+    )
+
+
+def alloc_view(ir: AllocIR) -> SchedulerIR:
+    """The raw view with each L2 entry placed: address and extent in bytes, tensor number, load flag."""
+    view = documented_view(ir)
+    for key, workloads in ir.cores.items():
+        last: dict[str, int] = {}
+        count = 0
+        for wl, seen in zip(workloads, view.cores[key], strict=True):
+            now: dict[str, int] = {}
+            for entry, placed in zip(wl.buffer, seen.buffer, strict=True):
+                identity = _identity(entry)
+                number = last.get(identity, now.get(identity))
+                if number is None:
+                    number, count = count, count + 1
+                now[identity] = number
+                placed.tensor_id = number
+                placed.address = entry.address * BLOCK
+                placed.size = entry.block * BLOCK
+                placed.newly_added = entry.start_loading
+            last = now
+    return view
+
+
+def _identity(entry: AllocBufferEntry) -> str:
+    # What the SET parser compares to tell one tensor across snapshots: the whole entry as the
+    # scheduler wrote it, i.e. without the two keys the allocator added.
+    return repr(
+        (
+            entry.type,
+            entry.layer,
+            entry.block,
+            entry.lower,
+            entry.upper,
+            entry.size,
+            entry.workload_id,
+            entry.transfer_id,
+            entry.source,
+        )
+    )
+
+
+_LOAD_FLAG = re.compile(r"(/buffer/[0-9]+)/newly_added$")
+
+
+def file_pointer(pointer: str) -> str:
+    """The raw mapping, and the view's `newly_added` is the file's `start_loading`."""
+    return _LOAD_FLAG.sub(r"\1/start_loading", raw_file_pointer(pointer))
+
+
+ALLOC = Dialect(
+    name="alloc",
+    title="the raw IR after the SET allocator (SET-ISCA2023 ir_tools): L2 addresses in 1 KiB blocks",
+    note=(
+        "Gemini scheduler IR after the SET allocator's L2 address allocation (alloc dialect: raw "
+        "buffer entries plus address, in 1 KiB blocks, and start_loading); checked against its own "
+        "schema (irtools schema --dialect alloc); the file records no L2 size (give --l2-size)"
+    ),
+    capabilities=RAW_CAPABILITIES | {Capability.L2_ADDRESSES, Capability.NEWLY_ADDED},
+    parts=PartModels(
+        top=AllocIR,
+        workload=AllocWorkload,
+        dram_section=RawDramSection,
+        dram_entries={"in": RawDramIn, "out": RawDramOut},
+        workload_lists={"ofmap": RawOfmap, "buffer": AllocBufferEntry},
+        scalars=("top_batch_cut", "xlen", "ylen"),
+        key_scan=AllocKeyScan,
+    ),
+    shows=shows_alloc,
+    view=alloc_view,
+    file_pointer=file_pointer,
+    schema=build_alloc_schema,
+)

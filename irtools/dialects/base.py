@@ -1,0 +1,75 @@
+"""What a dialect is: its name, note, part models, how it is recognised and mapped, and what it provides.
+
+A dialect says which facts its files hold as a set of capabilities; rules declare the capabilities
+they need (irtools.rules.registry), and analysis asks the index for capabilities, never for a
+dialect's name. Adding a dialect = one module here declaring a `Dialect`, plus its models.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from irtools.dialects.keys import KeyScan
+    from irtools.model import SchedulerIR
+
+
+class Capability(StrEnum):
+    """A kind of fact a file may hold; the value says it in a rule-skipped note ("GIR303 needs ...")."""
+
+    L2_ADDRESSES = "L2 addresses"
+    RING_REGIONS = "ring_buffer_info"
+    CUR_WL_FLAGS = "cur_wl_ifmap flags"
+    ALIGN_BITWIDTH = "align and bitwidth"
+    WL0 = "a WL0 snapshot"
+    NEWLY_ADDED = "per-tensor load flags (newly_added or start_loading)"
+    BLOCK_COUNTS = "1 KiB block counts"
+    DRAM_WAITS = "max_workload_id"
+    HELD_AHEAD = "inputs held ahead for the next workload (workload_id in the snapshot)"
+    SOURCE_CHANNELS = "sources in the producer's frame with channel"
+    L2_SIZE = "an L2 size (buffersize in the file, or --l2-size)"
+
+
+@dataclass(frozen=True, slots=True)
+class PartModels:
+    """The models one dialect's file is validated against, part by part (irtools.loading.load)."""
+
+    top: type
+    """The whole file (its scalars are validated with it; cores and DRAM are validated apart)."""
+    workload: type
+    dram_section: type
+    dram_entries: Mapping[str, type]
+    """DRAM side ("in", "out") -> entry model: entries that break the schema are left out one by one."""
+    workload_lists: Mapping[str, type]
+    """Workload key -> entry model of the lists whose broken entries are left out one by one."""
+    scalars: tuple[str, ...]
+    """Top-level positive integers kept when the top level as a whole breaks the schema."""
+    key_scan: Callable[[], KeyScan]
+    """GIR103: the keys these models do not know."""
+
+
+@dataclass(frozen=True, slots=True)
+class Dialect:
+    """One dialect of the Scheduler IR, declared."""
+
+    name: str
+    title: str
+    """One line for humans (docs, the GIR103 note)."""
+    note: str | None
+    """The GIR103 info finding that names the dialect on every file of it (None: the format document's own)."""
+    capabilities: frozenset[Capability]
+    parts: PartModels
+    shows: Callable[[dict[str, Any]], bool]
+    """Whether one workload (as JSON) has this dialect's shape; the sniffer asks the dialects in order."""
+    view: Callable[[Any], SchedulerIR] | None = None
+    """The dialect's own top model -> the one normalized IR the index, rules and tables read; None: it is one."""
+    file_pointer: Callable[[str], str] = field(default=lambda pointer: pointer)
+    """A pointer into the normalized IR -> the pointer into the file as written."""
+    schema: Callable[[], dict[str, Any]] | None = None
+    """The dialect's JSON Schema (irtools schema --dialect NAME)."""
+
+    def has(self, capability: Capability) -> bool:
+        return capability in self.capabilities

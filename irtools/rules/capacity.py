@@ -1,0 +1,86 @@
+"""GIR301 for files that record no L2 size (raw, alloc): each core's L2 need against the size the user gives.
+
+Both report one finding per core that exceeds it, at the snapshot where its need peaks: a per-tensor
+finding would repeat the same fact for every tensor placed above the end.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from irtools import pointer as jp
+from irtools.dialects.base import Capability
+from irtools.findings import Finding
+from irtools.loading.index import IRIndex, single_transfer
+from irtools.rules.context import CheckContext
+from irtools.rules.registry import variant
+
+KIB = 1024
+
+
+def _blocks(n_bytes: int) -> str:
+    return f"{n_bytes // KIB:,} blocks ({n_bytes:,} B)" if n_bytes % KIB == 0 else f"{n_bytes:,} B"
+
+
+@variant("GIR301", needs={Capability.BLOCK_COUNTS, Capability.L2_SIZE})
+def blocks_over_capacity(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
+    """GIR301 on block counts without addresses: a snapshot holds more 1 KiB blocks than the L2 size."""
+    size, raw = ir.l2_size, ir.loaded.raw
+    if size is None or raw is None:
+        return
+    for core_id, refs in ir.cores.items():
+        workloads = raw.cores[str(core_id)]
+        held = [sum(b.block for b in workloads[ref.position].buffer) * KIB for ref in refs]
+        over = sum(1 for h in held if h > size)
+        if not over:
+            continue
+        peak = max(held)
+        ref = refs[held.index(peak)]
+        yield ctx.finding(
+            "GIR301",
+            f"snapshot holds {_blocks(peak)}, more than the L2 size of {_blocks(size)}; "
+            f"{over} of the core's {len(refs)} snapshots exceed{'s' if over == 1 else ''} it",
+            jp.extend(ref.pointer, "buffer"),
+            core_id=core_id,
+            workload_id=ref.workload_id,
+        )
+
+
+@variant("GIR301", needs={Capability.L2_ADDRESSES, Capability.BLOCK_COUNTS, Capability.L2_SIZE})
+def addresses_over_capacity(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
+    """GIR301 on allocated block addresses: a core's tensors reach past the L2 size."""
+    size = ir.l2_size
+    if size is None:
+        return
+    for refs in ir.cores.values():
+        top, top_at = 0, None
+        held_peak = 0
+        past_entries, past_snapshots = 0, 0
+        for ref in refs:
+            entries = ref.workload.buffer
+            held_peak = max(held_peak, sum(e.size for e in entries))
+            past = 0
+            for i, e in enumerate(entries):
+                end = e.address + e.size
+                past += end > size
+                if end > top:
+                    top, top_at = end, (ref, i)
+            past_entries += past
+            past_snapshots += past > 0
+        if top <= size or top_at is None:
+            continue
+        ref, i = top_at
+        yield ctx.finding(
+            "GIR301",
+            f"addresses reach {_blocks(top)} here, past the L2 size of {_blocks(size)} "
+            f"(at most {_blocks(held_peak)} held at once); {_count(past_entries, 'entry', 'entries')} in "
+            f"{past_snapshots} of the core's {len(refs)} snapshots end past it",
+            jp.extend(ref.pointer, "buffer", i),
+            core_id=ref.core_id,
+            workload_id=ref.workload_id,
+            transfer_id=single_transfer(ref.workload.buffer[i].transfer_id or []),
+        )
+
+
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"

@@ -9,6 +9,7 @@ import pandas as pd
 from irtools.analysis.tables import L2_BLOCKS, POSITION_COLUMNS
 from irtools.dialects.base import Capability
 from irtools.loading.index import IRIndex
+from irtools.reference import fast_path
 
 KIB = 1024
 
@@ -55,8 +56,7 @@ def l2_blocks_table(index: IRIndex, l2_size: int | None = None) -> pd.DataFrame:
     return L2_BLOCKS.frame(rows)
 
 
-def add_positions(frame: pd.DataFrame, index: IRIndex) -> pd.DataFrame:
-    """`frame` with the mesh position (x, y) after each column naming a core (see POSITION_COLUMNS)."""
+def _add_positions_reference(frame: pd.DataFrame, index: IRIndex) -> pd.DataFrame:
     if not any(name in frame.columns for name in POSITION_COLUMNS) or "core_x" in frame.columns:
         return frame  # nothing to place, or placed already
     positions = {core_id: index.core_position(core_id) for core_id in index.cores}
@@ -70,6 +70,25 @@ def add_positions(frame: pd.DataFrame, index: IRIndex) -> pd.DataFrame:
         at = out.columns.get_loc(name) + 1
         out.insert(at, x_name, pd.Series(xs, index=out.index, dtype="Int64"))
         out.insert(at + 1, y_name, pd.Series(ys, index=out.index, dtype="Int64"))
+    return out
+
+
+@fast_path(reference=_add_positions_reference)
+def add_positions(frame: pd.DataFrame, index: IRIndex) -> pd.DataFrame:
+    """`frame` with the mesh position (x, y) after each column naming a core (see POSITION_COLUMNS)."""
+    if not any(name in frame.columns for name in POSITION_COLUMNS) or "core_x" in frame.columns:
+        return frame  # nothing to place, or placed already
+    placed = {core_id: index.core_position(core_id) for core_id in index.cores}
+    axes = [{c: p[axis] for c, p in placed.items() if p is not None} for axis in (0, 1)]
+    out = frame.copy()
+    for name, (x_name, y_name) in POSITION_COLUMNS.items():
+        if name not in out.columns:
+            continue
+        ids = out[name]
+        at = out.columns.get_loc(name) + 1
+        # A hashed lookup per column (a core that is missing, NA or off the mesh gets NA), not a call per row.
+        out.insert(at, x_name, ids.map(axes[0]).astype("Int64"))
+        out.insert(at + 1, y_name, ids.map(axes[1]).astype("Int64"))
     return out
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import sys
 from typing import TYPE_CHECKING
@@ -87,6 +88,9 @@ def _analysis(path: str, limit: int, wl0_size: int | None = None, l2_size: int |
     if show_progress():
         sys.stderr.write(f"loading {path}\n")
     analysis = analyze(path, AnalysisOptions(wl0_size=wl0_size, l2_size=l2_size), max_bytes=limit)
+    # The models live until the command ends: out of the collector's sight, its passes while the
+    # tables are built no longer rescan millions of them.
+    gc.freeze()
     errors = [f for f in analysis.loaded.findings if f.severity is Severity.ERROR]
     if errors:
         print(

@@ -102,6 +102,11 @@ class IRIndex:
             yield from refs
 
     @cached_property
+    def rows(self) -> list[WorkloadRef]:
+        """Every workload in `workloads()` order (row n of `loading.columns` is `rows[n]`)."""
+        return list(self.workloads())
+
+    @cached_property
     def by_id(self) -> dict[tuple[int, int], WorkloadRef]:
         """(core_id, workload_id) -> the first workload with that id."""
         index: dict[tuple[int, int], WorkloadRef] = {}

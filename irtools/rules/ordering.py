@@ -8,6 +8,7 @@ from irtools import pointer as jp
 from irtools.findings import Finding, Severity
 from irtools.loading.index import IRIndex, inverted
 from irtools.loading.mesh import MESH, mesh_ids
+from irtools.reference import fast_path
 from irtools.rules.context import CheckContext, id_list
 from irtools.rules.registry import rule
 
@@ -72,20 +73,7 @@ def workload_order(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
             previous = wid if previous is None else max(previous, wid)
 
 
-@rule("GIR502", "deadlock", Severity.ERROR)
-def deadlock(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
-    """Cores wait on each other in a cycle.
-
-    The wait graph has program order on each core (each workload waits for its predecessor)
-    plus one edge per cross-core transfer, from the producing workload to each consumer (a
-    workload whose ifmap or weight reads the producer's ofmap, or that the ofmap names as a
-    destination). A cycle in it is a deadlock; the message lists the cycle as core/workload
-    steps. Same-core order violations are GIR204.
-    Why: every core in the cycle waits for data that another core in the cycle can only send
-    after it is unblocked; the hardware hangs.
-    Example: `/0/1: GIR502 error deadlock: core 0/wl 1 -> core 1/wl 0 -> core 1/wl 1 -> core 0/wl 0 -> core 0/wl 1`
-    Fix: reorder the workloads so cross-core consumers run after their producers.
-    """
+def _deadlock_reference(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     from irtools.loading.graph import find_cycles, wait_graph
 
     nodes, edges = wait_graph(ir)
@@ -100,6 +88,31 @@ def deadlock(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
             workload_id=refs[0].workload_id,
             related=tuple(r.pointer for r in refs[1:]),
         )
+
+
+def _deadlock_by_columns(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
+    from irtools.loading.columns import waits_acyclic
+
+    if not waits_acyclic(ir):  # only a cycle needs the reference graph, which names it
+        yield from _deadlock_reference(ir, ctx)
+
+
+@rule("GIR502", "deadlock", Severity.ERROR)
+@fast_path(reference=_deadlock_reference)
+def deadlock(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
+    """Cores wait on each other in a cycle.
+
+    The wait graph has program order on each core (each workload waits for its predecessor)
+    plus one edge per cross-core transfer, from the producing workload to each consumer (a
+    workload whose ifmap or weight reads the producer's ofmap, or that the ofmap names as a
+    destination). A cycle in it is a deadlock; the message lists the cycle as core/workload
+    steps. Same-core order violations are GIR204.
+    Why: every core in the cycle waits for data that another core in the cycle can only send
+    after it is unblocked; the hardware hangs.
+    Example: `/0/1: GIR502 error deadlock: core 0/wl 1 -> core 1/wl 0 -> core 1/wl 1 -> core 0/wl 0 -> core 0/wl 1`
+    Fix: reorder the workloads so cross-core consumers run after their producers.
+    """
+    return _deadlock_by_columns(ir, ctx)
 
 
 @rule("GIR503", "core-outside-mesh", Severity.WARNING)

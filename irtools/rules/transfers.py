@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from irtools import pointer as jp
@@ -10,6 +10,7 @@ from irtools.findings import Finding, Severity
 from irtools.loading.index import IRIndex, WorkloadRef
 from irtools.model import CoreDestination
 from irtools.model.dram import Destination
+from irtools.reference import fast_path
 from irtools.rules.context import CheckContext, id_list, short
 from irtools.rules.registry import rule
 
@@ -33,23 +34,13 @@ def _consumer_sites(ref: WorkloadRef) -> Iterator[tuple[str, int]]:
             yield jp.extend(base, wl.wl0_key, i), tid
 
 
-@rule("GIR201", "dangling-transfer", Severity.ERROR)
-def dangling_transfer(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
-    """A transfer id is consumed but nothing produces it.
-
-    Consumers are ifmap, weight, L2 buffer entries and their sources, and WL0 entries;
-    producers are DRAM `out` entries and workload ofmaps. One finding per transfer id, at its
-    first use, with the number of other uses.
-    Why: the assembler cannot schedule a load or a core-to-core send for data nobody writes;
-    the workload would read garbage.
-    Example: `/0/3/ifmap/0: GIR201 error transfer 77 is consumed but no DRAM out entry or ofmap produces it`
-    Fix: the producer's ofmap or DRAM `out` entry is missing or carries another id.
-    """
+def _dangling(ir: IRIndex, ctx: CheckContext, refs: Iterable[WorkloadRef]) -> Iterator[Finding]:
+    """GIR201 on the workloads `refs` (in program order): the reference check, or its flagged part."""
     first: dict[int, tuple[WorkloadRef, str]] = {}
     count: dict[int, int] = {}
     produced = ir.producers
     unchecked = ir.loaded.unchecked_transfer_ids
-    for ref in ir.workloads():
+    for ref in refs:
         if all(tid in produced or tid in unchecked for tid in ir.uses(ref)):
             continue  # the common case: no pointers to build
         for ptr, tid in _consumer_sites(ref):
@@ -68,6 +59,36 @@ def dangling_transfer(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
             workload_id=ref.workload_id,
             transfer_id=tid,
         )
+
+
+def _dangling_reference(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
+    return _dangling(ir, ctx, ir.workloads())
+
+
+@rule("GIR201", "dangling-transfer", Severity.ERROR)
+@fast_path(reference=_dangling_reference)
+def dangling_transfer(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
+    """A transfer id is consumed but nothing produces it.
+
+    Consumers are ifmap, weight, L2 buffer entries and their sources, and WL0 entries;
+    producers are DRAM `out` entries and workload ofmaps. One finding per transfer id, at its
+    first use, with the number of other uses.
+    Why: the assembler cannot schedule a load or a core-to-core send for data nobody writes;
+    the workload would read garbage.
+    Example: `/0/3/ifmap/0: GIR201 error transfer 77 is consumed but no DRAM out entry or ofmap produces it`
+    Fix: the producer's ofmap or DRAM `out` entry is missing or carries another id.
+    """
+    import numpy as np  # here, not at import: numpy costs `irtools validate` a tenth of a second to load
+
+    from irtools.loading.columns import int64, transfer_columns
+
+    cols = transfer_columns(ir)
+    if cols is None:
+        return _dangling_reference(ir, ctx)
+    unchecked = int64(ir.loaded.unchecked_transfer_ids)  # ids of broken entries: any size
+    produced = np.concatenate([cols.ofmap_tid, cols.dram_out_tid, unchecked])
+    flagged = np.unique(cols.use_row[~np.isin(cols.use_tid, produced)])
+    return _dangling(ir, ctx, [ir.rows[n] for n in flagged.tolist()])
 
 
 @rule("GIR202", "duplicate-producer", Severity.ERROR)
@@ -92,24 +113,14 @@ def duplicate_producer(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
             )
 
 
-@rule("GIR203", "destination-mismatch", Severity.ERROR)
-def destination_mismatch(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
-    """A destination names a workload that does not exist or does not use the transfer, or the converse.
-
-    Checks every core destination of ofmaps and DRAM `out` entries: the (core_id, workload_id)
-    must exist and name the transfer in its ifmap, weight, L2 snapshot or WL0 snapshot. And
-    the converse: a workload whose ifmap reads an ofmap of another workload must be listed
-    among that ofmap's destinations. A DRAM weight naming only its first user is normal: later
-    users reuse it from WL0 or L2 and are not required to be listed.
-    Why: the producer pushes data to its destinations; a wrong destination sends data nowhere
-    and leaves the real consumer waiting forever.
-    Example: `/0/2/ofmap/0/destination/0: GIR203 error destination core 1 workload 9 does not exist`
-    Fix: correct the destination list of the producer.
-    """
+def _destinations_exist(
+    ir: IRIndex, ctx: CheckContext, dram: Iterable[int], refs: Iterable[WorkloadRef]
+) -> Iterator[Finding]:
+    """GIR203's destinations of the DRAM `out` entries `dram` and the ofmaps of `refs`, in file order."""
     sources: list[tuple[WorkloadRef | None, int, int, list[Destination]]] = [
-        (None, i, entry.transfer_id, entry.destination) for i, entry in enumerate(ir.ir.dram.out)
+        (None, i, ir.ir.dram.out[i].transfer_id, ir.ir.dram.out[i].destination) for i in dram
     ]
-    for ref in ir.workloads():
+    for ref in refs:
         sources.extend((ref, i, o.transfer_id, o.destination) for i, o in enumerate(ref.workload.ofmap))
     for producer, i, tid, destinations in sources:
         for j, dest in enumerate(destinations):
@@ -132,12 +143,19 @@ def destination_mismatch(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
                 ptr = jp.extend(producer.pointer, "ofmap", i, "destination", j)
                 loc = {"core_id": producer.core_id, "workload_id": producer.workload_id}
             yield ctx.finding("GIR203", message, ptr, **loc, transfer_id=tid)
+
+
+def _readers_listed(ir: IRIndex, ctx: CheckContext, readers: Iterable[WorkloadRef]) -> Iterator[Finding]:
+    """GIR203's converse: ifmaps of `readers` whose producing ofmap does not list them."""
+    readers = list(readers)
+    if not readers:
+        return
     destinations_of: dict[int, set[tuple[int, int]]] = {}
     for ref in ir.workloads():
         for o in ref.workload.ofmap:
             dests = destinations_of.setdefault(o.transfer_id, set())
             dests.update((d.core_id, d.workload_id) for d in o.destination if isinstance(d, CoreDestination))
-    for ref in ir.workloads():
+    for ref in readers:
         for i, t in enumerate(ref.workload.ifmap):
             for tid in t.transfer_id:
                 producer = ir.ofmap_producer.get(tid)
@@ -153,6 +171,60 @@ def destination_mismatch(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
                     transfer_id=tid,
                     related=(producer.pointer,),
                 )
+
+
+def _destination_mismatch_reference(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
+    yield from _destinations_exist(ir, ctx, range(len(ir.ir.dram.out)), ir.workloads())
+    yield from _readers_listed(ir, ctx, ir.workloads())
+
+
+@rule("GIR203", "destination-mismatch", Severity.ERROR)
+@fast_path(reference=_destination_mismatch_reference)
+def destination_mismatch(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
+    """A destination names a workload that does not exist or does not use the transfer, or the converse.
+
+    Checks every core destination of ofmaps and DRAM `out` entries: the (core_id, workload_id)
+    must exist and name the transfer in its ifmap, weight, L2 snapshot or WL0 snapshot. And
+    the converse: a workload whose ifmap reads an ofmap of another workload must be listed
+    among that ofmap's destinations. A DRAM weight naming only its first user is normal: later
+    users reuse it from WL0 or L2 and are not required to be listed.
+    Why: the producer pushes data to its destinations; a wrong destination sends data nowhere
+    and leaves the real consumer waiting forever.
+    Example: `/0/2/ofmap/0/destination/0: GIR203 error destination core 1 workload 9 does not exist`
+    Fix: correct the destination list of the producer.
+    """
+    import numpy as np
+
+    from irtools.loading.columns import first_rows, pair_keys, transfer_columns
+
+    cols = transfer_columns(ir)
+    if cols is None:
+        yield from _destination_mismatch_reference(ir, ctx)
+        return
+    targets = cols.workload_keys(cols.dest_core, cols.dest_workload_id)
+    owners = cols.workload_keys(cols.core, cols.workload_id)
+    readers = cols.workload_keys(cols.core[cols.read_row], cols.workload_id[cols.read_row])
+    if targets is None or owners is None or readers is None:
+        yield from _destination_mismatch_reference(ir, ctx)
+        return
+    # A destination is suspect when its workload is missing or does not name the transfer.
+    row = first_rows(owners, targets)
+    used = pair_keys(row, cols.dest_tid, cols.use_row, cols.use_tid)
+    listed = pair_keys(targets, cols.dest_tid, readers, cols.read_tid)
+    if used is None or listed is None:
+        yield from _destination_mismatch_reference(ir, ctx)
+        return
+    suspect = (row < 0) | ~np.isin(used[0], used[1])
+    dram = cols.dest_producer[suspect & (cols.dest_row < 0)]
+    rows = cols.dest_row[suspect & (cols.dest_row >= 0)]
+    yield from _destinations_exist(
+        ir, ctx, np.unique(dram).tolist(), [ir.rows[n] for n in np.unique(rows).tolist()]
+    )
+    # An ifmap read of an ofmap's transfer is suspect when no ofmap lists its workload.
+    from_ofmap = np.isin(cols.read_tid, cols.ofmap_tid)
+    by_ofmap = cols.dest_row >= 0
+    suspect = from_ofmap & ~np.isin(listed[1], listed[0][by_ofmap])
+    yield from _readers_listed(ir, ctx, [ir.rows[n] for n in np.unique(cols.read_row[suspect]).tolist()])
 
 
 @rule("GIR204", "causality", Severity.ERROR)

@@ -11,6 +11,7 @@ from dashboards.data import FileStore
 from dashboards.layout import build_layout
 from dashboards.measured_view import register_measured
 from dashboards.mesh_view import register_mesh
+from dashboards.sweep_page import mount_sweep_page
 from irtools.analysis import MODELS
 from irtools.analysis.noc import NocModel
 
@@ -63,4 +64,5 @@ def create_app(
     register_measured(app, store, {selected: Path(trace)} if trace and selected else {})
     register_mesh(app, store)
     app.store = store  # type: ignore[attr-defined]  # for tests and the report
+    mount_sweep_page(app.server, store.root, max_file_bytes)
     return app

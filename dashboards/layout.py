@@ -253,6 +253,7 @@ def build_layout(
                         f"upload limit {max_upload_bytes / 1e6:.0f} MB",
                         style={"fontSize": "12px", "color": "#777"},
                     ),
+                    html.A("sweep table of all files", href="/sweep/", style={"fontSize": "13px"}),
                 ],
                 style=_ROW,
             ),

@@ -257,3 +257,10 @@ def minimal_ir() -> dict[str, Any]:
 def minimal_ir_fixture() -> dict[str, Any]:
     """A fresh copy of `minimal_ir()` that a test may mutate."""
     return minimal_ir()
+
+
+@pytest.fixture(autouse=True)
+def _private_sweep_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`irtools summarize` caches results in ~/.cache by default: tests (and the commands they start
+    in subprocesses) use a cache of their own."""
+    monkeypatch.setenv("IRTOOLS_CACHE_DIR", str(tmp_path_factory.mktemp("sweep-cache")))

@@ -1,39 +1,48 @@
-"""Sweep summaries: one row per IR file of a design-space sweep, to compare schedules side by side."""
+"""Sweep summaries: one row per IR file of a design-space sweep, to compare schedules side by side.
+
+The columns and the per-file work live here (what a worker computes); running it over many files,
+caching, manifests and output are irtools.sweep's.
+"""
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
-
-import pandas as pd
 
 from irtools.analysis.analysis import Analysis, AnalysisOptions
 from irtools.analysis.summary import summarize
 from irtools.analysis.tables import Column, TableSpec
-from irtools.findings import Severity
+from irtools.findings import Finding, Severity
 from irtools.gemini import GEMINI_FREQUENCY
-from irtools.loading.discover import discover
 from irtools.loading.load import load_ir
+from irtools.sweep.names import name_columns
 from irtools.trace.sweep import SWEEP_COLUMNS, measured_columns
 from irtools.validate import check_loaded
 
-NAME = re.compile(r"^(?P<model>.+)_b(?P<batch>\d+)_c(?P<cores>\d+)_bw(?P<bw>\d+)_stschedule\.json$")
-"""Gemini's file names: <model>_b<batch>_c<cores>_bw<DRAM GB/s>_stschedule.json."""
-
 SWEEP = TableSpec(
     "sweep",
-    "One row per IR file. Configuration from the file name when it follows Gemini's pattern "
-    "<model>_b<batch>_c<cores>_bw<GB/s>_stschedule.json; schedule metrics from the analysis; "
-    "finding counts from the checker (all rules, default severities).",
+    "One row per IR file (per manifest run with --manifest). Configuration from the file name when it "
+    "follows Gemini's patterns (<model>_b<batch>_c<cores>_bw<GB/s>_stschedule.json, or the scheduler's own "
+    "<net>_<x>x<y>[_b4_noc16_ul512...]_ir.json); schedule metrics from the analysis; finding counts from "
+    "the checker (all rules, default severities). Manifest columns follow these.",
     (
         Column("path", "str", "", "The file."),
+        Column(
+            "status", "str", "", "ok, or why the row has no metrics (not an IR, timeout, crash, missing)."
+        ),
         Column("model", "str", "", "Network, from the file name."),
-        Column("batch", "Int64", "", "Batch size, from the file name."),
-        Column("cores_in_name", "Int64", "", "Core count, from the file name."),
-        Column("dram_gbps", "Int64", "GB/s", "DRAM bandwidth, from the file name."),
+        Column("mesh_x", "Int64", "", "Mesh columns, from a <net>_<x>x<y> name."),
+        Column("mesh_y", "Int64", "", "Mesh rows, from a <net>_<x>x<y> name."),
+        Column("batch", "Int64", "", "Batch size, from the file name (_b<N>)."),
+        Column("cores_in_name", "Int64", "", "Core count, from the file name (_c<N>, or x*y)."),
+        Column("dram_gbps", "Int64", "GB/s", "DRAM bandwidth, from the file name (_bw<N>)."),
+        Column("noc_bw_in_name", "Int64", "", "NoC bandwidth, from the file name (_noc<N>)."),
+        Column("l2_kb", "Int64", "KB", "L2 size, from the file name (_ul<N>)."),
+        Column("cost_function", "Int64", "", "Gemini's cost function, from the file name (_ff<N>)."),
+        Column("stride", "Int64", "", "Gemini's stride, from the file name (_ss<N>)."),
+        Column("rounds", "Int64", "", "Search rounds, from the file name (_rr<N>)."),
+        Column("name_tags", "str", "", "Other name tags, tag=value joined with ';' (e.g. noc=32-128)."),
         Column("cores", "Int64", "", "Cores in the file."),
         Column("workloads", "Int64", "", "Workloads in the file."),
         Column("makespan_sequential", "Int64", "cycles", "Makespan, sequential model."),
@@ -49,17 +58,49 @@ SWEEP = TableSpec(
             "cycles",
             "Makespan, noc model (the scheduler's latency T); empty without a NoC bandwidth.",
         ),
+        Column("scheduler_latency", "Int64", "cycles", "The scheduler's own latency T (manifest cost line)."),
+        Column(
+            "latency_ratio",
+            "float64",
+            "ratio",
+            "scheduler_latency / makespan_dependency: above 1 where the scheduler counted NoC time the IR's "
+            "workload times leave out.",
+        ),
+        Column("scheduler_energy", "float64", "", "The scheduler's own energy E (manifest cost line)."),
         Column("peak_l2_max", "Int64", "bytes", "Largest L2 snapshot on any core."),
         Column("peak_l2_fraction", "float64", "fraction", "peak_l2_max / buffersize."),
         Column("peak_l2_per_core", "str", "bytes", "Peak L2 of each core, in core order, joined with ';'."),
         Column("dram_read_bytes", "Int64", "bytes", "DRAM bytes read (weights and fmaps)."),
         Column("dram_write_bytes", "Int64", "bytes", "DRAM bytes written."),
-        Column("errors", "int64", "", "Error findings."),
-        Column("warnings", "int64", "", "Warning findings."),
+        Column("errors", "Int64", "", "Error findings (empty when the file was not checked)."),
+        Column("warnings", "Int64", "", "Warning findings."),
         Column("analyzed", "bool", "", "False when the file is not an IR that can be analyzed."),
         *SWEEP_COLUMNS,
     ),
 )
+
+SWEEP_FINDINGS = TableSpec(
+    "sweep_findings",
+    "Every checker finding across a sweep, one row each (all rules, default severities).",
+    (
+        Column("path", "str", "", "The file."),
+        Column("code", "str", "", "Rule code (GIRxxx)."),
+        Column("severity", "str", "", "error, warning or info."),
+        Column("core_id", "Int64", "", "Core the finding is about, if any."),
+        Column("workload_id", "Int64", "", "Workload the finding is about, if any."),
+        Column("transfer_id", "Int64", "", "Transfer the finding is about, if any."),
+        Column("message", "str", "", "What is wrong."),
+        Column("pointer", "str", "", "RFC 6901 JSON pointer into the file."),
+    ),
+)
+
+
+def empty_row(path: str) -> dict[str, Any]:
+    """A row with the configuration its name gives and nothing measured yet."""
+    row: dict[str, Any] = dict.fromkeys(SWEEP.dtypes)
+    row["path"] = path
+    row.update(name_columns(Path(path).name))
+    return row
 
 
 def summarize_file(
@@ -68,25 +109,27 @@ def summarize_file(
     noc_bw: int | None = None,
     noc_frequency: float = GEMINI_FREQUENCY,
 ) -> dict[str, Any]:
-    """One sweep row; never raises for bad content (the row says what could not be measured).
+    """One sweep row; never raises for bad content (the row says what could not be measured)."""
+    return summarize_with_findings(path, max_bytes, noc_bw, noc_frequency)[0]
+
+
+def summarize_with_findings(
+    path: str,
+    max_bytes: int | None = None,
+    noc_bw: int | None = None,
+    noc_frequency: float = GEMINI_FREQUENCY,
+) -> tuple[dict[str, Any], list[Finding]]:
+    """One sweep row and the checker's findings for the file.
 
     `noc_bw` (per file: a sweep's runs may differ in it) adds the noc model's makespan.
     """
-    row: dict[str, Any] = dict.fromkeys(SWEEP.dtypes)
-    row["path"] = path
-    match = NAME.match(Path(path).name)
-    if match:
-        row.update(
-            model=match["model"],
-            batch=int(match["batch"]),
-            cores_in_name=int(match["cores"]),
-            dram_gbps=int(match["bw"]),
-        )
+    row = empty_row(path)
     try:
         loaded = load_ir(path, max_bytes=max_bytes)
-    except OSError:
-        row.update(errors=1, warnings=0, analyzed=False)  # unreadable: counted as one error (GIR100)
-        return row
+    except OSError as exc:
+        # unreadable: counted as one error (GIR100)
+        row.update(errors=1, warnings=0, analyzed=False, status=f"unreadable: {exc.strerror or exc}")
+        return row, []
     options = AnalysisOptions(noc_bw=noc_bw, noc_frequency=noc_frequency)
     analysis = Analysis(loaded, options) if loaded.ir is not None else None
     findings = check_loaded(loaded, index=analysis.index if analysis else None)
@@ -94,7 +137,9 @@ def summarize_file(
     row["warnings"] = sum(f.severity is Severity.WARNING for f in findings)
     row["analyzed"] = analysis is not None
     if analysis is None:
-        return row
+        row["status"] = "not an IR that can be analyzed"
+        return row, findings
+    row["status"] = "ok"
     s = summarize(analysis, links=False)  # routing every file of a sweep costs more than its row says
     peaks = [s.peak_l2[c] for c in sorted(s.peak_l2)]
     row.update(
@@ -111,31 +156,21 @@ def summarize_file(
         dram_write_bytes=s.dram_write,
     )
     row.update(measured_columns(analysis, path))
-    return row
+    return row, findings
 
 
-def sweep_table(
-    paths: Sequence[str],
-    jobs: int = 1,
-    progress: Callable[[int, int], None] | None = None,
-    max_bytes: int | None = None,
-    allow_empty: bool = False,
-    noc_bw: int | None = None,
-    noc_frequency: float = GEMINI_FREQUENCY,
-) -> pd.DataFrame:
-    """Summaries of every IR under `paths` (files or directories), sorted by path."""
-    files = discover(paths, allow_empty)
-    rows: list[dict[str, Any]] = []
-    if jobs > 1 and len(files) > 1:
-        with ProcessPoolExecutor(max_workers=min(jobs, len(files))) as pool:
-            n = len(files)
-            for row in pool.map(summarize_file, files, [max_bytes] * n, [noc_bw] * n, [noc_frequency] * n):
-                rows.append(row)
-                if progress:
-                    progress(len(rows), len(files))
-    else:
-        for f in files:
-            rows.append(summarize_file(f, max_bytes, noc_bw, noc_frequency))
-            if progress:
-                progress(len(rows), len(files))
-    return SWEEP.frame({c.name: [r[c.name] for r in rows] for c in SWEEP.columns})
+def finding_rows(path: str, findings: Sequence[Finding]) -> list[dict[str, Any]]:
+    """The file's findings as rows of SWEEP_FINDINGS."""
+    return [
+        {
+            "path": path,
+            "code": f.code,
+            "severity": f.severity.value,
+            "core_id": f.core_id,
+            "workload_id": f.workload_id,
+            "transfer_id": f.transfer_id,
+            "message": f.message,
+            "pointer": f.pointer,
+        }
+        for f in findings
+    ]

@@ -11,8 +11,6 @@ from typing import TYPE_CHECKING
 from irtools.atomic import write_text_atomic
 from irtools.cli.common import (
     EXIT_OK,
-    add_allow_empty,
-    file_progress,
     max_bytes,
     positive_float,
     show_progress,
@@ -75,21 +73,6 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     )
     add_trace_argument(trc)
     add_settings(trc, "export-trace")
-
-    swp = sub.add_parser(
-        "summarize",
-        help="one CSV row per IR file of a sweep: configuration, makespans, peak L2, DRAM bytes, findings",
-        description=(
-            "Summarize every IR under the given paths into one CSV (written atomically), to compare the "
-            "schedules of a design-space sweep. The configuration comes from Gemini's file names "
-            "(<model>_b<batch>_c<cores>_bw<GB/s>_stschedule.json). Exit 0 when written, 2 on usage errors."
-        ),
-    )
-    swp.add_argument("paths", nargs="+", metavar="PATH", help="IR files or directories (every *.json below)")
-    swp.add_argument("-o", "--output", required=True, metavar="FILE", help="CSV file to write")
-    add_noc_arguments(swp)
-    add_settings(swp, "summarize")
-    add_allow_empty(swp)
 
     tab = sub.add_parser("tables", help="list the analysis tables and their columns")
     tab.add_argument("name", nargs="?", help="one table's columns")
@@ -194,27 +177,6 @@ def run_export_trace(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def run_summarize(args: argparse.Namespace) -> int:
-    from irtools.analysis.io import write_csv
-    from irtools.analysis.sweep import sweep_table
-
-    table = sweep_table(
-        args.paths,
-        args.jobs,
-        file_progress("summarized"),
-        max_bytes(args),
-        args.allow_empty,
-        args.noc_bw,
-        args.noc_frequency,
-    )
-    write_csv(table, args.output)
-    analyzed = int(table["analyzed"].sum())
-    print(
-        f"wrote {args.output}: {len(table)} files, {analyzed} analyzed, {int(table['errors'].sum())} errors in all"
-    )
-    return EXIT_OK
-
-
 def run_tables(args: argparse.Namespace) -> int:
     from irtools.analysis.tables import TABLES as IR_TABLES
     from irtools.catalogue import tables_markdown
@@ -243,6 +205,5 @@ def run_tables(args: argparse.Namespace) -> int:
 COMMANDS = {
     "analyze": run_analyze,
     "export-trace": run_export_trace,
-    "summarize": run_summarize,
     "tables": run_tables,
 }

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from irtools import __version__
 from irtools.atomic import write_text_atomic
-from irtools.cli import analyze, serve, synth
+from irtools.cli import analyze, serve, sweep, synth
 from irtools.cli.common import (
     EXIT_BROKEN_PIPE,
     EXIT_FINDINGS,
@@ -83,6 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
     analyze.add_parsers(sub)
     serve.add_parsers(sub)
     synth.add_parsers(sub)
+    sweep.add_parsers(sub)
     return parser
 
 
@@ -185,6 +186,7 @@ COMMANDS = {
     **analyze.COMMANDS,
     **serve.COMMANDS,
     **synth.COMMANDS,
+    **sweep.COMMANDS,
 }
 
 

@@ -67,7 +67,11 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     add_noc_arguments(srv)
     add_trace_argument(srv, discovered=True)
     add_settings(srv, "serve")
-    rep.add_argument("path", metavar="PATH", help="an IR file")
+    rep.add_argument(
+        "path",
+        metavar="PATH",
+        help="an IR file; or a directory, or a table from `irtools summarize`: the sweep page as HTML",
+    )
     rep.add_argument("-o", "--output", required=True, metavar="FILE", help="HTML file to write (atomically)")
     rep.add_argument(
         "--max-cores",
@@ -185,6 +189,12 @@ def _cannot_listen(host: str, port: int) -> str | None:
 
 def run_report(args: argparse.Namespace) -> int:
     from dashboards.report import write_report
+
+    if Path(args.path).is_dir() or Path(args.path).suffix.lower() in (".csv", ".parquet", ".pq"):
+        from dashboards.sweep_report import write_sweep_report
+
+        print(f"wrote {args.output}: {write_sweep_report(args.path, args.output, max_bytes(args))}")
+        return EXIT_OK
 
     summary = write_report(
         args.path,

@@ -176,7 +176,7 @@ SETTINGS: dict[str, Setting] = {
             "jobs",
             "--jobs",
             "check N files in parallel",
-            frozenset({"validate", "summarize"}),
+            frozenset({"validate"}),
             _positive_int,
             1,
             per_file=False,

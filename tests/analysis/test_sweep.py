@@ -8,7 +8,8 @@ from pathlib import Path
 import pandas as pd
 
 from irtools.analysis import analyze
-from irtools.analysis.sweep import SWEEP, sweep_table
+from irtools.analysis.sweep import SWEEP
+from irtools.sweep.engine import sweep_table
 from tests.analysis.builders import MESH
 from tests.conftest import RunCli
 
@@ -41,6 +42,7 @@ def test_rows_hold_the_configuration_and_the_analysis(tmp_path: Path, fixtures_d
     assert mesh.dram_read_bytes == 19968 and mesh.dram_write_bytes == 32768
     broken = table.loc["truncated_b1_c1_bw16_stschedule.json"]
     assert not broken.analyzed and broken.errors == 1 and pd.isna(broken.makespan_sequential)
+    assert broken.status == "not an IR that can be analyzed"
     assert broken.batch == 1  # the name still tells the configuration
 
 
@@ -51,9 +53,10 @@ def test_cli_writes_the_csv_and_jobs_do_not_change_it(
     code, out, err = run_cli("summarize", root, "-o", tmp_path / "one.csv")
     assert code == 0, err
     assert "5 files, 4 analyzed" in out
-    code, _, _ = run_cli("summarize", root, "-o", tmp_path / "two.csv", "--jobs", "2")
+    code, _, _ = run_cli("summarize", root, "-o", tmp_path / "two.csv", "--jobs", "2", "--no-cache")
     assert code == 0
     assert (tmp_path / "one.csv").read_bytes() == (tmp_path / "two.csv").read_bytes()
+    assert (tmp_path / "one.findings.csv").read_bytes() == (tmp_path / "two.findings.csv").read_bytes()
     back = pd.read_csv(tmp_path / "one.csv", dtype=SWEEP.dtypes, keep_default_na=False, na_values=[""])
     assert list(back.columns) == [c.name for c in SWEEP.columns]
 

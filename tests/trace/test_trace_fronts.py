@@ -11,7 +11,7 @@ import pytest
 
 from dashboards.measured import measured_timeline_figure, slot_figure
 from irtools.analysis import analyze
-from irtools.analysis.sweep import sweep_table
+from irtools.sweep.engine import sweep_table
 from irtools.trace import measure, parse_trace, read_trace
 from tests.conftest import RunCli
 

@@ -1,0 +1,134 @@
+"""What a worker does for one file: its row and findings, within a time limit, never raising.
+
+Runs in a local worker process, a Dask worker thread, or this process; everything it takes and
+returns is plain data, so any executor can carry it.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import signal
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from irtools.analysis.sweep import empty_row, finding_rows, summarize_with_findings
+from irtools.gemini import GEMINI_FREQUENCY
+
+
+@dataclass(frozen=True)
+class Task:
+    path: str
+    """The file as the user named it (the row's `path`)."""
+    location: str
+    """Where the worker reads it: the same path locally, an absolute one for a remote cluster."""
+
+
+@dataclass(frozen=True)
+class WorkOptions:
+    """Options of the per-file work. `max_bytes` changes results (part of the cache key); `timeout` only
+    decides whether there is one (a timed-out row is never cached)."""
+
+    max_bytes: int | None = None
+    timeout: float | None = None
+    noc_bw: int | None = None
+    """The noc timing model's bandwidth (--noc-bw): part of the cache key, like `max_bytes`."""
+    noc_frequency: float = GEMINI_FREQUENCY
+
+    def result_options(self) -> dict[str, Any]:
+        return {"max_bytes": self.max_bytes, "noc_bw": self.noc_bw, "noc_frequency": self.noc_frequency}
+
+
+@dataclass
+class FileResult:
+    row: dict[str, Any]
+    findings: list[dict[str, Any]]
+    cacheable: bool = True
+    """False for outcomes that say nothing about the file itself: a timeout, a crash, a lost worker."""
+
+
+class FileTimeout(Exception):
+    """Raised inside the work when the file's time is up."""
+
+
+def process(task: Task, options: WorkOptions) -> FileResult:
+    """The file's sweep row and findings; a timeout or an unexpected error becomes a row saying so."""
+    try:
+        with time_limit(options.timeout):
+            row, findings = summarize_with_findings(
+                task.location, options.max_bytes, options.noc_bw, options.noc_frequency
+            )
+        result = FileResult(row, finding_rows(task.path, findings))
+    except FileTimeout:
+        result = failed(task.path, f"timeout: not done after {options.timeout:g} s (--timeout)")
+    except Exception as exc:  # noqa: BLE001 - one file's crash must not end the sweep
+        result = failed(task.path, f"crashed: {type(exc).__name__}: {exc}")
+    result.row["path"] = task.path
+    return result
+
+
+def failed(path: str, reason: str) -> FileResult:
+    """A row for a file the sweep could not measure, with the reason as its status."""
+    row = empty_row(path)
+    row.update(status=reason, analyzed=False)
+    return FileResult(row, [], cacheable=False)
+
+
+@contextmanager
+def time_limit(seconds: float | None) -> Iterator[None]:
+    """Raise FileTimeout in this thread after `seconds`.
+
+    In a process's main thread (local workers) a SIGALRM timer interrupts the work; in other threads
+    (Dask runs tasks in a worker's thread pool) the exception is set on the thread asynchronously. Both
+    take effect between Python bytecodes: a single long call into C (json.loads of one huge core)
+    finishes first.
+    """
+    if not seconds:
+        yield
+        return
+    if threading.current_thread() is threading.main_thread():
+        with _alarm(seconds):
+            yield
+        return
+    with _thread_alarm(seconds):
+        yield
+
+
+@contextmanager
+def _alarm(seconds: float) -> Iterator[None]:
+    def ring(signum: int, frame: object) -> None:
+        raise FileTimeout
+
+    previous = signal.signal(signal.SIGALRM, ring)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+@contextmanager
+def _thread_alarm(seconds: float) -> Iterator[None]:
+    target = threading.get_ident()
+    lock = threading.Lock()
+    finished = False
+
+    def ring() -> None:
+        with lock:
+            if not finished:
+                ctypes.pythonapi.PyThreadState_SetAsyncExc(
+                    ctypes.c_ulong(target), ctypes.py_object(FileTimeout)
+                )
+
+    timer = threading.Timer(seconds, ring)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        with lock:
+            finished = True
+        timer.cancel()

@@ -66,6 +66,13 @@ SWEEP = TableSpec(
             "scheduler_latency / makespan_dependency: above 1 where the scheduler counted NoC time the IR's "
             "workload times leave out.",
         ),
+        Column(
+            "noc_latency_ratio",
+            "float64",
+            "ratio",
+            "scheduler_latency / makespan_noc, the noc model at the run's NoC bandwidth (the manifest's "
+            "noc_bw column, else --noc-bw): 1 where irtools reproduces the scheduler's latency.",
+        ),
         Column("scheduler_energy", "float64", "", "The scheduler's own energy E (manifest cost line)."),
         Column("peak_l2_max", "Int64", "bytes", "Largest L2 snapshot on any core."),
         Column("peak_l2_fraction", "float64", "fraction", "peak_l2_max / buffersize."),
@@ -95,6 +102,10 @@ SWEEP_FINDINGS = TableSpec(
 )
 
 
+RUN_NOC_MAKESPANS = "noc_makespan_per_run_bw"
+"""Row key (not a column) for the noc makespans at the manifest runs' NoC bandwidths."""
+
+
 def empty_row(path: str) -> dict[str, Any]:
     """A row with the configuration its name gives and nothing measured yet."""
     row: dict[str, Any] = dict.fromkeys(SWEEP.dtypes)
@@ -118,10 +129,13 @@ def summarize_with_findings(
     max_bytes: int | None = None,
     noc_bw: int | None = None,
     noc_frequency: float = GEMINI_FREQUENCY,
+    run_noc_bws: Sequence[int] = (),
 ) -> tuple[dict[str, Any], list[Finding]]:
     """One sweep row and the checker's findings for the file.
 
-    `noc_bw` (per file: a sweep's runs may differ in it) adds the noc model's makespan.
+    `noc_bw` adds the noc model's makespan. `run_noc_bws` are the NoC bandwidths of the manifest's runs
+    that wrote this very file (Gemini writes the same IR whatever the NoC bandwidth): the row's
+    RUN_NOC_MAKESPANS key gets the noc makespan of each, [[bandwidth, makespan], ...], from the one load.
     """
     row = empty_row(path)
     try:
@@ -156,6 +170,11 @@ def summarize_with_findings(
         dram_write_bytes=s.dram_write,
     )
     row.update(measured_columns(analysis, path))
+    if run_noc_bws:
+        row[RUN_NOC_MAKESPANS] = [
+            [bw, Analysis(loaded, AnalysisOptions(noc_bw=bw, noc_frequency=noc_frequency)).makespan("noc")]
+            for bw in run_noc_bws
+        ]
     return row, findings
 
 

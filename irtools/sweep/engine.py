@@ -31,6 +31,9 @@ from irtools.sweep.names import NAME_COLUMNS, name_columns
 from irtools.sweep.work import FileResult, Task, WorkOptions, failed, process
 from irtools.trace.discover import discover_trace
 
+NOC_BW_COLUMN = "noc_bw"
+"""The manifest column with each run's NoC bandwidth (Gemini's input line): the noc model runs at it."""
+
 WORKER_DIED = (
     "worker died: the process analyzing this file ended (killed, out of memory, or a crash in native "
     "code), also when run alone"
@@ -82,54 +85,77 @@ class Sweep:
 
         todo: list[tuple[Task, str | None]] = []
         for path in self.files:
-            key = self._key(path)
+            bws = self._run_noc_bws(path)
+            key = self._key(path, bws)
             cached = self.cache.get(key) if self.cache and key else None
             if cached is not None:
                 self.counts.cached += 1
-                deliver(_renamed(FileResult(cached["row"], cached["findings"]), path))
+                runs = {int(bw): makespan for bw, makespan in cached.get("noc_runs", [])}
+                deliver(_renamed(FileResult(cached["row"], cached["findings"], noc_runs=runs), path))
             else:
-                todo.append((Task(path, path), key))
+                todo.append((Task(path, path, bws), key))
         self._missing(sink)
         if not todo:
             return
         with pool_context as pool:
             if pool.remote:
-                todo = [(Task(t.path, os.path.abspath(t.path)), k) for t, k in todo]
+                todo = [(Task(t.path, os.path.abspath(t.path), t.noc_bws), k) for t, k in todo]
             keys = {t.path: k for t, k in todo}
 
             def store(result: FileResult) -> None:
                 key = keys.get(result.row["path"])
                 if self.cache and key and result.cacheable:
-                    self.cache.put(key, {"row": result.row, "findings": result.findings})
+                    entry = {"row": result.row, "findings": result.findings}
+                    self.cache.put(key, entry | {"noc_runs": [[bw, m] for bw, m in result.noc_runs.items()]})
                 deliver(result)
 
             execute([t for t, _ in todo], partial(process, options=self.options), pool, store)
 
-    def _key(self, path: str) -> str | None:
+    def _key(self, path: str, noc_bws: tuple[int, ...]) -> str | None:
         if self.cache is None:
             return None
         trace = discover_trace(path)  # its path is a column, its bytes give the measured ones
-        return self.cache.key(path, (str(trace) if trace else None,), salt=str(trace))
+        salt = f"{trace}\0noc runs {noc_bws}"
+        return self.cache.key(path, (str(trace) if trace else None,), salt=salt)
+
+    def _run_noc_bws(self, path: str) -> tuple[int, ...]:
+        """The NoC bandwidths of the manifest runs that wrote this file (its `noc_bw` column)."""
+        if self.manifest is None or NOC_BW_COLUMN not in self.manifest.columns():
+            return ()
+        runs = self.manifest.rows_for(os.path.basename(path))
+        return tuple(sorted({bw for run in runs if isinstance(bw := run.get(NOC_BW_COLUMN), int) and bw > 0}))
 
     def _emit(self, result: FileResult, sink: Sink) -> None:
-        rows = self._join(result.row)
+        rows = self._join(result)
         self.counts.rows += len(rows)
         self.counts.findings += len(result.findings)
         sink(rows, result.findings)
 
-    def _join(self, row: dict[str, Any]) -> list[dict[str, Any]]:
+    def _join(self, result: FileResult) -> list[dict[str, Any]]:
         """The file's row, once per manifest run naming it (once with empty manifest columns if none)."""
+        row = result.row
         if self.manifest is None:
             return [row]
         runs = self.manifest.rows_for(os.path.basename(row["path"])) or [{}]
-        return [self._with_run(dict(row), run) for run in runs]
+        return [self._with_run(dict(row), run, result.noc_runs) for run in runs]
 
-    def _with_run(self, row: dict[str, Any], run: dict[str, Any]) -> dict[str, Any]:
+    def _with_run(
+        self, row: dict[str, Any], run: dict[str, Any], noc_runs: dict[int, int | None] | None = None
+    ) -> dict[str, Any]:
         assert self.manifest is not None
         row.update(cost_columns(run, self.manifest.cost_column))
-        latency, makespan = row.get("scheduler_latency"), row.get("makespan_dependency")
+        bw = run.get(NOC_BW_COLUMN)
+        if noc_runs and bw in noc_runs:  # the run's own NoC bandwidth overrides --noc-bw
+            row.update(noc_bw=bw, makespan_noc=noc_runs[bw])
+        latency, makespan, noc = (
+            row.get("scheduler_latency"),
+            row.get("makespan_dependency"),
+            row.get("makespan_noc"),
+        )
         if latency is not None and makespan:
             row["latency_ratio"] = latency / makespan
+        if latency is not None and noc:
+            row["noc_latency_ratio"] = latency / noc
         for column in self.manifest.columns():
             row[manifest_column(column)] = run.get(column)
         return row

@@ -11,10 +11,10 @@ import signal
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from irtools.analysis.sweep import empty_row, finding_rows, summarize_with_findings
+from irtools.analysis.sweep import RUN_NOC_MAKESPANS, empty_row, finding_rows, summarize_with_findings
 from irtools.gemini import GEMINI_FREQUENCY
 
 
@@ -24,6 +24,8 @@ class Task:
     """The file as the user named it (the row's `path`)."""
     location: str
     """Where the worker reads it: the same path locally, an absolute one for a remote cluster."""
+    noc_bws: tuple[int, ...] = ()
+    """NoC bandwidths of the manifest runs that wrote this file: a noc makespan for each."""
 
 
 @dataclass(frozen=True)
@@ -47,6 +49,8 @@ class FileResult:
     findings: list[dict[str, Any]]
     cacheable: bool = True
     """False for outcomes that say nothing about the file itself: a timeout, a crash, a lost worker."""
+    noc_runs: dict[int, int | None] = field(default_factory=dict)
+    """NoC bandwidth -> noc makespan, for the Task's `noc_bws`."""
 
 
 class FileTimeout(Exception):
@@ -58,9 +62,10 @@ def process(task: Task, options: WorkOptions) -> FileResult:
     try:
         with time_limit(options.timeout):
             row, findings = summarize_with_findings(
-                task.location, options.max_bytes, options.noc_bw, options.noc_frequency
+                task.location, options.max_bytes, options.noc_bw, options.noc_frequency, task.noc_bws
             )
-        result = FileResult(row, finding_rows(task.path, findings))
+        runs = {int(bw): makespan for bw, makespan in row.pop(RUN_NOC_MAKESPANS, None) or []}
+        result = FileResult(row, finding_rows(task.path, findings), noc_runs=runs)
     except FileTimeout:
         result = failed(task.path, f"timeout: not done after {options.timeout:g} s (--timeout)")
     except Exception as exc:  # noqa: BLE001 - one file's crash must not end the sweep

@@ -9,7 +9,7 @@ import pytest
 
 from irtools.analysis.sweep import SWEEP
 from irtools.sweep.names import name_columns
-from tests.conftest import RunCli
+from tests.conftest import FIXTURES, RunCli
 
 
 @pytest.mark.parametrize(
@@ -99,3 +99,25 @@ def test_docs_list_the_sweep_columns() -> None:
     for spec in (SWEEP, SWEEP_FINDINGS):
         for column in spec.columns:
             assert f"| {column.name} | {column.dtype} | {column.unit} | {column.doc} |" in text, column.name
+
+
+def test_each_manifest_run_gets_the_noc_makespan_at_its_own_bandwidth(
+    run_cli: RunCli, tmp_path: Path
+) -> None:
+    # One IR served three runs (NoC 8, 32, 128): the noc model at each run's bandwidth gives that run's T.
+    noc = FIXTURES / "gemini-noc"
+    out = tmp_path / "noc.csv"
+    args = ("summarize", noc, "--manifest", noc / "manifest.csv", "-o", out, "--cache-dir", tmp_path / "c")
+    code, stdout, err = run_cli(*args)
+    assert code == 0, err
+    table = pd.read_csv(out)
+    assert len(table) == 6
+    assert sorted(table["noc_bw"]) == [8, 8, 32, 32, 128, 128]
+    assert (table["makespan_noc"] == table["scheduler_latency"]).all()
+    assert (table["noc_latency_ratio"] == 1.0).all()
+    vgg = table[table["path"].str.endswith("vgg_4x4_b1_ul512_ir.json")].set_index("noc_bw")
+    assert vgg["makespan_noc"].to_dict() == {8: 1941778, 32: 1852948, 128: 1843751}
+    # A cached rerun keeps the per-run makespans (they are part of the cache entry).
+    code, stdout, _ = run_cli(*args[:-4], "-o", tmp_path / "again.csv", "--cache-dir", tmp_path / "c")
+    assert "3 from the cache" in stdout
+    assert (tmp_path / "again.csv").read_bytes() == out.read_bytes()

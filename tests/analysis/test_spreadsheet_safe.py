@@ -75,6 +75,7 @@ def test_excel_safe_csv_has_no_live_formula_and_the_same_numbers(
         "l2_occupancy",
         "l2_regions",
         "layers",
+        "noc_links",
         "timeline",
         "wl0_occupancy",
     ]

@@ -16,7 +16,7 @@ import pandas as pd
 from dash import ALL, Dash, Input, Output, State, ctx, no_update
 from dash.dcc.express import send_data_frame
 
-from dashboards.data import AccessError, Entry, FileStore, filter_findings
+from dashboards.data import AccessError, FileStore, filter_findings
 from dashboards.figures import Focus, empty_figure, format_bytes
 from dashboards.layout import FINDINGS_PER_PAGE, arrow_options, findings_table, page_note, summary_header
 from dashboards.shared_range import range_patch as _range_patch
@@ -35,13 +35,7 @@ SEVERITIES = ("error", "warning", "info")
 
 
 def register(app: Dash, store: FileStore) -> None:
-    def entry(key: str | None) -> Entry | None:
-        if not key:
-            return None
-        try:
-            return store.get(key)
-        except (AccessError, AnalysisError, OSError):
-            return None
+    entry = store.find
 
     @app.callback(
         Output("current", "data"),

@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from dashboards.upload_store import EVICTED, UPLOAD_PREFIX, UploadStore, default_store_bytes
-from irtools.analysis import Analysis, AnalysisOptions
+from irtools.analysis import Analysis, AnalysisError, AnalysisOptions
 from irtools.analysis.noc import NocModel
 from irtools.findings import Finding
 from irtools.limits import size_problem
@@ -180,6 +180,16 @@ class FileStore:
                 f"{self.uploads.max_bytes / 1e6:.0f} MB of uploads (irtools serve --max-upload-store-mb)"
             )
         return self.uploads.add(filename, data)
+
+    def find(self, key: str | None) -> Entry | None:
+        """The entry for `key`, or None when there is none or it cannot be read or analyzed (figures
+        then draw empty: the file's error is shown once, by the callback that loads it)."""
+        if not key:
+            return None
+        try:
+            return self.get(key)
+        except (AccessError, AnalysisError, OSError):
+            return None
 
     def get(self, key: str) -> Entry:
         """The entry for a relative path or an upload key, analyzing it if needed."""

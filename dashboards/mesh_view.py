@@ -11,11 +11,10 @@ from typing import Any
 
 from dash import Dash, Input, Output, State, ctx, dcc, html, no_update
 
-from dashboards.data import AccessError, FileStore
+from dashboards.data import FileStore
 from dashboards.figures import format_bytes
 from dashboards.mesh import mesh_view
 from dashboards.shared_range import view_window
-from irtools.analysis import AnalysisError
 from irtools.analysis.link_load import crossing
 from irtools.analysis.tiles import METRICS, mesh_shape
 
@@ -60,12 +59,8 @@ def mesh_section() -> html.Div:
 
 def register_mesh(app: Dash, store: FileStore) -> None:
     def analysis(key: str | None) -> Any:
-        if not key:
-            return None
-        try:
-            return store.get(key).analysis
-        except (AccessError, AnalysisError, OSError):
-            return None
+        entry = store.find(key)
+        return entry.analysis if entry else None
 
     @app.callback(
         Output("mesh-section", "style"),

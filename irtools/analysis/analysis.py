@@ -102,6 +102,12 @@ class Analysis:
     def makespan(self, model: str) -> int | None:
         return self.schedules[model].makespan
 
+    def noc_makespan_at(self, bandwidth: int) -> int | None:
+        """The noc model's makespan at another NoC bandwidth, on this index and its routed links (a sweep's
+        runs that wrote the same IR differ only in it)."""
+        model = NocModel(bandwidth, self.options.noc_frequency)
+        return noc_schedule(self.index, model, noc_times(self.index, model, self.noc_links)).makespan
+
     def critical_path(self, model: str) -> list[tuple[int, int]]:
         """(core_id, position) of the workloads on the model's critical path, in time order."""
         schedule = self.schedules[model]

@@ -114,16 +114,6 @@ def empty_row(path: str) -> dict[str, Any]:
     return row
 
 
-def summarize_file(
-    path: str,
-    max_bytes: int | None = None,
-    noc_bw: int | None = None,
-    noc_frequency: float = GEMINI_FREQUENCY,
-) -> dict[str, Any]:
-    """One sweep row; never raises for bad content (the row says what could not be measured)."""
-    return summarize_with_findings(path, max_bytes, noc_bw, noc_frequency)[0]
-
-
 def summarize_with_findings(
     path: str,
     max_bytes: int | None = None,
@@ -171,10 +161,7 @@ def summarize_with_findings(
     )
     row.update(measured_columns(analysis, path))
     if run_noc_bws:
-        row[RUN_NOC_MAKESPANS] = [
-            [bw, Analysis(loaded, AnalysisOptions(noc_bw=bw, noc_frequency=noc_frequency)).makespan("noc")]
-            for bw in run_noc_bws
-        ]
+        row[RUN_NOC_MAKESPANS] = [[bw, analysis.noc_makespan_at(bw)] for bw in run_noc_bws]
     return row, findings
 
 

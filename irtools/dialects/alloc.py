@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from irtools.dialects.base import Capability, Dialect, PartModels
+from irtools.dialects.base import Capability, Dialect, PartModels, buffer_shows
 from irtools.dialects.raw import RAW_CAPABILITIES, RawKeyScan, documented_view
 from irtools.dialects.raw import file_pointer as raw_file_pointer
 from irtools.model import SchedulerIR
@@ -36,11 +36,7 @@ class AllocKeyScan(RawKeyScan):
 
 def shows_alloc(workload: dict[str, Any]) -> bool:
     """Buffer entries with `address` next to `block`."""
-    buffer = workload.get("buffer")
-    return any(
-        isinstance(b, dict) and "block" in b and "address" in b
-        for b in (buffer if isinstance(buffer, list) else ())
-    )
+    return buffer_shows(workload, ("block", "address"))
 
 
 def alloc_view(ir: AllocIR) -> SchedulerIR:

@@ -73,3 +73,13 @@ class Dialect:
 
     def has(self, capability: Capability) -> bool:
         return capability in self.capabilities
+
+
+def buffer_shows(workload: dict[str, Any], present: tuple[str, ...], absent: tuple[str, ...] = ()) -> bool:
+    """Whether one of the workload's buffer entries (as JSON) has every key of `present` and none of
+    `absent`: the buffer keys are what tells the dialects apart."""
+    buffer = workload.get("buffer")
+    return any(
+        isinstance(b, dict) and all(k in b for k in present) and not any(k in b for k in absent)
+        for b in (buffer if isinstance(buffer, list) else ())
+    )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from irtools.dialects.base import Capability, Dialect, PartModels
+from irtools.dialects.base import Capability, Dialect, PartModels, buffer_shows
 from irtools.dialects.keys import KeyScan
 from irtools.model import (
     BufferEntry,
@@ -24,11 +24,7 @@ def shows_documented(workload: dict[str, Any]) -> bool:
     """An `ifmap` list, or buffer entries with `address` and no `block`."""
     if isinstance(workload.get("ifmap"), list):
         return True
-    buffer = workload.get("buffer")
-    return any(
-        isinstance(b, dict) and "address" in b and "block" not in b
-        for b in (buffer if isinstance(buffer, list) else ())
-    )
+    return buffer_shows(workload, ("address",), ("block",))
 
 
 DOCUMENTED = Dialect(

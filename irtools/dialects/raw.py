@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from irtools.dialects.base import Capability, Dialect, PartModels
+from irtools.dialects.base import Capability, Dialect, PartModels, buffer_shows
 from irtools.dialects.keys import KeyScan, _fields, _note
 from irtools.findings import Finding, Severity
 from irtools.model import (
@@ -303,11 +303,7 @@ def shows_raw(workload: dict[str, Any]) -> bool:
     """An `ifmap` object, or buffer entries with `block` and no `address`."""
     if isinstance(workload.get("ifmap"), dict):
         return True
-    buffer = workload.get("buffer")
-    return any(
-        isinstance(b, dict) and "block" in b and "address" not in b
-        for b in (buffer if isinstance(buffer, list) else ())
-    )
+    return buffer_shows(workload, ("block",), ("address",))
 
 
 RAW_CAPABILITIES = frozenset(

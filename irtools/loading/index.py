@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
@@ -150,8 +150,9 @@ class IRIndex:
             cached = self._uses[id(ref)] = workload_uses(ref.workload)
         return cached
 
-    def inverted_ranges(self) -> Iterator[Range]:
-        """Every lower/upper pair in the file with lower > upper in some dimension."""
+    def inverted_ranges(self, refs: Iterable[WorkloadRef] | None = None) -> Iterator[Range]:
+        """Every lower/upper pair in the file with lower > upper in some dimension (of the workloads
+        only in `refs`, when given: the ones a screen flagged; the DRAM entries always)."""
         dram: list[tuple[str, int, DramIn | DramOut]] = [
             *(("in", i, e) for i, e in enumerate(self.ir.dram.in_)),
             *(("out", i, e) for i, e in enumerate(self.ir.dram.out)),
@@ -161,7 +162,7 @@ class IRIndex:
                 yield Range(
                     jp.join("-1", side, i), "lower", entry.lower, entry.upper, transfer_id=entry.transfer_id
                 )
-        for ref in self.workloads():
+        for ref in self.workloads() if refs is None else refs:
             for tokens, key, lower, upper, tid in _workload_pairs(ref.workload):
                 if inverted(lower, upper):
                     loc = {"core_id": ref.core_id, "workload_id": ref.workload_id, "transfer_id": tid}

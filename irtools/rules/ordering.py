@@ -2,27 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from irtools import pointer as jp
 from irtools.findings import Finding, Severity
-from irtools.loading.index import IRIndex, inverted
+from irtools.loading.index import IRIndex, Range, inverted
 from irtools.loading.mesh import MESH, mesh_ids
 from irtools.reference import fast_path
 from irtools.rules.context import CheckContext, id_list
 from irtools.rules.registry import rule
 
 
-@rule("GIR504", "bad-range", Severity.ERROR)
-def bad_range(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
-    """A lower coordinate exceeds its upper coordinate in some dimension.
-
-    Why: lower/upper are inclusive corners of a 4-D box; lower > upper describes an empty or
-    inverted tensor, and sizes, transfers and tile loops computed from it are wrong.
-    Example: `/0/3/ifmap/0: GIR504 error lower [0, 64, 0, 0] > upper [0, 63, 13, 13] in dimension 1`
-    Fix: the writer swapped or miscomputed the corners of that tensor.
-    """
-    for r in ir.inverted_ranges():
+def _range_findings(ranges: Iterable[Range], ctx: CheckContext) -> Iterator[Finding]:
+    for r in ranges:
         bad = [d for d, (lo, hi) in enumerate(zip(r.lower, r.upper, strict=True)) if lo > hi]
         pointer = r.pointer if r.lower_key in ("lower", "0") else jp.extend(r.pointer, r.lower_key)
         where = "" if r.lower_key in ("lower", "0") else f"{r.lower_key}: "
@@ -35,6 +27,28 @@ def bad_range(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
             workload_id=r.workload_id,
             transfer_id=r.transfer_id,
         )
+
+
+def _bad_range_reference(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
+    return _range_findings(ir.inverted_ranges(), ctx)
+
+
+@rule("GIR504", "bad-range", Severity.ERROR)
+@fast_path(reference=_bad_range_reference)
+def bad_range(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
+    """A lower coordinate exceeds its upper coordinate in some dimension.
+
+    Why: lower/upper are inclusive corners of a 4-D box; lower > upper describes an empty or
+    inverted tensor, and sizes, transfers and tile loops computed from it are wrong.
+    Example: `/0/3/ifmap/0: GIR504 error lower [0, 64, 0, 0] > upper [0, 63, 13, 13] in dimension 1`
+    Fix: the writer swapped or miscomputed the corners of that tensor.
+    """
+    from irtools.rules.screens import inverted_rows
+
+    rows = inverted_rows(ir)
+    if rows is None:
+        return _bad_range_reference(ir, ctx)
+    return _range_findings(ir.inverted_ranges([ir.rows[r] for r in rows]), ctx)
 
 
 @rule("GIR501", "workload-order", Severity.ERROR)

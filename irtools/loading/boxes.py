@@ -1,0 +1,200 @@
+"""The tensors of every workload as numpy columns, gathered once per IR by C-level iteration.
+
+A group (buffer entries, their sources, ifmaps, ofmaps, tiles) lists its model objects flat over
+the whole file, in `IRIndex.rows` order (core by core, program order, then file order inside a
+workload), with each object's workload row. Coordinates come as (n, 4) int64 arrays. The columnar
+screens of the rules compare whole columns and hand only the workloads they flag to the
+object-by-object reference check (irtools.reference), so every finding is the reference's own.
+
+Every getter returns None when a value does not fit a column exactly (a coordinate list that is not
+4 ints, a value beyond int64): the rule then runs its reference check on the whole file.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable, Iterable, Sequence
+from functools import cached_property
+from itertools import chain
+from operator import attrgetter
+from typing import TYPE_CHECKING, Any, cast
+
+import numpy as np
+import numpy.typing as npt
+
+if TYPE_CHECKING:
+    from irtools.loading.index import IRIndex, WorkloadRef
+
+Ints = npt.NDArray[np.int64]
+Bools = npt.NDArray[np.bool_]
+
+_FAILURES = (TypeError, ValueError, OverflowError)
+"""What numpy raises for a value that is not an int64 (None, a float list, too large, wrong length)."""
+
+
+class Group:
+    """One kind of object over the whole file: the objects and each one's workload row."""
+
+    def __init__(self, objects: list[Any], row: Ints) -> None:
+        self.objects = objects
+        self.row = row
+
+    def __len__(self) -> int:
+        return len(self.objects)
+
+    def quad(self, name: str) -> Ints | None:
+        """The attribute `name` of every object, a list of 4 ints each, as an (n, 4) array."""
+        return quads(list(map(attrgetter(name), self.objects)))
+
+    def ints(self, name: str) -> Ints | None:
+        """The int attribute `name` of every object, as an array."""
+        return ints(map(attrgetter(name), self.objects), len(self.objects))
+
+    def equals(self, name: str, value: object) -> Bools:
+        """Whether the attribute `name` of each object equals `value` (a string or a flag)."""
+        return np.fromiter(map(value.__eq__, map(attrgetter(name), self.objects)), bool, len(self.objects))
+
+    def lists(self, name: str) -> tuple[Ints, Ints] | None:
+        """The list attribute `name` of every object (None as empty), flattened: (owner, value)."""
+        values = [v or () for v in map(attrgetter(name), self.objects)]
+        counts = np.fromiter(map(len, values), np.int64, len(values))
+        flat = ints(chain.from_iterable(values), int(counts.sum()))
+        if flat is None:
+            return None
+        return np.repeat(np.arange(len(values), dtype=np.int64), counts), flat
+
+    def present(self, *names: str) -> Group:
+        """The objects whose attributes `names` are all set (not None), with their rows."""
+        keep = [all(getattr(o, n) is not None for n in names) for o in self.objects]
+        if all(keep):
+            return self
+        return Group([o for o, k in zip(self.objects, keep, strict=True) if k], self.row[np.array(keep, dtype=bool)])
+
+    def children(self, name: str) -> Group:
+        """The objects of list attribute `name` (None as empty) of every object, as a group; its
+        `row` is the owning object's index in this group (not the workload row)."""
+        lists = [v or () for v in map(attrgetter(name), self.objects)]
+        counts = np.fromiter(map(len, lists), np.int64, len(lists))
+        owner = np.repeat(np.arange(len(lists), dtype=np.int64), counts)
+        return Group(list(chain.from_iterable(lists)), owner)
+
+
+def ints(values: Iterable[Any], count: int) -> Ints | None:
+    """`count` ints as an int64 array, or None when one is not an int64."""
+    try:
+        return np.fromiter(values, np.int64, count)
+    except _FAILURES:
+        return None
+
+
+def quads(values: Sequence[Any]) -> Ints | None:
+    """Lists of 4 ints as an (n, 4) int64 array, or None when one is not a list of 4 int64 values."""
+    if any(type(v) is not list or len(v) != 4 for v in values):
+        return None
+    flat = ints(chain.from_iterable(values), 4 * len(values))
+    return None if flat is None else flat.reshape(-1, 4)
+
+
+class TensorColumns:
+    """The groups of one IR, each built on first use."""
+
+    def __init__(self, index: IRIndex) -> None:
+        self.index = index
+        self.workloads = [ref.workload for ref in index.rows]
+
+    def _group(self, objects: Callable[[Any], Sequence[Any]]) -> Group:
+        lists = list(map(objects, self.workloads))
+        counts = np.fromiter(map(len, lists), np.int64, len(lists))
+        row = np.repeat(np.arange(len(lists), dtype=np.int64), counts)
+        return Group(list(chain.from_iterable(lists)), row)
+
+    @cached_property
+    def buffers(self) -> Group:
+        """Every L2 buffer entry."""
+        return self._group(attrgetter("buffer"))
+
+    @cached_property
+    def sources(self) -> Group:
+        """Every source of every buffer entry; `row` is the entry's index in `buffers`."""
+        return self.buffers.children("source")
+
+    @cached_property
+    def ifmaps(self) -> Group:
+        return self._group(attrgetter("ifmap"))
+
+    @cached_property
+    def ofmaps(self) -> Group:
+        return self._group(attrgetter("ofmap"))
+
+    @cached_property
+    def tiles(self) -> Group:
+        """Every tile of every workload's tile_info, in the mapping's order."""
+        return self._group(lambda wl: list((wl.tile_info or {}).values()))
+
+    @cached_property
+    def weights(self) -> Group:
+        return self._group(lambda wl: () if wl.weight is None else (wl.weight,))
+
+    @cached_property
+    def wl0(self) -> Group:
+        return self._group(attrgetter("wl0_entries"))
+
+    def workload_boxes(self) -> tuple[Ints, Ints] | None:
+        """Each workload's own range (lower, upper)."""
+        boxes = list(map(attrgetter("workload"), self.workloads))
+        if any(len(b) != 2 for b in boxes):
+            return None
+        lower = quads([b[0] for b in boxes])
+        upper = quads([b[1] for b in boxes])
+        return None if lower is None or upper is None else (lower, upper)
+
+
+_BUILT: weakref.WeakKeyDictionary[IRIndex, TensorColumns] = weakref.WeakKeyDictionary()
+
+
+def tensor_columns(index: IRIndex) -> TensorColumns:
+    """The tensor columns of `index`'s IR, kept as long as the index lives (each group built once)."""
+    if index not in _BUILT:
+        _BUILT[index] = TensorColumns(index)
+    return _BUILT[index]
+
+
+def flagged_rows(rows: Iterable[Ints]) -> list[int]:
+    """The sorted distinct workload rows of several flag columns."""
+    parts = [r for r in rows if len(r)]
+    return np.unique(np.concatenate(parts)).tolist() if parts else []
+
+
+class _Only:
+    """An index that walks only some workloads; every other lookup is the whole file's."""
+
+    def __init__(self, index: IRIndex, rows: list[int]) -> None:
+        self._index = index
+        self._rows = rows
+
+    def workloads(self) -> Iterable[WorkloadRef]:
+        refs = self._index.rows
+        return (refs[r] for r in self._rows)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._index, name)
+
+
+def only(index: IRIndex, rows: list[int]) -> IRIndex:
+    """`index` with `workloads()` reduced to the given rows (sorted): a reference check that walks
+    `workloads()` then checks just what a screen flagged, while lookups (producers, by_id, buffersize)
+    still see the whole file."""
+    return cast("IRIndex", _Only(index, rows))
+
+
+def grouped_min_max(values: Ints, owner: Ints, count: int) -> tuple[Ints, Ints]:
+    """Per owner 0..count-1: the column-wise min and max of its rows of `values` (n, 4), owner
+    sorted ascending; owners without rows get (max int, min int)."""
+    low = np.full((count, values.shape[1]), np.iinfo(np.int64).max, dtype=np.int64)
+    high = np.full((count, values.shape[1]), np.iinfo(np.int64).min, dtype=np.int64)
+    if len(owner):
+        starts = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]])
+        who = owner[starts]
+        low[who] = np.minimum.reduceat(values, starts, axis=0)
+        high[who] = np.maximum.reduceat(values, starts, axis=0)
+    return low, high

@@ -12,10 +12,11 @@ Every getter returns None when a value does not fit a column exactly (a coordina
 
 from __future__ import annotations
 
+import operator
 import weakref
 from collections.abc import Callable, Iterable, Sequence
 from functools import cached_property
-from itertools import chain
+from itertools import chain, repeat
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any, cast
 
@@ -50,9 +51,12 @@ class Group:
         """The int attribute `name` of every object, as an array."""
         return ints(map(attrgetter(name), self.objects), len(self.objects))
 
-    def equals(self, name: str, value: object) -> Bools:
-        """Whether the attribute `name` of each object equals `value` (a string or a flag)."""
-        return np.fromiter(map(value.__eq__, map(attrgetter(name), self.objects)), bool, len(self.objects))
+    def equals(self, name: str, value: object, negate: bool = False) -> Bools:
+        """Whether the attribute `name` of each object is `value` (a string, a flag or None), or
+        with `negate`, is not."""
+        values = map(attrgetter(name), self.objects)
+        tested = map(operator.ne if negate else operator.eq, values, repeat(value))
+        return np.fromiter(tested, bool, len(self.objects))
 
     def lists(self, name: str) -> tuple[Ints, Ints] | None:
         """The list attribute `name` of every object (None as empty), flattened: (owner, value)."""
@@ -68,7 +72,9 @@ class Group:
         keep = [all(getattr(o, n) is not None for n in names) for o in self.objects]
         if all(keep):
             return self
-        return Group([o for o, k in zip(self.objects, keep, strict=True) if k], self.row[np.array(keep, dtype=bool)])
+        return Group(
+            [o for o, k in zip(self.objects, keep, strict=True) if k], self.row[np.array(keep, dtype=bool)]
+        )
 
     def children(self, name: str) -> Group:
         """The objects of list attribute `name` (None as empty) of every object, as a group; its

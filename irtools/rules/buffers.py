@@ -14,8 +14,10 @@ from irtools.findings import Finding, Severity
 from irtools.loading.index import IRIndex, WorkloadRef, inverted, single_transfer
 from irtools.loading.l2 import place, regions_of
 from irtools.model import BufferEntry, IfmapTensor
+from irtools.reference import fast_path
 from irtools.rules.context import CheckContext, id_list, short
 from irtools.rules.registry import rule
+from irtools.rules.screens import screened, source_union_rows
 
 
 def _loc(ref: WorkloadRef, entry: BufferEntry | None = None) -> dict[str, Any]:
@@ -232,20 +234,7 @@ def snapshot_continuity(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
             previous = current
 
 
-@rule("GIR305", "source-union", Severity.WARNING)
-def source_union(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
-    """A buffer entry's transfer ids or range differ from the union of its sources.
-
-    The format document defines an entry's `transfer_id` list as the union of its sources'
-    ids and its lower/upper as the bounding box of its sources' ranges.
-    Why: the assembler finds a tensor's producers through its sources; a mismatch means part
-    of the tensor is never fetched or is fetched from the wrong producer.
-    Example: `/0/9/buffer/2: GIR305 warning transfer_id [56, 57] differs from the sources' ids [56]`
-    On the raw dialect, sources give their range in the producer's frame and their place in the
-    consumer's channels as `channel`; the box is compared in the consumer's frame, and an input
-    entry with no source at all is reported.
-    Fix: rebuild the entry from its sources.
-    """
+def _source_union_reference(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     for ref in ir.workloads():
         for i, entry in enumerate(ref.workload.buffer):
             if not entry.source:
@@ -271,6 +260,24 @@ def source_union(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
                     ptr,
                     **_loc(ref, entry),
                 )
+
+
+@rule("GIR305", "source-union", Severity.WARNING)
+@fast_path(reference=_source_union_reference)
+def source_union(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
+    """A buffer entry's transfer ids or range differ from the union of its sources.
+
+    The format document defines an entry's `transfer_id` list as the union of its sources'
+    ids and its lower/upper as the bounding box of its sources' ranges.
+    Why: the assembler finds a tensor's producers through its sources; a mismatch means part
+    of the tensor is never fetched or is fetched from the wrong producer.
+    Example: `/0/9/buffer/2: GIR305 warning transfer_id [56, 57] differs from the sources' ids [56]`
+    On the raw dialect, sources give their range in the producer's frame and their place in the
+    consumer's channels as `channel`; the box is compared in the consumer's frame, and an input
+    entry with no source at all is reported.
+    Fix: rebuild the entry from its sources.
+    """
+    return screened(ir, ctx, source_union_rows, _source_union_reference)
 
 
 @rule("GIR306", "cur-wl-ifmap", Severity.WARNING, needs={Capability.CUR_WL_FLAGS})

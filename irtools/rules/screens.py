@@ -8,10 +8,23 @@ reference check on the flagged rows only, so every finding is the reference's ow
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+
 import numpy as np
 
-from irtools.loading.boxes import Bools, Group, Ints, flagged_rows, tensor_columns
+from irtools.findings import Finding
+from irtools.loading.boxes import Bools, Group, Ints, flagged_rows, grouped_min_max, only, tensor_columns
 from irtools.loading.index import IRIndex
+from irtools.rules.context import CheckContext
+
+Screen = Callable[[IRIndex], list[int] | None]
+Check = Callable[[IRIndex, CheckContext], Iterator[Finding]]
+
+
+def screened(ir: IRIndex, ctx: CheckContext, screen: Screen, reference: Check) -> Iterator[Finding]:
+    """The reference check of a rule over the workloads `screen` flags (all, when it cannot tell)."""
+    rows = screen(ir)
+    return reference(ir if rows is None else only(ir, rows), ctx)
 
 
 def _inverted(lower: Ints, upper: Ints) -> Bools:
@@ -49,3 +62,30 @@ def inverted_rows(ir: IRIndex) -> list[int] | None:
             return None
         flags.append(rows[_inverted(*boxes)])
     return flagged_rows(flags)
+
+
+def source_union_rows(ir: IRIndex) -> list[int] | None:
+    """GIR305: workloads with an entry whose transfer ids or range differ from its sources' union."""
+    cols = tensor_columns(ir)
+    buffers, sources = cols.buffers, cols.sources
+    own, bounds = _boxes(buffers), _boxes(sources)
+    sent = sources.ints("transfer_id")
+    listed = buffers.lists("transfer_id")
+    if own is None or bounds is None or sent is None or listed is None:
+        return None
+    count = len(buffers)
+    has_source = np.bincount(sources.row, minlength=count) > 0
+    low, _ = grouped_min_max(bounds[0], sources.row, count)
+    _, high = grouped_min_max(bounds[1], sources.row, count)
+    boxed = has_source & ((low != own[0]).any(axis=1) | (high != own[1]).any(axis=1))
+    # Ids (of entries that list them): the distinct (entry, id) pairs of the lists and of the sources differ.
+    compared = has_source & buffers.equals("transfer_id", None, negate=True)
+    owner, tid = listed
+    keep, kept = compared[owner], compared[sources.row]
+    differ = np.zeros(count, dtype=bool)
+    span = int(max(tid.max(initial=0), sent.max(initial=0))) + 1
+    if count * span >= 2**62:
+        return None
+    pairs = np.setxor1d(owner[keep] * span + tid[keep], sources.row[kept] * span + sent[kept])
+    differ[pairs // span] = True
+    return flagged_rows([buffers.row[boxed | differ]])

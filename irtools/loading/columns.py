@@ -201,7 +201,7 @@ def waits_acyclic(index: IRIndex) -> bool:
     readers = np.concatenate([cols.read_row, cols.weight_row])
     tids = np.concatenate([cols.read_tid, cols.weight_tid])
     at = first_rows(cols.ofmap_tid, tids)
-    producer = _take(cols.ofmap_row, at)
+    producer = take(cols.ofmap_row, at)
     cross = (producer >= 0) & (cols.core[np.maximum(producer, 0)] != cols.core[readers])
     src.append(producer[cross])
     dst.append(readers[cross])
@@ -228,7 +228,7 @@ def waits_acyclic(index: IRIndex) -> bool:
     return _kahn(count, np.concatenate(src), np.concatenate(dst))
 
 
-def _take(column: Ints, at: Ints) -> Ints:
+def take(column: Ints, at: Ints) -> Ints:
     """column[at] where at >= 0, else -1."""
     if len(column) == 0:
         return np.full(len(at), -1, dtype=np.int64)

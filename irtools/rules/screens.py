@@ -14,6 +14,7 @@ import numpy as np
 
 from irtools.findings import Finding
 from irtools.loading.boxes import Bools, Group, Ints, flagged_rows, grouped_min_max, only, tensor_columns
+from irtools.loading.columns import first_rows, take, transfer_columns
 from irtools.loading.index import IRIndex
 from irtools.rules.context import CheckContext
 
@@ -89,3 +90,16 @@ def source_union_rows(ir: IRIndex) -> list[int] | None:
     pairs = np.setxor1d(owner[keep] * span + tid[keep], sources.row[kept] * span + sent[kept])
     differ[pairs // span] = True
     return flagged_rows([buffers.row[boxed | differ]])
+
+
+def causality_rows(ir: IRIndex) -> list[int] | None:
+    """GIR204: workloads reading an ifmap transfer whose first producer is on their core, not earlier."""
+    cols = transfer_columns(ir)
+    if cols is None:
+        return None
+    producer = take(cols.ofmap_row, first_rows(cols.ofmap_tid, cols.read_tid))
+    made = producer >= 0
+    reader, producer = cols.read_row[made], producer[made]
+    # Rows run in program order within a core: a later position is a larger row.
+    late = (cols.core[producer] == cols.core[reader]) & (producer >= reader)
+    return flagged_rows([reader[late]])

@@ -227,21 +227,7 @@ def destination_mismatch(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     yield from _readers_listed(ir, ctx, [ir.rows[n] for n in np.unique(cols.read_row[suspect]).tolist()])
 
 
-@rule("GIR204", "causality", Severity.ERROR)
-def causality(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
-    """On one core, a workload reads an ofmap that the same core produces later (or itself).
-
-    A workload's inputs are its ifmap transfer ids and its core destinations; a core runs its
-    workloads in ascending workload_id, so the producer must come first.
-    Why: the consumer would start before its input exists; on hardware it reads stale data or
-    stalls forever.
-    Example: `/0/3/ifmap/0: GIR204 error reads transfer 40 produced by workload 5, which runs later on this core`
-    On the raw dialect, each ifmap (and weight taken from an ofmap) also names the latest
-    workload it waits for, `max_workload_id`: it must be the latest producer of its transfer ids
-    (through DRAM: the writer of the DRAM `in` entry read back; 0 for the network input), and
-    when that producer runs on the same core it must come first.
-    Fix: reorder the workloads or fix the transfer id.
-    """
+def _causality_reference(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     for ref in ir.workloads():
         for i, t in enumerate(ref.workload.ifmap):
             for tid in t.transfer_id:
@@ -258,6 +244,27 @@ def causality(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
                     transfer_id=tid,
                     related=(producer.pointer,),
                 )
+
+
+@rule("GIR204", "causality", Severity.ERROR)
+@fast_path(reference=_causality_reference)
+def causality(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
+    """On one core, a workload reads an ofmap that the same core produces later (or itself).
+
+    A workload's inputs are its ifmap transfer ids and its core destinations; a core runs its
+    workloads in ascending workload_id, so the producer must come first.
+    Why: the consumer would start before its input exists; on hardware it reads stale data or
+    stalls forever.
+    Example: `/0/3/ifmap/0: GIR204 error reads transfer 40 produced by workload 5, which runs later on this core`
+    On the raw dialect, each ifmap (and weight taken from an ofmap) also names the latest
+    workload it waits for, `max_workload_id`: it must be the latest producer of its transfer ids
+    (through DRAM: the writer of the DRAM `in` entry read back; 0 for the network input), and
+    when that producer runs on the same core it must come first.
+    Fix: reorder the workloads or fix the transfer id.
+    """
+    from irtools.rules.screens import causality_rows, screened
+
+    return screened(ir, ctx, causality_rows, _causality_reference)
 
 
 def _frame_free(lower: list[int], upper: list[int]) -> tuple[int, ...]:

@@ -186,8 +186,6 @@ def waits_acyclic(index: IRIndex) -> bool:
     reader (ifmap and weight) and producer -> listed destination, and the raw dialect's waits
     through DRAM. Only a False needs the reference graph (which names the cycles).
     """
-    from irtools.loading.graph import dram_waits
-
     cols = transfer_columns(index)
     if cols is None:
         return False
@@ -216,16 +214,55 @@ def waits_acyclic(index: IRIndex) -> bool:
     src.append(cols.dest_row[sent])
     dst.append(target[sent])
     if index.has(Capability.DRAM_WAITS):
-        number = {id(ref): n for n, ref in enumerate(index.rows)}
-        pairs = [
-            (number[id(p)], number[consumer])
-            for consumer, producers in dram_waits(index).items()
-            for p in producers
-            if number[id(p)] != number[consumer]
-        ]
-        src.append(_ints([a for a, _ in pairs]))
-        dst.append(_ints([b for _, b in pairs]))
+        waits = _dram_waits(index, cols, owners)
+        if waits is None:
+            return False
+        src.append(waits[0])
+        dst.append(waits[1])
     return _kahn(count, np.concatenate(src), np.concatenate(dst))
+
+
+def _dram_waits(index: IRIndex, cols: TransferColumns, owners: Ints) -> tuple[Ints, Ints] | None:
+    """Edges writer -> reader through DRAM, a superset of `loading.graph.dram_waits`' (every writer of
+    a transfer id and every `out` entry of one, where the reference keeps the last): a graph without a
+    cycle then has none with fewer edges. None when the ids do not fit the keys."""
+    dram = index.ir.dram
+    try:
+        written = np.array([(e.transfer_id, e.core_id, e.workload_id) for e in dram.in_], dtype=np.int64)
+        read = np.array([(o.transfer_id, t) for o in dram.out for t in o.related_ifmap], dtype=np.int64)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    written, read = written.reshape(-1, 3), read.reshape(-1, 2)
+    # Writer rows: the first workload with the DRAM `in` entry's (core, workload_id), as `by_id`.
+    top_core, top_id = int(cols.core.max(initial=-1)), int(cols.workload_id.max(initial=-1))
+    known = (written[:, 1] <= top_core) & (written[:, 2] <= top_id) & (written[:, 1:] >= 0).all(axis=1)
+    written = written[known]
+    keys = cols.workload_keys(written[:, 1], written[:, 2])
+    if keys is None:
+        return None
+    writer = first_rows(owners, keys)
+    written_tid, writer = written[writer >= 0, 0], writer[writer >= 0]
+    # out transfer id -> writer rows (through related_ifmap), then reader rows of that transfer id.
+    via, by = join(read[:, 1], written_tid)
+    out_tid, out_writer = read[via, 0], writer[by]
+    readers = np.concatenate([cols.read_row, cols.weight_row])
+    tids = np.concatenate([cols.read_tid, cols.weight_tid])
+    at, of = join(tids, out_tid)
+    src, dst = out_writer[of], readers[at]
+    apart = src != dst
+    return src[apart], dst[apart]
+
+
+def join(left: Ints, right: Ints) -> tuple[Ints, Ints]:
+    """Every pair (i, j) with left[i] == right[j], as two index columns (i ascending)."""
+    order = np.argsort(right, kind="stable")
+    ranked = right[order]
+    start = np.searchsorted(ranked, left, side="left")
+    stop = np.searchsorted(ranked, left, side="right")
+    counts = stop - start
+    i = np.repeat(np.arange(len(left), dtype=np.int64), counts)
+    offsets = np.arange(len(i), dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
+    return i, order[np.repeat(start, counts) + offsets].astype(np.int64)
 
 
 def take(column: Ints, at: Ints) -> Ints:

@@ -39,17 +39,25 @@ class Group:
     def __init__(self, objects: list[Any], row: Ints) -> None:
         self.objects = objects
         self.row = row
+        self._quads: dict[str, Ints | None] = {}
+        self._ints: dict[str, Ints | None] = {}
+        self._lists: dict[str, tuple[Ints, Ints] | None] = {}
 
     def __len__(self) -> int:
         return len(self.objects)
 
     def quad(self, name: str) -> Ints | None:
-        """The attribute `name` of every object, a list of 4 ints each, as an (n, 4) array."""
-        return quads(list(map(attrgetter(name), self.objects)))
+        """The attribute `name` of every object, a list of 4 ints each, as an (n, 4) array (kept:
+        several rules read the same coordinates)."""
+        if name not in self._quads:
+            self._quads[name] = quads(list(map(attrgetter(name), self.objects)))
+        return self._quads[name]
 
     def ints(self, name: str) -> Ints | None:
-        """The int attribute `name` of every object, as an array."""
-        return ints(map(attrgetter(name), self.objects), len(self.objects))
+        """The int attribute `name` of every object, as an array (kept)."""
+        if name not in self._ints:
+            self._ints[name] = ints(map(attrgetter(name), self.objects), len(self.objects))
+        return self._ints[name]
 
     def equals(self, name: str, value: object, negate: bool = False) -> Bools:
         """Whether the attribute `name` of each object is `value` (a string, a flag or None), or
@@ -59,7 +67,12 @@ class Group:
         return np.fromiter(tested, bool, len(self.objects))
 
     def lists(self, name: str) -> tuple[Ints, Ints] | None:
-        """The list attribute `name` of every object (None as empty), flattened: (owner, value)."""
+        """The list attribute `name` of every object (None as empty), flattened: (owner, value) (kept)."""
+        if name not in self._lists:
+            self._lists[name] = self._flatten(name)
+        return self._lists[name]
+
+    def _flatten(self, name: str) -> tuple[Ints, Ints] | None:
         values = [v or () for v in map(attrgetter(name), self.objects)]
         counts = np.fromiter(map(len, values), np.int64, len(values))
         flat = ints(chain.from_iterable(values), int(counts.sum()))
@@ -95,7 +108,8 @@ def ints(values: Iterable[Any], count: int) -> Ints | None:
 
 def quads(values: Sequence[Any]) -> Ints | None:
     """Lists of 4 ints as an (n, 4) int64 array, or None when one is not a list of 4 int64 values."""
-    if any(type(v) is not list or len(v) != 4 for v in values):
+    # Lists only: the reference compares them with lists, and a tuple never equals a list.
+    if not set(map(type, values)) <= {list} or not set(map(len, values)) <= {4}:
         return None
     flat = ints(chain.from_iterable(values), 4 * len(values))
     return None if flat is None else flat.reshape(-1, 4)

@@ -17,7 +17,12 @@ from irtools.model import BufferEntry, IfmapTensor
 from irtools.reference import fast_path
 from irtools.rules.context import CheckContext, id_list, short
 from irtools.rules.registry import rule
-from irtools.rules.screens import screened, source_union_rows
+from irtools.rules.screens import (
+    cur_wl_ifmap_rows,
+    screened,
+    size_mismatch_rows,
+    source_union_rows,
+)
 
 
 def _loc(ref: WorkloadRef, entry: BufferEntry | None = None) -> dict[str, Any]:
@@ -280,18 +285,7 @@ def source_union(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     return screened(ir, ctx, source_union_rows, _source_union_reference)
 
 
-@rule("GIR306", "cur-wl-ifmap", Severity.WARNING, needs={Capability.CUR_WL_FLAGS})
-def cur_wl_ifmap(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
-    """`cur_wl_ifmap` flags disagree with the workload's ifmap transfer ids.
-
-    An entry flagged `cur_wl_ifmap: true` must hold at least one of the workload's ifmap
-    transfer ids (it may hold more: one L2 tensor can cover several ifmap pieces); an ifmap
-    entry that holds one of them must be flagged; and every ifmap transfer id must sit in a
-    flagged entry.
-    Why: the assembler locates the current workload's inputs by this flag alone.
-    Example: `/0/7/buffer/1/cur_wl_ifmap: GIR306 warning ifmap tensor 5 [transfer 41] is flagged cur_wl_ifmap but holds none of the ifmap transfers [40]`
-    Fix: recompute the flags from the workload's ifmap list.
-    """
+def _cur_wl_ifmap_reference(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     for ref in ir.workloads():
         wl = ref.workload
         wanted = {t for i in wl.ifmap for t in i.transfer_id}
@@ -328,24 +322,29 @@ def cur_wl_ifmap(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
             )
 
 
+@rule("GIR306", "cur-wl-ifmap", Severity.WARNING, needs={Capability.CUR_WL_FLAGS})
+@fast_path(reference=_cur_wl_ifmap_reference)
+def cur_wl_ifmap(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
+    """`cur_wl_ifmap` flags disagree with the workload's ifmap transfer ids.
+
+    An entry flagged `cur_wl_ifmap: true` must hold at least one of the workload's ifmap
+    transfer ids (it may hold more: one L2 tensor can cover several ifmap pieces); an ifmap
+    entry that holds one of them must be flagged; and every ifmap transfer id must sit in a
+    flagged entry.
+    Why: the assembler locates the current workload's inputs by this flag alone.
+    Example: `/0/7/buffer/1/cur_wl_ifmap: GIR306 warning ifmap tensor 5 [transfer 41] is flagged cur_wl_ifmap but holds none of the ifmap transfers [40]`
+    Fix: recompute the flags from the workload's ifmap list.
+    """
+    return screened(ir, ctx, cur_wl_ifmap_rows, _cur_wl_ifmap_reference)
+
+
 def expected_fmap_size(lower: list[int], upper: list[int], align: int, bitwidth: int) -> int:
     """N x roundup(C, align) x H x W x bitwidth / 8, the size of an fmap tensor in L2."""
     n, c, h, w = (hi - lo + 1 for lo, hi in zip(lower, upper, strict=True))
     return n * (math.ceil(c / align) * align) * h * w * bitwidth // 8
 
 
-@rule("GIR307", "size-mismatch", Severity.WARNING, needs={Capability.ALIGN_BITWIDTH})
-def size_mismatch(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
-    """An fmap tensor's size differs from N x roundup(C, align) x H x W x bitwidth/8.
-
-    Applies to ifmap-type L2 buffer entries and workload ifmap entries (weights carry
-    BatchNorm parameters and ofmap entries carry no bitwidth). The formula holds for every
-    such entry in the real Gemini files (900 entries).
-    Why: a size that disagrees with the shape either truncates the tensor or wastes L2 and
-    shifts every later address.
-    Example: `/0/2/ifmap/0: GIR307 warning size 802816 differs from 1 x roundup(64, 8) x 112 x 112 x 8/8 = 802816`
-    Fix: recompute the size with channel alignment.
-    """
+def _size_mismatch_reference(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     for ref in ir.workloads():
         items: list[tuple[str, int, IfmapTensor | BufferEntry]] = [
             ("ifmap", i, t) for i, t in enumerate(ref.workload.ifmap)
@@ -365,6 +364,22 @@ def size_mismatch(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
                     workload_id=ref.workload_id,
                     transfer_id=single_transfer(t.transfer_id or []),
                 )
+
+
+@rule("GIR307", "size-mismatch", Severity.WARNING, needs={Capability.ALIGN_BITWIDTH})
+@fast_path(reference=_size_mismatch_reference)
+def size_mismatch(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
+    """An fmap tensor's size differs from N x roundup(C, align) x H x W x bitwidth/8.
+
+    Applies to ifmap-type L2 buffer entries and workload ifmap entries (weights carry
+    BatchNorm parameters and ofmap entries carry no bitwidth). The formula holds for every
+    such entry in the real Gemini files (900 entries).
+    Why: a size that disagrees with the shape either truncates the tensor or wastes L2 and
+    shifts every later address.
+    Example: `/0/2/ifmap/0: GIR307 warning size 802816 differs from 1 x roundup(64, 8) x 112 x 112 x 8/8 = 802816`
+    Fix: recompute the size with channel alignment.
+    """
+    return screened(ir, ctx, size_mismatch_rows, _size_mismatch_reference)
 
 
 @rule("GIR308", "misaligned-address", Severity.WARNING, needs={Capability.L2_ADDRESSES})

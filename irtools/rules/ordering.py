@@ -11,6 +11,7 @@ from irtools.loading.mesh import MESH, mesh_ids
 from irtools.reference import fast_path
 from irtools.rules.context import CheckContext, id_list
 from irtools.rules.registry import rule
+from irtools.rules.screens import inverted_rows, screened, workload_range_rows
 
 
 def _range_findings(ranges: Iterable[Range], ctx: CheckContext) -> Iterator[Finding]:
@@ -43,8 +44,6 @@ def bad_range(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     Example: `/0/3/ifmap/0: GIR504 error lower [0, 64, 0, 0] > upper [0, 63, 13, 13] in dimension 1`
     Fix: the writer swapped or miscomputed the corners of that tensor.
     """
-    from irtools.rules.screens import inverted_rows
-
     rows = inverted_rows(ir)
     if rows is None:
         return _bad_range_reference(ir, ctx)
@@ -192,18 +191,7 @@ def _volume(lower: list[int], upper: list[int]) -> int:
     return product
 
 
-@rule("GIR505", "workload-range", Severity.WARNING)
-def workload_range(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
-    """Ofmap ranges fall outside the workload's range, or tile_info does not cover the workload.
-
-    Ofmap ranges are compared per dimension in the absolute frame or relative to the
-    workload's lower corner (real files use both). The tiles' ofmap boxes must span exactly
-    the workload's box, and their volumes must add up to at least its volume (no gap).
-    Why: an ofmap outside its workload writes another workload's output; tiles that miss part
-    of the workload leave outputs uncomputed.
-    Example: `/0/8/tile_info: GIR505 warning tiles cover [0, 0, 0, 0]..[0, 63, 27, 27] but the workload is [0, 0, 0, 0]..[0, 63, 55, 55]`
-    Fix: recompute the workload range or the tiling.
-    """
+def _workload_range_reference(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     for ref in ir.workloads():
         wl = ref.workload
         lo, hi = wl.workload
@@ -234,3 +222,19 @@ def workload_range(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
                 core_id=ref.core_id,
                 workload_id=ref.workload_id,
             )
+
+
+@rule("GIR505", "workload-range", Severity.WARNING)
+@fast_path(reference=_workload_range_reference)
+def workload_range(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
+    """Ofmap ranges fall outside the workload's range, or tile_info does not cover the workload.
+
+    Ofmap ranges are compared per dimension in the absolute frame or relative to the
+    workload's lower corner (real files use both). The tiles' ofmap boxes must span exactly
+    the workload's box, and their volumes must add up to at least its volume (no gap).
+    Why: an ofmap outside its workload writes another workload's output; tiles that miss part
+    of the workload leave outputs uncomputed.
+    Example: `/0/8/tile_info: GIR505 warning tiles cover [0, 0, 0, 0]..[0, 63, 27, 27] but the workload is [0, 0, 0, 0]..[0, 63, 55, 55]`
+    Fix: recompute the workload range or the tiling.
+    """
+    return screened(ir, ctx, workload_range_rows, _workload_range_reference)

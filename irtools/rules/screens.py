@@ -103,3 +103,94 @@ def causality_rows(ir: IRIndex) -> list[int] | None:
     # Rows run in program order within a core: a later position is a larger row.
     late = (cols.core[producer] == cols.core[reader]) & (producer >= reader)
     return flagged_rows([reader[late]])
+
+
+_EXACT = 2**50
+"""Products estimated (in float64) below this are computed exactly in int64; above, the row is flagged."""
+
+
+def _extents(lower: Ints, upper: Ints) -> Ints:
+    """Per box, max(upper - lower + 1, 0) per dimension (the screens keep coordinates below 2**40)."""
+    extents: Ints = np.maximum(upper - lower + 1, 0)
+    return extents
+
+
+def _huge(*arrays: Ints) -> bool:
+    """Whether a value is too large for the screens' arithmetic (the rule then checks every row)."""
+    return any(len(a) and int(a.max()) >= 2**40 for a in arrays)
+
+
+def workload_range_rows(ir: IRIndex) -> list[int] | None:
+    """GIR505: workloads with an ofmap outside their range, or tiles that miss or exceed it."""
+    cols = tensor_columns(ir)
+    own = cols.workload_boxes()
+    ofmaps, tiles = cols.ofmaps, cols.tiles
+    out, tile_low, tile_high = _boxes(ofmaps), tiles.quad("ofmap_lower"), tiles.quad("ofmap_upper")
+    if own is None or out is None or tile_low is None or tile_high is None:
+        return None
+    lo, hi = own
+    if _huge(lo, hi, *out, tile_low, tile_high):
+        return None
+    # Each dimension in the absolute frame or relative to the workload's lower corner (`_inside`).
+    w_lo, w_hi = lo[ofmaps.row], hi[ofmaps.row]
+    o_lo, o_hi = out
+    absolute = (w_lo <= o_lo) & (o_hi <= w_hi)
+    relative = (o_lo >= 0) & (o_hi <= w_hi - w_lo)
+    flags = [ofmaps.row[~(absolute | relative).all(axis=1)]]
+    # Tiles: their ofmap boxes must span the workload's box, their volumes add up to at least its own.
+    count = len(lo)
+    has_tiles = np.bincount(tiles.row, minlength=count) > 0
+    t_lo, _ = grouped_min_max(tile_low, tiles.row, count)
+    _, t_hi = grouped_min_max(tile_high, tiles.row, count)
+    spans = ((t_lo != lo) | (t_hi != hi)).any(axis=1)
+    tile_extent, own_extent = _extents(tile_low, tile_high), _extents(lo, hi)
+    # In float64, exact while every volume and sum stays below 2**50 (integers below 2**53).
+    covered = np.bincount(tiles.row, np.prod(tile_extent.astype(np.float64), axis=1), minlength=count)
+    volume = np.prod(own_extent.astype(np.float64), axis=1)
+    short = (covered >= _EXACT) | (volume >= _EXACT) | (covered < volume)
+    flags.append(np.flatnonzero(has_tiles & (spans | short)))
+    return flagged_rows(flags)
+
+
+def size_mismatch_rows(ir: IRIndex) -> list[int] | None:
+    """GIR307: workloads with an ifmap (or ifmap buffer entry) whose size is not its shape's."""
+    cols = tensor_columns(ir)
+    flags = []
+    for group, keep in ((cols.ifmaps, None), (cols.buffers, cols.buffers.equals("type", "ifmap"))):
+        boxes = _boxes(group)
+        sizes = [group.ints(name) for name in ("size", "align", "bitwidth")]
+        if boxes is None or sizes[0] is None or sizes[1] is None or sizes[2] is None:
+            return None
+        size, align, bitwidth = sizes[0], sizes[1], sizes[2]
+        if _huge(*boxes, align, bitwidth):
+            return None
+        n, c, h, w = _extents(*boxes).T
+        rough = n * (c + align).astype(np.float64) * h * w * bitwidth
+        rounded = (c + align - 1) // align * align
+        expected = np.where(rough < _EXACT, n * rounded * h * w * bitwidth // 8, -1)
+        wrong = expected != size
+        flags.append(group.row[wrong if keep is None else wrong & keep])
+    return flagged_rows(flags)
+
+
+def cur_wl_ifmap_rows(ir: IRIndex) -> list[int] | None:
+    """GIR306: workloads whose `cur_wl_ifmap` flags disagree with their ifmap transfer ids."""
+    cols = tensor_columns(ir)
+    ifmaps, buffers = cols.ifmaps, cols.buffers
+    wanted_ids, held_ids = ifmaps.lists("transfer_id"), buffers.lists("transfer_id")
+    if wanted_ids is None or held_ids is None:
+        return None
+    span = int(max(wanted_ids[1].max(initial=0), held_ids[1].max(initial=0))) + 1
+    if len(ir.rows) * span >= 2**62:
+        return None
+    wanted = np.unique(ifmaps.row[wanted_ids[0]] * span + wanted_ids[1])
+    entry = held_ids[0]
+    held = buffers.row[entry] * span + held_ids[1]
+    hit = np.isin(held, wanted)
+    hits = np.bincount(entry[hit], minlength=len(buffers))
+    flagged = buffers.equals("cur_wl_ifmap", True)
+    ifmap = buffers.equals("type", "ifmap")
+    wrong = (flagged & (hits == 0)) | (~flagged & ifmap & (hits > 0))
+    covering = flagged | ifmap
+    missing = wanted[~np.isin(wanted, held[covering[entry]])]
+    return flagged_rows([buffers.row[wrong], missing // span])

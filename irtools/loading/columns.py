@@ -11,21 +11,32 @@ from __future__ import annotations
 import weakref
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from itertools import compress, repeat
+from operator import attrgetter
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
 from irtools.dialects.base import Capability
+from irtools.loading.boxes import ints, tensor_columns
 from irtools.model import CoreDestination
 
 if TYPE_CHECKING:
     from irtools.loading.index import IRIndex
 
 Ints = npt.NDArray[np.int64]
+T = TypeVar("T")
 
 _KEY_LIMIT = 2**62
 """Composite keys (a * span + b) stay below this, far inside int64."""
+
+
+def _checked(column: T | None) -> T:
+    """A column of `loading.boxes`, which is None when a value is not an int64."""
+    if column is None:
+        raise OverflowError("a value does not fit int64")
+    return column
 
 
 def _ints(values: list[int]) -> Ints:
@@ -64,55 +75,55 @@ class TransferColumns:
 
     @classmethod
     def build(cls, index: IRIndex) -> TransferColumns:
-        core: list[int] = []
-        wid: list[int] = []
-        use_row: list[int] = []
-        use_tid: list[int] = []
-        read_row: list[int] = []
-        read_tid: list[int] = []
-        weight_row: list[int] = []
-        weight_tid: list[int] = []
-        ofmap_row: list[int] = []
-        ofmap_tid: list[int] = []
+        """From the tensor groups of `loading.boxes` (C-level gathering, shared with the box screens).
+        Raises OverflowError when a value is not an int64."""
+        tensors = tensor_columns(index)
+        core = _ints([ref.core_id for ref in index.rows])
+        wid = _checked(ints(map(attrgetter("workload_id"), tensors.workloads), len(tensors.workloads)))
+        ifmaps, weights, buffers, sources = tensors.ifmaps, tensors.weights, tensors.buffers, tensors.sources
+        read_at, read_tid = _checked(ifmaps.lists("transfer_id"))
+        weight_at, weight_tid = _checked(weights.lists("transfer_id"))
+        held_at, held_tid = _checked(buffers.lists("transfer_id"))
+        wl0_at, wl0_tid = _checked(tensors.wl0.lists("transfer_id"))
+        source_tid = _checked(sources.ints("transfer_id"))
+        read_row, weight_row = ifmaps.row[read_at], weights.row[weight_at]
+        # Per occurrence, in no particular order: the rules use these as sets.
+        use_row = np.concatenate(
+            [read_row, weight_row, buffers.row[held_at], buffers.row[sources.row], tensors.wl0.row[wl0_at]]
+        )
+        use_tid = np.concatenate([read_tid, weight_tid, held_tid, source_tid, wl0_tid])
+        ofmaps = tensors.ofmaps
+        ofmap_tid = _checked(ofmaps.ints("transfer_id"))
         dest: tuple[list[int], list[int], list[int], list[int], list[int]] = ([], [], [], [], [])
         for k, entry in enumerate(index.ir.dram.out):
             _destinations(dest, -1, k, entry.transfer_id, entry.destination)
-        for row, ref in enumerate(index.workloads()):
-            wl = ref.workload
-            core.append(ref.core_id)
-            wid.append(wl.workload_id)
-            start = len(use_tid)
-            for t in wl.ifmap:
-                use_tid.extend(t.transfer_id)
-            read_tid.extend(use_tid[start:])
-            read_row.extend([row] * (len(use_tid) - start))
-            if wl.weight is not None:
-                weight_tid.extend(wl.weight.transfer_id)
-                weight_row.extend([row] * len(wl.weight.transfer_id))
-                use_tid.extend(wl.weight.transfer_id)
-            for b in wl.buffer:
-                use_tid.extend(b.transfer_id or ())
-                use_tid.extend([s.transfer_id for s in b.source or ()])
-            for e in wl.wl0_entries:
-                use_tid.extend(e.transfer_id)
-            use_row.extend([row] * (len(use_tid) - start))
-            for i, o in enumerate(wl.ofmap):
-                ofmap_row.append(row)
-                ofmap_tid.append(o.transfer_id)
-                _destinations(dest, row, i, o.transfer_id, o.destination)
+        dram = [_ints(column) for column in dest]
+        sent = ofmaps.children("destination")
+        to_core = np.fromiter(map(isinstance, sent.objects, repeat(CoreDestination)), bool, len(sent))
+        targets = list(compress(sent.objects, to_core))
+        ofmap_at = sent.row[to_core]
+        # The ofmap's index in its workload: its place in the group less its workload's first.
+        position = np.arange(len(ofmaps), dtype=np.int64) - np.searchsorted(ofmaps.row, ofmaps.row)
+        ofmap_dest = [
+            ofmaps.row[ofmap_at],
+            position[ofmap_at],
+            ofmap_tid[ofmap_at],
+            _checked(ints(map(attrgetter("core_id"), targets), len(targets))),
+            _checked(ints(map(attrgetter("workload_id"), targets), len(targets))),
+        ]
         return cls(
-            _ints(core),
-            _ints(wid),
-            _ints(use_row),
-            _ints(use_tid),
-            _ints(read_row),
-            _ints(read_tid),
-            _ints(weight_row),
-            _ints(weight_tid),
-            _ints(ofmap_row),
-            _ints(ofmap_tid),
+            core,
+            wid,
+            use_row,
+            use_tid,
+            read_row,
+            read_tid,
+            weight_row,
+            weight_tid,
+            ofmaps.row,
+            ofmap_tid,
             _ints([e.transfer_id for e in index.ir.dram.out]),
-            *(_ints(column) for column in dest),
+            *(np.concatenate([a, b]) for a, b in zip(dram, ofmap_dest, strict=True)),
         )
 
     def workload_keys(self, core: Ints, workload_id: Ints) -> Ints | None:

@@ -88,18 +88,12 @@ def dangling_transfer(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     unchecked = int64(ir.loaded.unchecked_transfer_ids)  # ids of broken entries: any size
     produced = np.concatenate([cols.ofmap_tid, cols.dram_out_tid, unchecked])
     flagged = np.unique(cols.use_row[~np.isin(cols.use_tid, produced)])
+    if not len(flagged):
+        return iter(())  # nothing to check: no need for the producers' lookup and its pointers
     return _dangling(ir, ctx, [ir.rows[n] for n in flagged.tolist()])
 
 
-@rule("GIR202", "duplicate-producer", Severity.ERROR)
-def duplicate_producer(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
-    """One transfer id is produced more than once.
-
-    Why: a transfer id must name exactly one piece of data; with two producers a consumer
-    cannot tell which one it waits for.
-    Example: `/1/4/ofmap/0: GIR202 error transfer 56 is also produced at /0/2/ofmap/0`
-    Fix: give each DRAM `out` entry and each ofmap its own transfer id.
-    """
+def _duplicate_producer_reference(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     for tid, places in ir.producers.items():
         for dup in places[1:]:
             yield ctx.finding(
@@ -111,6 +105,28 @@ def duplicate_producer(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
                 transfer_id=tid,
                 related=(places[0].pointer,),
             )
+
+
+@rule("GIR202", "duplicate-producer", Severity.ERROR)
+@fast_path(reference=_duplicate_producer_reference)
+def duplicate_producer(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
+    """One transfer id is produced more than once.
+
+    Why: a transfer id must name exactly one piece of data; with two producers a consumer
+    cannot tell which one it waits for.
+    Example: `/1/4/ofmap/0: GIR202 error transfer 56 is also produced at /0/2/ofmap/0`
+    Fix: give each DRAM `out` entry and each ofmap its own transfer id.
+    """
+    import numpy as np
+
+    from irtools.loading.columns import transfer_columns
+
+    cols = transfer_columns(ir)
+    if cols is not None:
+        produced = np.concatenate([cols.ofmap_tid, cols.dram_out_tid])
+        if len(np.unique(produced)) == len(produced):
+            return iter(())  # every transfer id produced once
+    return _duplicate_producer_reference(ir, ctx)
 
 
 def _destinations_exist(

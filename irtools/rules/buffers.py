@@ -19,6 +19,8 @@ from irtools.rules.context import CheckContext, id_list, short
 from irtools.rules.registry import rule
 from irtools.rules.screens import (
     cur_wl_ifmap_rows,
+    out_of_bounds_rows,
+    overlap_rows,
     screened,
     size_mismatch_rows,
     source_union_rows,
@@ -40,12 +42,27 @@ def _span(segments: tuple[tuple[int, int], ...]) -> str:
     return " + ".join(f"[{a:#x}, {b:#x})" for a, b in segments)
 
 
+def _buffer_out_of_bounds_reference(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
+    for ref in ir.workloads():
+        regions = regions_of(ref.workload.ring_buffer_info, ir.buffersize)
+        for i, entry in enumerate(ref.workload.buffer):
+            problem = place(entry.address, entry.size, regions, ir.buffersize).problem
+            if problem:
+                yield ctx.finding(
+                    "GIR301",
+                    f"{_describe(entry)}: {problem}",
+                    jp.extend(ref.pointer, "buffer", i),
+                    **_loc(ref, entry),
+                )
+
+
 @rule(
     "GIR301",
     "buffer-out-of-bounds",
     Severity.ERROR,
     needs={Capability.L2_ADDRESSES, Capability.RING_REGIONS, Capability.L2_SIZE},
 )
+@fast_path(reference=_buffer_out_of_bounds_reference)
 def buffer_out_of_bounds(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     """An L2 tensor lies outside [0, buffersize) or outside a single ring region.
 
@@ -60,31 +77,10 @@ def buffer_out_of_bounds(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     entry reaching the highest block, with the most blocks held at once and how many entries end past it.
     Fix: the allocator must keep tensors inside their ring region (or the schedule needs a larger L2).
     """
-    for ref in ir.workloads():
-        regions = regions_of(ref.workload.ring_buffer_info, ir.buffersize)
-        for i, entry in enumerate(ref.workload.buffer):
-            problem = place(entry.address, entry.size, regions, ir.buffersize).problem
-            if problem:
-                yield ctx.finding(
-                    "GIR301",
-                    f"{_describe(entry)}: {problem}",
-                    jp.extend(ref.pointer, "buffer", i),
-                    **_loc(ref, entry),
-                )
+    return screened(ir, ctx, out_of_bounds_rows, _buffer_out_of_bounds_reference)
 
 
-@rule("GIR302", "buffer-overlap", Severity.ERROR, needs={Capability.L2_ADDRESSES})
-def buffer_overlap(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
-    """Two tensors of one L2 snapshot share addresses while both are live.
-
-    Address ranges are wrap-aware: a tensor that wraps around its ring region occupies two
-    pieces. Ranges that touch ([a, b) and [b, c)) do not overlap. A pair that overlaps in
-    several consecutive snapshots is reported once, at its first snapshot, with the count.
-    Why: the allocator must keep live tensors disjoint; an overlap means one tensor silently
-    corrupts the other on hardware (a lifetime conflict that compilers' own checks can miss).
-    Example: `/0/12/buffer/3: GIR302 error ifmap tensor 9 [transfer 56] [0x1000, 0x1400) overlaps weight tensor 4 [transfer 3] [0x1200, 0x1600)`
-    Fix: the address allocator reused space that was still live.
-    """
+def _buffer_overlap_reference(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     runs: dict[tuple[int, int, int], _OverlapRun] = {}
     for ref in ir.workloads():
         regions = regions_of(ref.workload.ring_buffer_info, ir.buffersize)
@@ -119,6 +115,22 @@ def buffer_overlap(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
             runs[key] = _OverlapRun(message, *pointers, ref, a, ref.position)
     for run in runs.values():
         yield run.finding(ctx)
+
+
+@rule("GIR302", "buffer-overlap", Severity.ERROR, needs={Capability.L2_ADDRESSES})
+@fast_path(reference=_buffer_overlap_reference)
+def buffer_overlap(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
+    """Two tensors of one L2 snapshot share addresses while both are live.
+
+    Address ranges are wrap-aware: a tensor that wraps around its ring region occupies two
+    pieces. Ranges that touch ([a, b) and [b, c)) do not overlap. A pair that overlaps in
+    several consecutive snapshots is reported once, at its first snapshot, with the count.
+    Why: the allocator must keep live tensors disjoint; an overlap means one tensor silently
+    corrupts the other on hardware (a lifetime conflict that compilers' own checks can miss).
+    Example: `/0/12/buffer/3: GIR302 error ifmap tensor 9 [transfer 56] [0x1000, 0x1400) overlaps weight tensor 4 [transfer 3] [0x1200, 0x1600)`
+    Fix: the address allocator reused space that was still live.
+    """
+    return screened(ir, ctx, overlap_rows, _buffer_overlap_reference)
 
 
 @dataclass(slots=True)

@@ -9,11 +9,22 @@ reference check on the flagged rows only, so every finding is the reference's ow
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from itertools import chain
+from operator import attrgetter
 
 import numpy as np
 
 from irtools.findings import Finding
-from irtools.loading.boxes import Bools, Group, Ints, flagged_rows, grouped_min_max, only, tensor_columns
+from irtools.loading.boxes import (
+    Bools,
+    Group,
+    Ints,
+    flagged_rows,
+    grouped_min_max,
+    ints,
+    only,
+    tensor_columns,
+)
 from irtools.loading.columns import first_rows, take, transfer_columns
 from irtools.loading.index import IRIndex
 from irtools.rules.context import CheckContext
@@ -194,3 +205,76 @@ def cur_wl_ifmap_rows(ir: IRIndex) -> list[int] | None:
     covering = flagged | ifmap
     missing = wanted[~np.isin(wanted, held[covering[entry]])]
     return flagged_rows([buffers.row[wrong], missing // span])
+
+
+_L2_LIMIT = 2**40
+"""Addresses and sizes below this (1 TiB) are placed by columns: ends and row offsets stay in int64."""
+
+
+class _Placements:
+    """Every L2 buffer entry placed as `loading.l2.place` places it, for workloads with at most one ring
+    region (the real files' case); workloads with several are `several` (their rows are flagged)."""
+
+    def __init__(self, row: Ints, start: Ints, end: Ints, problem: Bools, several: Ints) -> None:
+        self.row, self.start, self.end, self.problem, self.several = row, start, end, problem, several
+
+
+def _placements(ir: IRIndex) -> _Placements | None:
+    cols = tensor_columns(ir)
+    buffers = cols.buffers
+    address, size = buffers.ints("address"), buffers.ints("size")
+    infos = list(map(attrgetter("ring_buffer_info"), cols.workloads))
+    count = np.fromiter(map(len, infos), np.int64, len(infos))
+    single = np.flatnonzero(count == 1)
+    firsts = [infos[r][0] for r in single.tolist()]
+    if not set(map(type, firsts)) <= {list} or not set(map(len, firsts)) <= {2}:
+        return None
+    pairs = ints(chain.from_iterable(firsts), 2 * len(firsts))
+    total = ir.buffersize
+    if address is None or size is None or pairs is None or len(infos) >= 2**21:
+        return None
+    if _huge(address, size, pairs) or (total is not None and total >= _L2_LIMIT):
+        return None
+    # Each workload's one region: its ring_buffer_info pair, or [0, buffersize) when it lists none.
+    has_region = np.where(count == 0, bool(total), count == 1)
+    low = np.zeros(len(infos), dtype=np.int64)
+    high = np.full(len(infos), total or 0, dtype=np.int64)
+    low[single], high[single] = pairs.reshape(-1, 2).T
+    row = buffers.row
+    lo, hi = low[row], high[row]
+    stop = address + size
+    past = address >= total if total is not None else np.zeros(len(address), dtype=bool)
+    plain = past | ~(has_region[row] & (lo <= address) & (address < hi))
+    too_big = ~plain & (size > hi - lo)
+    wraps = ~plain & ~too_big & (stop > hi)
+    end = np.where(too_big | wraps, hi, stop)
+    # The wrapped part: [lo, lo + stop - hi).
+    rows = np.concatenate([row, row[wraps]])
+    starts = np.concatenate([address, lo[wraps]])
+    ends = np.concatenate([end, (lo + stop - hi)[wraps]])
+    return _Placements(rows, starts, ends, plain | too_big, np.flatnonzero(count > 1))
+
+
+def out_of_bounds_rows(ir: IRIndex) -> list[int] | None:
+    """GIR301: workloads with an L2 entry outside the buffer or its ring region."""
+    placed = _placements(ir)
+    if placed is None:
+        return None
+    entries = len(tensor_columns(ir).buffers)
+    return flagged_rows([placed.row[:entries][placed.problem], placed.several])
+
+
+def overlap_rows(ir: IRIndex) -> list[int] | None:
+    """GIR302: workloads in whose snapshot two placed pieces share addresses (sort and sweep)."""
+    placed = _placements(ir)
+    if placed is None:
+        return None
+    keep = placed.end > placed.start
+    row, start, end = placed.row[keep], placed.start[keep], placed.end[keep]
+    # Offset by row so one sort and one running maximum cover every snapshot at once.
+    start, end = row * 2 * _L2_LIMIT + start, row * 2 * _L2_LIMIT + end
+    order = np.lexsort((end, start))
+    start, end, row = start[order], end[order], row[order]
+    reach = np.maximum.accumulate(end)
+    overlaps = np.flatnonzero(start[1:] < reach[:-1]) + 1
+    return flagged_rows([row[overlaps], placed.several])

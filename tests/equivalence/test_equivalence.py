@@ -15,7 +15,9 @@ import io
 import itertools
 import json
 import random
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -156,4 +158,56 @@ def test_synth_injections() -> None:
     cases = injected()
     assert len(cases) > 30
     for name, data, options in cases:
+        _same(_bytes_report(data, options, False), _bytes_report(data, options, True), name)
+
+
+def l2_cases() -> list[tuple[str, bytes]]:
+    """Snapshots the L2 screens (GIR301, GIR302) place by columns, one edge of `loading.l2.place` each:
+    a tensor wrapping around its ring region onto another, one past buffersize (in a region or not), one larger than its
+    region, one in a gap between two regions, two regions (checked object by object), no regions."""
+    base = synthesize(SynthOptions(2, 1, 9, 1, 256 * KIB, 1, 1)).document
+    size = base["buffersize"]
+
+    def case(edit: Callable[[list[dict[str, Any]], dict[str, Any]], None]) -> bytes:
+        document = json.loads(json.dumps(base))
+        workload = document["0"][3]
+        edit(workload["buffer"], workload)
+        return json.dumps(document).encode()
+
+    def wrap(buffer: list[dict[str, Any]], _: dict[str, Any]) -> None:
+        buffer[0]["address"] = size - buffer[0]["size"] // 2  # its tail lands on [0, size / 2)
+        buffer[1]["address"] = 0
+
+    def wrap_clear(buffer: list[dict[str, Any]], _: dict[str, Any]) -> None:
+        buffer[0]["address"] = size - buffer[0]["size"] // 2
+        buffer[1]["address"] = buffer[0]["size"]
+
+    def past(buffer: list[dict[str, Any]], _: dict[str, Any]) -> None:
+        buffer[2]["address"] = size + 64
+
+    def past_region(buffer: list[dict[str, Any]], workload: dict[str, Any]) -> None:
+        workload["ring_buffer_info"] = [[0, 2 * size]]  # a region beyond buffersize (GIR303)
+        buffer[2]["address"] = size + 64  # inside it, past buffersize
+
+    def too_big(buffer: list[dict[str, Any]], _: dict[str, Any]) -> None:
+        buffer[1]["size"] = size + 1
+
+    def regions(buffer: list[dict[str, Any]], workload: dict[str, Any]) -> None:
+        workload["ring_buffer_info"] = [[0, size // 2], [size // 2 + 4096, size]]
+        buffer[0]["address"] = size // 2 - 1024  # wraps inside the first region
+        buffer[3]["address"] = size // 2 + 1024  # in the gap
+
+    def no_regions(_: list[dict[str, Any]], workload: dict[str, Any]) -> None:
+        workload["ring_buffer_info"] = []
+
+    def empty_region(_: list[dict[str, Any]], workload: dict[str, Any]) -> None:
+        workload["ring_buffer_info"] = [[4096, 4096]]
+
+    edits = [wrap, wrap_clear, past, past_region, too_big, regions, no_regions, empty_region]
+    return [(edit.__name__, case(edit)) for edit in edits]
+
+
+@pytest.mark.parametrize("options", OPTIONS.values(), ids=OPTIONS.keys())
+def test_l2_placements(options: CheckOptions) -> None:
+    for name, data in l2_cases():
         _same(_bytes_report(data, options, False), _bytes_report(data, options, True), name)

@@ -79,7 +79,7 @@ class TransferColumns:
         Raises OverflowError when a value is not an int64."""
         tensors = tensor_columns(index)
         core = _ints([ref.core_id for ref in index.rows])
-        wid = _checked(ints(map(attrgetter("workload_id"), tensors.workloads), len(tensors.workloads)))
+        wid = _checked(ints(tensors.field("workload_id"), len(tensors.workloads)))
         ifmaps, weights, buffers, sources = tensors.ifmaps, tensors.weights, tensors.buffers, tensors.sources
         read_at, read_tid = _checked(ifmaps.lists("transfer_id"))
         weight_at, weight_tid = _checked(weights.lists("transfer_id"))

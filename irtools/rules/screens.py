@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from itertools import chain
-from operator import attrgetter
 
 import numpy as np
 
@@ -223,7 +222,7 @@ def _placements(ir: IRIndex) -> _Placements | None:
     cols = tensor_columns(ir)
     buffers = cols.buffers
     address, size = buffers.ints("address"), buffers.ints("size")
-    infos = list(map(attrgetter("ring_buffer_info"), cols.workloads))
+    infos = cols.field("ring_buffer_info")
     count = np.fromiter(map(len, infos), np.int64, len(infos))
     single = np.flatnonzero(count == 1)
     firsts = [infos[r][0] for r in single.tolist()]

@@ -18,7 +18,9 @@ from irtools.reference import fast_path
 from irtools.rules.context import CheckContext, id_list, short
 from irtools.rules.registry import rule
 from irtools.rules.screens import (
+    continuity_rows,
     cur_wl_ifmap_rows,
+    flagged_or_none,
     out_of_bounds_rows,
     overlap_rows,
     screened,
@@ -203,23 +205,7 @@ def ring_config(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
         )
 
 
-@rule("GIR304", "snapshot-continuity", Severity.WARNING, needs={Capability.NEWLY_ADDED})
-def snapshot_continuity(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
-    """Consecutive L2 snapshots of a core disagree about a tensor (identified by tensor_id).
-
-    Flags `newly_added: false` for a tensor absent from the previous snapshot, an address that
-    changed without `newly_added: true`, and `newly_added: true` for a tensor that was already
-    present at the same address. Entries without `newly_added` (DRAM-only outputs with
-    `start_send`) are not compared.
-    Why: the assembler loads exactly the newly added tensors; a wrong flag loads data twice or
-    never.
-    Example: `/0/5/buffer/1/newly_added: GIR304 warning ifmap tensor 3 [transfer 39] is marked not newly added but was absent before`
-    On the raw dialect (no tensor ids, no addresses), an input listed ahead for the next
-    workload (`workload_id`) must be for the workload that runs next and be in its snapshot. On the
-    alloc dialect both forms run: `start_loading` is `newly_added`, for tensors numbered as the SET
-    allocator's parser numbers them.
-    Fix: recompute newly_added from the previous snapshot.
-    """
+def _snapshot_continuity_reference(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     for refs in ir.cores.values():
         previous: dict[int, BufferEntry] | None = None
         for ref in refs:
@@ -249,6 +235,27 @@ def snapshot_continuity(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
                         **_loc(ref, entry),
                     )
             previous = current
+
+
+@rule("GIR304", "snapshot-continuity", Severity.WARNING, needs={Capability.NEWLY_ADDED})
+@fast_path(reference=_snapshot_continuity_reference)
+def snapshot_continuity(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
+    """Consecutive L2 snapshots of a core disagree about a tensor (identified by tensor_id).
+
+    Flags `newly_added: false` for a tensor absent from the previous snapshot, an address that
+    changed without `newly_added: true`, and `newly_added: true` for a tensor that was already
+    present at the same address. Entries without `newly_added` (DRAM-only outputs with
+    `start_send`) are not compared.
+    Why: the assembler loads exactly the newly added tensors; a wrong flag loads data twice or
+    never.
+    Example: `/0/5/buffer/1/newly_added: GIR304 warning ifmap tensor 3 [transfer 39] is marked not newly added but was absent before`
+    On the raw dialect (no tensor ids, no addresses), an input listed ahead for the next
+    workload (`workload_id`) must be for the workload that runs next and be in its snapshot. On the
+    alloc dialect both forms run: `start_loading` is `newly_added`, for tensors numbered as the SET
+    allocator's parser numbers them.
+    Fix: recompute newly_added from the previous snapshot.
+    """
+    return flagged_or_none(ir, ctx, continuity_rows, _snapshot_continuity_reference)
 
 
 def _source_union_reference(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:

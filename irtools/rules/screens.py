@@ -277,3 +277,31 @@ def overlap_rows(ir: IRIndex) -> list[int] | None:
     reach = np.maximum.accumulate(end)
     overlaps = np.flatnonzero(start[1:] < reach[:-1]) + 1
     return flagged_rows([row[overlaps], placed.several])
+
+
+def flagged_or_none(ir: IRIndex, ctx: CheckContext, screen: Screen, reference: Check) -> Iterator[Finding]:
+    """The reference check of a rule that walks whole cores (state from snapshot to snapshot): run
+    on the whole file when `screen` flags any workload, else skipped."""
+    rows = screen(ir)
+    return reference(ir, ctx) if rows is None or rows else iter(())
+
+
+def continuity_rows(ir: IRIndex) -> list[int] | None:
+    """GIR304: workloads with an entry whose `newly_added` disagrees with the snapshot before it on the
+    core (the first entry of the same tensor_id there, as the reference's `setdefault`)."""
+    transfers = transfer_columns(ir)
+    buffers = tensor_columns(ir).buffers
+    tensor, address = buffers.ints("tensor_id"), buffers.ints("address")
+    if transfers is None or tensor is None or address is None:
+        return None
+    row, core = buffers.row, transfers.core
+    span = int(tensor.max(initial=0)) + 1
+    if (len(core) + 1) * span >= 2**62:
+        return None
+    follows = (row > 0) & (core[row] == core[np.maximum(row - 1, 0)])
+    at = first_rows(row * span + tensor, (row - 1) * span + tensor)
+    before = follows & (at >= 0)
+    moved = before & (address[np.maximum(at, 0)] != address)
+    kept, added = buffers.equals("newly_added", False), buffers.equals("newly_added", True)
+    wrong = (follows & kept & ~before) | (kept & moved) | (added & before & ~moved)
+    return flagged_rows([row[wrong]])

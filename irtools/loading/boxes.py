@@ -107,12 +107,18 @@ def ints(values: Iterable[Any], count: int) -> Ints | None:
 
 
 def quads(values: Sequence[Any]) -> Ints | None:
-    """Lists of 4 ints as an (n, 4) int64 array, or None when one is not a list of 4 int64 values."""
+    """Lists of 4 ints as an (n, 4) int64 array, or None when one is not a list of 4 int64 values.
+
+    The models share equal coordinate lists (`model.base._share`), so each distinct list is read
+    once: on large files, reaching the int objects costs more than sorting the lists' ids."""
+    ids = np.fromiter(map(id, values), np.int64, len(values))
+    _, first, inverse = np.unique(ids, return_index=True, return_inverse=True)
+    distinct = list(map(values.__getitem__, first.tolist()))
     # Lists only: the reference compares them with lists, and a tuple never equals a list.
-    if not set(map(type, values)) <= {list} or not set(map(len, values)) <= {4}:
+    if not set(map(type, distinct)) <= {list} or not set(map(len, distinct)) <= {4}:
         return None
-    flat = ints(chain.from_iterable(values), 4 * len(values))
-    return None if flat is None else flat.reshape(-1, 4)
+    flat = ints(chain.from_iterable(distinct), 4 * len(distinct))
+    return None if flat is None else flat.reshape(-1, 4)[inverse.reshape(-1)]
 
 
 class TensorColumns:

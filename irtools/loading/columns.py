@@ -283,17 +283,39 @@ def take(column: Ints, at: Ints) -> Ints:
     return np.where(at >= 0, column[np.maximum(at, 0)], -1)
 
 
+_LEVELS = 4096
+"""Levels of Kahn's order taken a whole frontier at a time (numpy); longer chains go node by node."""
+
+
 def _kahn(count: int, src: Ints, dst: Ints) -> bool:
     """Whether the graph (edges src -> dst over `count` nodes) has a topological order."""
     order = np.argsort(src, kind="stable")
-    starts = np.searchsorted(src[order], np.arange(count + 1)).tolist()
-    targets = dst[order].tolist()
-    waiting = np.bincount(dst, minlength=count).tolist()
-    ready = [n for n in range(count) if waiting[n] == 0]
+    starts = np.searchsorted(src[order], np.arange(count + 1))
+    targets = dst[order]
+    waiting = np.bincount(dst, minlength=count)
+    frontier = np.flatnonzero(waiting == 0)
+    done = 0
+    for _ in range(_LEVELS):
+        if not len(frontier):
+            return done == count
+        done += len(frontier)
+        first = starts[frontier]
+        fanout = starts[frontier + 1] - first
+        hit = targets[np.repeat(first - (np.cumsum(fanout) - fanout), fanout) + np.arange(int(fanout.sum()))]
+        nodes, times = np.unique(hit, return_counts=True)
+        waiting[nodes] -= times
+        frontier = nodes[waiting[nodes] == 0]
+    return _kahn_walk(starts.tolist(), targets.tolist(), waiting.tolist(), frontier.tolist(), done, count)
+
+
+def _kahn_walk(
+    starts: list[int], targets: list[int], waiting: list[int], ready: list[int], done: int, count: int
+) -> bool:
+    """The rest of Kahn's order node by node (a graph deeper than _LEVELS: long single-core chains)."""
     for node in ready:  # grows while it is walked
         for k in range(starts[node], starts[node + 1]):
             nxt = targets[k]
             waiting[nxt] -= 1
             if waiting[nxt] == 0:
                 ready.append(nxt)
-    return len(ready) == count
+    return done + len(ready) == count

@@ -35,9 +35,10 @@ def l2_blocks_table(index: IRIndex, l2_size: int | None = None) -> pd.DataFrame:
                     held[b.type] += b.block
                 count = len(entries)
             else:
-                for e in ref.workload.buffer:
+                placed = index.placed(ref)
+                for e in placed:
                     held[e.type] += -(-e.size // KIB)
-                count = len(ref.workload.buffer)
+                count = len(placed)
             total = sum(held.values())
             for name, value in (
                 ("core_id", core_id),

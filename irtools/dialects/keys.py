@@ -46,7 +46,11 @@ _Seen = dict[tuple[str, str], list[Any]]
 @functools.cache
 def _fields(model: type) -> tuple[frozenset[str], frozenset[str]]:
     """(every key the model reads, the dialect keys among them)."""
-    fields = model.__pydantic_fields__  # type: ignore[attr-defined]
+    fields = {  # init=False fields are filled by irtools after loading, never read from the file
+        name: info
+        for name, info in model.__pydantic_fields__.items()  # type: ignore[attr-defined]
+        if info.init is not False
+    }
     known = frozenset((info.alias or name) for name, info in fields.items()) - {CORES_FIELD}
     dialect = frozenset(
         (info.alias or name)

@@ -57,7 +57,7 @@ def addresses_over_capacity(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]
         held_peak = 0
         past_entries, past_snapshots = 0, 0
         for ref in refs:
-            entries = ref.workload.buffer
+            entries = ir.placed(ref)
             held_peak = max(held_peak, sum(e.size for e in entries))
             past = 0
             for i, e in enumerate(entries):

@@ -20,6 +20,7 @@ from irtools.dialects.raw import file_pointer as raw_file_pointer
 from irtools.model.alloc import AllocBufferEntry, AllocIR, AllocWorkload
 from irtools.model.alloc_schema import build_alloc_schema
 from irtools.model.raw import RawDramIn, RawDramOut, RawDramSection, RawOfmap
+from irtools.model.view import PartialIR
 
 
 class AllocKeyScan(RawKeyScan):
@@ -35,7 +36,7 @@ def shows_alloc(workload: dict[str, Any]) -> bool:
     return buffer_shows(workload, ("block", "address"))
 
 
-def number_tensors(ir: AllocIR) -> AllocIR:
+def number_tensors(ir: AllocIR | PartialIR) -> AllocIR | PartialIR:
     """Each L2 entry's tensor number, as the allocator's parser numbers them, core by core: an entry
     identical to one of the previous snapshot is the same tensor."""
     name_dram_writers(ir)

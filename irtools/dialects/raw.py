@@ -33,11 +33,12 @@ from irtools.model.raw import (
     RawWorkload,
 )
 from irtools.model.raw_schema import build_raw_schema
+from irtools.model.view import PartialIR
 
 # --- what loading completes ---------------------------------------------------------------------------
 
 
-def name_dram_writers(ir: RawIR) -> RawIR:
+def name_dram_writers(ir: RawIR | PartialIR) -> RawIR | PartialIR:
     """Each DRAM `in` entry's layer: the file names only the writing workload; its layer is looked up."""
     layer_of = {(int(key), w.workload_id): w.layer_name for key, ws in ir.cores.items() for w in ws}
     for entry in ir.dram.in_:

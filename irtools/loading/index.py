@@ -11,6 +11,7 @@ from irtools import pointer as jp
 from irtools.dialects.base import Capability
 from irtools.loading.mesh import numbering, position
 from irtools.model import Workload
+from irtools.model.raw import RawWorkload
 from irtools.model.view import DramInView, DramOutView, IRView, PlacedEntry, WorkloadView
 
 if TYPE_CHECKING:
@@ -110,6 +111,13 @@ class IRIndex:
         """`ref`'s workload in the documented models, for the facts only they hold (align, WL0, tiles)."""
         if not isinstance(ref.workload, Workload):
             raise TypeError(f"{self.loaded.dialect.name} files hold no documented workloads")
+        return ref.workload
+
+    def raw(self, ref: WorkloadRef) -> RawWorkload:
+        """`ref`'s workload in the raw models, for what only the scheduler's own IR holds (block counts,
+        max_workload_id, inputs held ahead): rules that need those capabilities read it here."""
+        if not isinstance(ref.workload, RawWorkload):
+            raise TypeError(f"{self.loaded.dialect.name} files hold no raw workloads")
         return ref.workload
 
     def workloads(self) -> Iterator[WorkloadRef]:

@@ -24,8 +24,7 @@ from irtools.loading.schema_errors import SchemaErrors
 from irtools.model import SchedulerIR
 from irtools.model.base import INT64_MAX, sharing_values
 from irtools.model.ir import CORE_KEY
-from irtools.model.raw import RawIR
-from irtools.model.view import IRView
+from irtools.model.view import IRView, PartialIR
 
 
 @dataclass(slots=True)
@@ -99,11 +98,6 @@ class LoadedIR:
     size_bytes: int = 0
     dialect: Dialect = DOCUMENTED
     """The file's dialect (irtools.dialects): what it holds, and so which rules run on it."""
-
-    @property
-    def raw(self) -> RawIR | None:
-        """`ir` as the raw and allocated dialects' own models (max_workload_id, block, ...), else None."""
-        return self.ir if isinstance(self.ir, RawIR) else None
 
 
 def load_ir(
@@ -333,7 +327,7 @@ def _validate_members(members: Iterable[tuple[str, Any]], loaded: LoadedIR, part
         dram = top.get("-1")
         if not isinstance(dram, parts.dram_section):
             dram = parts.dram_section.model_construct(in_=[], out=[])  # type: ignore[attr-defined]
-        ir = parts.top.model_construct(**_valid_scalars(parts, top), dram=dram)  # type: ignore[attr-defined]
+        return PartialIR(dram=dram, cores=cores, **_valid_scalars(parts, top))
     ir.cores = cores
     return ir
 

@@ -14,6 +14,7 @@ The members are read-only properties, so each dialect's narrower types satisfy t
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeGuard
 
 
@@ -207,3 +208,22 @@ class IRView(Protocol):
     def cores(self) -> Mapping[str, Sequence[WorkloadView]]: ...
 
     def core_ids(self) -> list[int]: ...
+
+
+@dataclass(slots=True)
+class PartialIR:
+    """What is left of a file whose top level breaks the schema: its valid parts, each number the
+    schema rejects as None (the dialect's top model is never built with values it forbids)."""
+
+    dram: Any
+    """The dialect's DRAM section model (empty when the section itself is unusable)."""
+    cores: dict[str, list[Any]] = field(default_factory=dict)
+    """The dialect's workload models per core key."""
+    buffersize: int | None = None
+    top_batch_cut: int | None = None
+    xlen: int | None = None
+    ylen: int | None = None
+
+    def core_ids(self) -> list[int]:
+        """Core ids in ascending order."""
+        return sorted(int(k) for k in self.cores)

@@ -25,12 +25,11 @@ def _blocks(n_bytes: int) -> str:
 @variant("GIR301", needs={Capability.BLOCK_COUNTS, Capability.L2_SIZE})
 def blocks_over_capacity(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     """GIR301 on block counts without addresses: a snapshot holds more 1 KiB blocks than the L2 size."""
-    size, raw = ir.l2_size, ir.loaded.raw
-    if size is None or raw is None:
+    size = ir.l2_size
+    if size is None:
         return
     for core_id, refs in ir.cores.items():
-        workloads = raw.cores[str(core_id)]
-        held = [sum(b.block for b in workloads[ref.position].buffer) * KIB for ref in refs]
+        held = [sum(b.block for b in ir.raw(ref).buffer) * KIB for ref in refs]
         over = sum(1 for h in held if h > size)
         if not over:
             continue

@@ -13,7 +13,7 @@ from irtools import pointer as jp
 from irtools.dialects.base import Capability
 from irtools.findings import Finding
 from irtools.loading.index import IRIndex
-from irtools.model.raw import RawBufferEntry, RawIR, RawSource, RawWorkload, flat_ids
+from irtools.model.raw import RawBufferEntry, RawSource, RawWorkload, flat_ids
 from irtools.rules.buffers import snapshot_continuity
 from irtools.rules.context import CheckContext, id_list
 from irtools.rules.registry import variant
@@ -22,13 +22,8 @@ from irtools.rules.transfers import causality
 
 def raw_workloads(ir: IRIndex) -> Iterator[tuple[int, int, str, RawWorkload]]:
     """(core_id, position, pointer, raw workload) for every workload the index holds."""
-    raw: RawIR | None = ir.loaded.raw
-    if raw is None:
-        return
-    for core_id, refs in ir.cores.items():
-        workloads = raw.cores[str(core_id)]
-        for ref in refs:
-            yield core_id, ref.position, ref.pointer, workloads[ref.position]
+    for ref in ir.workloads():
+        yield ref.core_id, ref.position, ref.pointer, ir.raw(ref)
 
 
 def latest_producers(ir: IRIndex) -> dict[int, int]:
@@ -163,16 +158,12 @@ def raw_snapshot_continuity(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]
     entry must be for the next workload on the core, and w's own snapshot must hold it (same layer,
     same transfer ids).
     """
-    raw = ir.loaded.raw
-    if raw is None:
-        return
     for core_id, refs in ir.cores.items():
-        workloads = raw.cores[str(core_id)]
         for ref in refs:
-            wl = workloads[ref.position]
+            wl = ir.raw(ref)
             if ref.position + 1 < len(refs) and not ir.follows(refs[ref.position + 1]):
                 continue  # the workload after it in the file was left out: its next one is unknown
-            nxt = workloads[ref.position + 1] if ref.position + 1 < len(refs) else None
+            nxt = ir.raw(refs[ref.position + 1]) if ref.position + 1 < len(refs) else None
             for i, entry in enumerate(wl.buffer):
                 if entry.workload_id is None or entry.workload_id == wl.workload_id:
                     continue

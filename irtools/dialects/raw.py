@@ -50,7 +50,7 @@ _IFMAP_ITEM = re.compile(r"^(/[^/]+/[0-9]+/ifmap)/0(?=/|$)")
 
 
 def file_pointer(pointer: str) -> str:
-    """A pointer into the documented view as a pointer into the raw file: its one ifmap is an object, not a list."""
+    """A pointer the rules build as a pointer into the raw file: its one ifmap is an object, not a list of one."""
     return _IFMAP_ITEM.sub(r"\1", pointer)
 
 

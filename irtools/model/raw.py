@@ -214,7 +214,9 @@ class RawBufferEntry:
     """Workload that reads this ifmap (or weight from an ofmap); listed also in the snapshot before it."""
     source: list[RawSource] | None = None
     """Where the data comes from; absent for ofmaps."""
-    transfer_id_as_written: Annotated[TransferIds | NestedTransferIds | None, Field(alias="transfer_id")] = None
+    transfer_id_as_written: Annotated[TransferIds | NestedTransferIds | None, Field(alias="transfer_id")] = (
+        None
+    )
     """Ids of the sources; weight entries of the unpatched scheduler nest each one: `[[t]]`."""
 
     @property

@@ -343,7 +343,9 @@ def size_mismatch(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     """
     for ref in ir.workloads():
         wl = ir.documented(ref)
-        items: list[tuple[str, int, IfmapTensor | BufferEntry]] = [("ifmap", i, t) for i, t in enumerate(wl.ifmap)]
+        items: list[tuple[str, int, IfmapTensor | BufferEntry]] = [
+            ("ifmap", i, t) for i, t in enumerate(wl.ifmap)
+        ]
         items += [("buffer", i, b) for i, b in enumerate(wl.buffer) if b.type == "ifmap"]
         for key, i, t in items:
             if inverted(t.lower, t.upper):

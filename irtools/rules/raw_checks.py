@@ -181,7 +181,8 @@ def raw_snapshot_continuity(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]
                     continue
                 key = (entry.layer, flat_ids(entry.transfer_id_as_written))
                 if not any(
-                    e.workload_id == entry.workload_id and (e.layer, flat_ids(e.transfer_id_as_written)) == key
+                    e.workload_id == entry.workload_id
+                    and (e.layer, flat_ids(e.transfer_id_as_written)) == key
                     for e in nxt.buffer
                 ):
                     yield ctx.finding(

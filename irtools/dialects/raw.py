@@ -68,6 +68,7 @@ OMITTED = {
 """Keys Gemini's SchNode::IR_gen can leave out (GIR104), and what the omission means."""
 
 _RAW_DESTINATIONS = {"core": RawCoreDestination, "DRAM": RawDramDestination}
+_RAW_SOURCES: dict[str, type] = {"DRAM": RawSource, "core": RawSource}
 
 
 class RawKeyScan(KeyScan):
@@ -129,17 +130,11 @@ class RawKeyScan(KeyScan):
             if isinstance(wl.get(key), dict):
                 self._record(seen, model, wl[key], base, (key,))
         ofmaps = wl.get("ofmap")
-        for i, entry in self._entries(ofmaps if isinstance(ofmaps, list) else [], f"{base}/ofmap"):
-            self._record(seen, RawOfmap, entry, base, ("ofmap", i))
-            self._typed_list(
-                seen, _RAW_DESTINATIONS, entry.get("destination"), base, ("ofmap", i, "destination")
-            )
+        if isinstance(ofmaps, list):
+            self._list(seen, RawOfmap, ofmaps, base, ("ofmap",), ("destination", _RAW_DESTINATIONS))
         buffer = wl.get("buffer")
-        for i, entry in self._entries(buffer if isinstance(buffer, list) else [], f"{base}/buffer"):
-            self._record(seen, self.BUFFER, entry, base, ("buffer", i))
-            for j, s in enumerate(entry.get("source") or ()):
-                if isinstance(s, dict):
-                    self._record(seen, RawSource, s, base, ("buffer", i, "source", j))
+        if isinstance(buffer, list):
+            self._list(seen, self.BUFFER, buffer, base, ("buffer",), ("source", _RAW_SOURCES))
 
 
 # --- the declaration -------------------------------------------------------------------------------------

@@ -50,8 +50,11 @@ def buffer_out_of_bounds(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     faults on hardware.
     Example: `/0/4/buffer/2: GIR301 error ifmap tensor 7 [transfer 40]: starts at 0x800000, past buffersize 0x800000`
     On files that record no L2 size (raw, alloc) it runs with `--l2-size`, once per core that exceeds
-    it: on block counts (raw), the snapshot holding the most blocks; on block addresses (alloc), the
-    entry reaching the highest block, with the most blocks held at once and how many entries end past it.
+    it: on block counts (raw), a warning at the snapshot listing the most blocks (IR_gen lists inputs
+    whole and the next workload's held ahead, while the scheduler tiles tensors larger than the L2: the
+    sum is what an allocator taking the file as written must place, not proof the schedule overflows);
+    on block addresses (alloc), the entry reaching the highest block, with the most blocks held at once
+    and how many entries end past it.
     Fix: the allocator must keep tensors inside their ring region (or the schedule needs a larger L2).
     """
     for ref in ir.workloads():

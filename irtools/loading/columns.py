@@ -11,7 +11,7 @@ from __future__ import annotations
 import weakref
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from itertools import compress, repeat
+from itertools import compress
 from operator import attrgetter
 from typing import TYPE_CHECKING, TypeVar
 
@@ -20,7 +20,7 @@ import numpy.typing as npt
 
 from irtools.dialects.base import Capability
 from irtools.loading.boxes import ints, tensor_columns
-from irtools.model import CoreDestination
+from irtools.model.view import DestinationView, is_core
 
 if TYPE_CHECKING:
     from irtools.loading.index import IRIndex
@@ -99,7 +99,7 @@ class TransferColumns:
             _destinations(dest, -1, k, entry.transfer_id, entry.destination)
         dram = [_ints(column) for column in dest]
         sent = ofmaps.children("destination")
-        to_core = np.fromiter(map(isinstance, sent.objects, repeat(CoreDestination)), bool, len(sent))
+        to_core = np.fromiter(map(is_core, sent.objects), bool, len(sent))
         targets = list(compress(sent.objects, to_core))
         ofmap_at = sent.row[to_core]
         # The ofmap's index in its workload: its place in the group less its workload's first.
@@ -160,10 +160,10 @@ def _destinations(
     row: int,
     producer: int,
     tid: int,
-    destinations: Sequence[object],
+    destinations: Sequence[DestinationView],
 ) -> None:
     for d in destinations:
-        if isinstance(d, CoreDestination):
+        if is_core(d):
             dest[0].append(row)
             dest[1].append(producer)
             dest[2].append(tid)

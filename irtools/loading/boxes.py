@@ -227,8 +227,9 @@ class _Only:
 
 def only(index: IRIndex, rows: list[int]) -> IRIndex:
     """`index` with `workloads()` reduced to the given rows (sorted): a reference check that walks
-    `workloads()` then checks just what a screen flagged, while lookups (producers, by_id, buffersize)
-    still see the whole file."""
+    `workloads()` then checks just what a screen flagged, while the index's own lookups (producers,
+    by_id, incomplete, buffersize) still see the whole file. A check that gathers whole-file facts
+    by walking `workloads()` itself must be given them (see raw_checks' GIR204)."""
     return cast("IRIndex", _Only(index, rows))
 
 

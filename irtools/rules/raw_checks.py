@@ -12,11 +12,14 @@ from typing import Any
 from irtools import pointer as jp
 from irtools.dialects.base import Capability
 from irtools.findings import Finding
+from irtools.loading.boxes import only
 from irtools.loading.index import IRIndex
 from irtools.model.raw import RawBufferEntry, RawSource, RawWorkload, flat_ids
+from irtools.reference import fast_path
 from irtools.rules.buffers import snapshot_continuity
 from irtools.rules.context import CheckContext, id_list
 from irtools.rules.registry import variant
+from irtools.rules.screens import max_workload_rows
 from irtools.rules.transfers import causality
 
 
@@ -42,14 +45,16 @@ def latest_producers(ir: IRIndex) -> dict[int, int]:
     return latest
 
 
-def _max_workload_causality(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
+def _max_workload_causality(
+    ir: IRIndex, ctx: CheckContext, latest: dict[int, int] | None = None
+) -> Iterator[Finding]:
     """GIR204 on the raw dialect: `max_workload_id` against the producers of the transfers it waits for.
 
     The scheduler sets it to the latest workload producing one of the tensor's transfers (through
     DRAM: the writers of the DRAM `in` entries it reads back), and 0 when none does (the network
     input). It must be that workload, and when that workload runs on the same core it must come first.
     """
-    latest = latest_producers(ir)
+    latest = latest_producers(ir) if latest is None else latest
     for core_id, position, pointer, wl in raw_workloads(ir):
         tensors = [("ifmap", wl.waits.transfer_id, wl.waits.max_workload_id)]
         if wl.weight is not None and wl.weight.max_workload_id is not None and wl.weight.transfer_id:
@@ -194,10 +199,23 @@ def raw_snapshot_continuity(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]
                     )
 
 
+@fast_path(reference=_max_workload_causality)
+def _max_workload_screened(
+    ir: IRIndex, ctx: CheckContext, latest: dict[int, int] | None = None
+) -> Iterator[Finding]:
+    rows = max_workload_rows(ir)
+    if rows is None:
+        return _max_workload_causality(ir, ctx, latest)
+    if not rows:
+        return iter(())
+    # The flagged workloads only, against the producers of the whole file.
+    return _max_workload_causality(only(ir, rows), ctx, latest or latest_producers(ir))
+
+
 @variant("GIR204", needs={Capability.DRAM_WAITS})
 def causality_with_waits(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     """GIR204 where each input names the latest workload it waits for: that, then the transfer order."""
-    yield from _max_workload_causality(ir, ctx)
+    yield from _max_workload_screened(ir, ctx)
     yield from causality(ir, ctx)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from itertools import chain
+from operator import attrgetter
 
 import numpy as np
 
@@ -305,3 +306,59 @@ def continuity_rows(ir: IRIndex) -> list[int] | None:
     kept, added = buffers.equals("newly_added", False), buffers.equals("newly_added", True)
     wrong = (follows & kept & ~before) | (kept & moved) | (added & before & ~moved)
     return flagged_rows([row[wrong]])
+
+
+def max_workload_rows(ir: IRIndex) -> list[int] | None:
+    """GIR204 on raw files: workloads whose `max_workload_id` may not be the latest producer of their
+    inputs (`raw_checks.latest_producers`), or names a workload not earlier on their core."""
+    cols = transfer_columns(ir)
+    if cols is None:
+        return None
+    dram = ir.ir.dram
+    try:
+        written = np.array([(e.transfer_id, e.workload_id) for e in dram.in_], dtype=np.int64).reshape(-1, 2)
+        read = np.array([(o.transfer_id, t) for o in dram.out for t in o.related_ifmap], dtype=np.int64)
+        read_out = np.array([o.transfer_id for o in dram.out], dtype=np.int64)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    read = read.reshape(-1, 2)
+    if len(np.unique(written[:, 0])) < len(written) or len(np.unique(read_out)) < len(read_out):
+        return None  # the reference's dicts keep the last of equal ids: let it decide
+    # The latest producer of each transfer id: DRAM writers read back, and ofmaps.
+    writer = first_rows(written[:, 0], read[:, 1])
+    back = writer >= 0
+    tids = np.concatenate([read[back, 0], cols.ofmap_tid])
+    wids = np.concatenate([written[writer[back], 1], cols.workload_id[cols.ofmap_row]])
+    order = np.lexsort((wids, tids))
+    tids, wids = tids[order], wids[order]
+    last = np.r_[tids[1:] != tids[:-1], True] if len(tids) else np.zeros(0, dtype=bool)
+    known, latest = tids[last], wids[last]
+    # Each waiting tensor: the ifmap of every workload, and weights that name a workload.
+    tensors = tensor_columns(ir)
+    waits = Group(list(map(attrgetter("waits"), tensors.workloads)), np.arange(len(ir.rows), dtype=np.int64))
+    weights = tensors.weights.present("max_workload_id")
+    flags = []
+    for group in (waits, weights):
+        ids, claimed = group.lists("transfer_id"), group.ints("max_workload_id")
+        if ids is None or claimed is None:
+            return None
+        tensor, tid = ids
+        at = np.minimum(np.searchsorted(known, tid), max(len(known) - 1, 0))
+        made = (known[at] == tid) if len(known) else np.zeros(len(tid), dtype=bool)
+        expected = np.full(len(group), -1, dtype=np.int64)
+        np.maximum.at(expected, tensor[made], latest[at[made]])
+        produced = expected >= 0
+        wrong = claimed != np.where(produced, expected, 0)
+        # The workload it names, when on this core: first with that id, as `by_id`; it must come first.
+        rows = group.row
+        named = produced & (claimed <= int(cols.workload_id.max(initial=-1)))
+        owners = cols.workload_keys(cols.core, cols.workload_id)
+        targets = cols.workload_keys(cols.core[rows], np.where(named, claimed, 0))
+        if owners is None or targets is None:
+            return None
+        target = first_rows(owners, targets)
+        late = named & (target >= rows)
+        has_ids = np.bincount(tensor, minlength=len(group)) > 0
+        keep = has_ids if group is weights else np.ones(len(group), dtype=bool)
+        flags.append(rows[keep & (wrong | late)])
+    return flagged_rows(flags)

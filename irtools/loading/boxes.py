@@ -125,7 +125,6 @@ class TensorColumns:
     """The groups of one IR, each built on first use."""
 
     def __init__(self, index: IRIndex) -> None:
-        self.index = index
         self.workloads = [ref.workload for ref in index.rows]
 
     @cached_property

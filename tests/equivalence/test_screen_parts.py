@@ -59,3 +59,16 @@ def test_quads_reads_shared_lists_once_and_refuses_other_shapes() -> None:
     assert quads([[1, 2, 3]]) is None
     assert quads([(1, 2, 3, 4)]) is None  # the reference compares lists: a tuple never equals one
     assert quads([[1, 2, 3, 2**63]]) is None
+
+
+def test_validate_keeps_no_columns_alive() -> None:
+    # The columns are cached per index; one kept alive would keep every model alive after validate,
+    # for the collector to scan once it resumes (a whole-process cost of up to a parse).
+    from irtools.loading import boxes
+    from irtools.validate import validate_file
+    from tests.conftest import ROOT
+
+    valid = sorted(p for p in (ROOT / "sample_ir" / "valid").glob("*.json") if ".expected" not in p.name)
+    for sample in valid[:3]:
+        validate_file(str(sample))
+    assert not boxes._BUILT and not columns._BUILT

@@ -4,9 +4,11 @@ Each dialect validates its file straight into its own models (irtools.model, .ra
 copied into another's. They share the names below, in the same units (sizes in bytes, coordinates
 as four numbers, transfer ids flat, core ids as the file numbers its cores): the documented models
 hold them as fields, the raw and allocated ones partly as properties over what their files say.
-A fact only some dialects hold is not here: `PlacedEntry` is what the L2_ADDRESSES capability
-guarantees, and code that needs a documented-only fact (align, ring regions, WL0, tiles) reads the
-documented models, which only the capabilities of that dialect let it reach.
+A fact only some dialects hold is not here (or, for lists, is here empty: the raw dialects have no
+ring regions, WL0 entries or tiles): `PlacedEntry` is what the L2_ADDRESSES capability guarantees
+(irtools.loading.index.IRIndex.placed), and code that needs a documented-only fact (align, bitwidth,
+cur_wl_ifmap, a WL0 entry's fields) reads the documented models (IRIndex.documented), which only the
+capabilities of that dialect let it reach.
 
 The members are read-only properties, so each dialect's narrower types satisfy them.
 """
@@ -16,6 +18,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeGuard
+
+
+class RangeView(Protocol):
+    """Something with a box: lower and upper coordinates (inclusive), four numbers each."""
+
+    @property
+    def lower(self) -> list[int]: ...
+    @property
+    def upper(self) -> list[int]: ...
 
 
 class DestinationView(Protocol):
@@ -37,7 +48,7 @@ def is_core(destination: DestinationView) -> TypeGuard[CoreDestinationView]:
     return destination.type == "core"
 
 
-class SourceView(Protocol):
+class SourceView(RangeView, Protocol):
     @property
     def type(self) -> str: ...  # "core" or "DRAM"
     @property
@@ -47,24 +58,16 @@ class SourceView(Protocol):
     @property
     def size(self) -> int: ...
     @property
-    def lower(self) -> list[int]: ...
-    @property
-    def upper(self) -> list[int]: ...
-    @property
     def layer_name(self) -> str | None: ...
 
 
-class BufferView(Protocol):
+class BufferView(RangeView, Protocol):
     """An L2 snapshot entry."""
 
     @property
     def type(self) -> str: ...  # "ifmap", "ofmap" or "weight"
     @property
     def size(self) -> int | None: ...  # bytes; None where the file gives none (raw ifmap entries)
-    @property
-    def lower(self) -> list[int]: ...
-    @property
-    def upper(self) -> list[int]: ...
     @property
     def layer_name(self) -> str | None: ...
     @property
@@ -86,31 +89,19 @@ class PlacedEntry(BufferView, Protocol):
     def newly_added(self) -> bool | None: ...
 
 
-class IfmapView(Protocol):
-    @property
-    def lower(self) -> list[int]: ...
-    @property
-    def upper(self) -> list[int]: ...
+class IfmapView(RangeView, Protocol):
     @property
     def transfer_id(self) -> list[int]: ...
 
 
-class WeightView(Protocol):
-    @property
-    def lower(self) -> list[int]: ...
-    @property
-    def upper(self) -> list[int]: ...
+class WeightView(RangeView, Protocol):
     @property
     def size(self) -> int | None: ...
     @property
     def transfer_id(self) -> list[int]: ...
 
 
-class OfmapView(Protocol):
-    @property
-    def lower(self) -> list[int]: ...
-    @property
-    def upper(self) -> list[int]: ...
+class OfmapView(RangeView, Protocol):
     @property
     def size(self) -> int: ...
     @property
@@ -150,7 +141,7 @@ class WorkloadView(Protocol):
     def tile_info(self) -> Mapping[str, Any] | None: ...
 
 
-class DramInView(Protocol):
+class DramInView(RangeView, Protocol):
     @property
     def core_id(self) -> int: ...
     @property
@@ -158,26 +149,18 @@ class DramInView(Protocol):
     @property
     def layer_name(self) -> str: ...
     @property
-    def lower(self) -> list[int]: ...
-    @property
-    def upper(self) -> list[int]: ...
-    @property
     def transfer_id(self) -> int: ...
     @property
     def related_ofmap(self) -> list[int]: ...
 
 
-class DramOutView(Protocol):
+class DramOutView(RangeView, Protocol):
     @property
     def type(self) -> str: ...  # "weight" or "fmap"
     @property
     def transfer_id(self) -> int: ...
     @property
     def size(self) -> int: ...
-    @property
-    def lower(self) -> list[int]: ...
-    @property
-    def upper(self) -> list[int]: ...
     @property
     def destination(self) -> Sequence[DestinationView]: ...
     @property

@@ -273,10 +273,19 @@ def main() -> int:
     parser.add_argument("--mesh", action="store_true", help="measure the mesh view only (see above)")
     parser.add_argument("--mesh-file", type=Path, help="with --mesh: this IR instead of the 100 MB synth one")
     parser.add_argument("--goals", action="store_true", help="measure issue 18's dashboard goals (see above)")
-    parser.add_argument("--keep", type=Path, default=Path("/tmp/irtools-dashboard-goals"),
-                        help="with --goals: write (and reuse) the synth files here (default: %(default)s)")
-    parser.add_argument("--files", type=Path, nargs=2, metavar=("LARGE", "SMALL"),
-                        help="with --goals: these two IRs instead of the synth ones")
+    parser.add_argument(
+        "--keep",
+        type=Path,
+        default=Path("/tmp/irtools-dashboard-goals"),
+        help="with --goals: write (and reuse) the synth files here (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--files",
+        type=Path,
+        nargs=2,
+        metavar=("LARGE", "SMALL"),
+        help="with --goals: these two IRs instead of the synth ones",
+    )
     parser.add_argument("--before", type=Path, metavar="DIR", help="with --goals: also this older checkout")
     parser.add_argument("--runs", type=int, default=1, help="with --goals: sessions per file and tree")
     parser.add_argument("--screenshots", type=Path, metavar="DIR", help="with --goals: keep the views as PNG")

@@ -109,8 +109,20 @@ class Page:
         self.stop_recording()
         spy = shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy")
         self.spy = subprocess.Popen(
-            [spy, "record", "--pid", str(self.server.pid), "--rate", "100", "--format", "raw",
-             "--threads", "--nonblocking", "--output", str(profile)],
+            [
+                spy,
+                "record",
+                "--pid",
+                str(self.server.pid),
+                "--rate",
+                "100",
+                "--format",
+                "raw",
+                "--threads",
+                "--nonblocking",
+                "--output",
+                str(profile),
+            ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
@@ -179,17 +191,29 @@ class Page:
         from selenium.webdriver.common.by import By
 
         self.driver.find_element(By.ID, control).click()
-        self.driver.find_element(By.CSS_SELECTOR, f"#{control} .dash-dropdown-search, .dash-dropdown-search").send_keys(text)
+        self.driver.find_element(
+            By.CSS_SELECTOR, f"#{control} .dash-dropdown-search, .dash-dropdown-search"
+        ).send_keys(text)
         for _ in range(500):
-            options = [o for o in self.driver.find_elements(By.CSS_SELECTOR, ".dash-dropdown-option") if text in o.text]
+            options = [
+                o
+                for o in self.driver.find_elements(By.CSS_SELECTOR, ".dash-dropdown-option")
+                if text in o.text
+            ]
             if options:
                 return options[0].click
             time.sleep(0.01)
         raise TimeoutError(f"no option {text!r} in #{control}")
 
     def zoom(self, lo: float | None, hi: float | None) -> None:
-        update = "{'xaxis.autorange': true}" if lo is None else f"{{'xaxis.range[0]': {lo}, 'xaxis.range[1]': {hi}}}"
-        self.driver.execute_script(f"Plotly.relayout(document.querySelector('#timeline .js-plotly-plot'), {update});")
+        update = (
+            "{'xaxis.autorange': true}"
+            if lo is None
+            else f"{{'xaxis.range[0]': {lo}, 'xaxis.range[1]': {hi}}}"
+        )
+        self.driver.execute_script(
+            f"Plotly.relayout(document.querySelector('#timeline .js-plotly-plot'), {update});"
+        )
 
     def screenshot(self, path: Path) -> None:
         """The timeline and the L2 panel, each as drawn (element screenshots: the page scrolls)."""
@@ -235,12 +259,21 @@ def _window_shown(lo: float, hi: float) -> Any:
 def _reset_shown(makespan: float) -> Any:
     def done(s: dict[str, Any]) -> bool:
         t, m = s.get("timeline"), s.get("l2-map")
-        return bool(t and m and t["fresh"] and m["fresh"] and t["range"][1] >= makespan and m["range"][1] >= makespan * 0.99)
+        return bool(
+            t
+            and m
+            and t["fresh"]
+            and m["fresh"]
+            and t["range"][1] >= makespan
+            and m["range"][1] >= makespan * 0.99
+        )
 
     return done
 
 
-def session(served: Path, big: str, small: str, tree: Path, shots: Path | None, profile: Path | None) -> dict[str, Any]:
+def session(
+    served: Path, big: str, small: str, tree: Path, shots: Path | None, profile: Path | None
+) -> dict[str, Any]:
     """One server from `tree` on `served`: the cold first view of `big`, then the warm actions."""
     driver = _driver()
     try:
@@ -252,23 +285,40 @@ def session(served: Path, big: str, small: str, tree: Path, shots: Path | None, 
                 page.record(profile.with_name(profile.stem + "_warm.txt"))
             if shots:
                 page.screenshot(shots / "1_cold.png")
-            makespan = float(page.driver.execute_script(
-                "return document.querySelector('#timeline .js-plotly-plot')._fullLayout.xaxis.range[1];"))
+            makespan = float(
+                page.driver.execute_script(
+                    "return document.querySelector('#timeline .js-plotly-plot')._fullLayout.xaxis.range[1];"
+                )
+            )
             figures["zoom"], figures["reset"] = [], []
             for k in range(3):
                 lo = makespan * (0.3 + 0.1 * k)
                 hi = lo + makespan * 0.02
-                figures["zoom"].append(page.act(lambda lo=lo, hi=hi: page.zoom(lo, hi), _window_shown(lo, hi)))
+                figures["zoom"].append(
+                    page.act(lambda lo=lo, hi=hi: page.zoom(lo, hi), _window_shown(lo, hi))
+                )
                 if shots and k == 0:
                     page.screenshot(shots / "2_zoom.png")
-                figures["reset"].append(page.act(lambda: page.zoom(None, None), _reset_shown(makespan * 0.99)))
+                figures["reset"].append(
+                    page.act(lambda: page.zoom(None, None), _reset_shown(makespan * 0.99))
+                )
             figures["core"] = []
             labels = page.driver.execute_script(
-                "return Array.from(document.querySelectorAll('#timeline .js-plotly-plot .ytick text')).map(t => t.textContent);")
+                "return Array.from(document.querySelectorAll('#timeline .js-plotly-plot .ytick text')).map(t => t.textContent);"
+            )
             for label in (labels[len(labels) // 2], labels[1], labels[-1]):
                 click = page.pick("core", label)
-                figures["core"].append(page.act(click, lambda s, label=label: bool(
-                    s["l2-map"] and s["l2-map"]["fresh"] and s["l2-map"]["drawn"] and f"on {label}" in s["l2-map"]["title"])))
+                figures["core"].append(
+                    page.act(
+                        click,
+                        lambda s, label=label: bool(
+                            s["l2-map"]
+                            and s["l2-map"]["fresh"]
+                            and s["l2-map"]["drawn"]
+                            and f"on {label}" in s["l2-map"]["title"]
+                        ),
+                    )
+                )
                 if shots and not figures.get("_core_shot"):
                     page.screenshot(shots / "3_core.png")
                     figures["_core_shot"] = True
@@ -276,15 +326,31 @@ def session(served: Path, big: str, small: str, tree: Path, shots: Path | None, 
             figures["model"] = []
             for model in ("sequential", "dependency", "sequential", "dependency"):
                 click = page.driver.find_element("css selector", f"#model input[value='{model}']").click
-                figures["model"].append(page.act(click, lambda s, model=model: _drawn(s, model, ("timeline", "l2-map")) and model in s["l2-map"]["xtitle"]))
+                figures["model"].append(
+                    page.act(
+                        click,
+                        lambda s, model=model: (
+                            _drawn(s, model, ("timeline", "l2-map")) and model in s["l2-map"]["xtitle"]
+                        ),
+                    )
+                )
                 if shots and model == "sequential" and len(figures["model"]) == 1:
                     page.screenshot(shots / "4_model.png")
             click = page.pick("file-select", Path(small).stem)
-            figures["file_first"] = page.act(click, lambda s: small in s["status"] and _drawn(s, "dependency", ("timeline", "l2-map")))
+            figures["file_first"] = page.act(
+                click, lambda s: small in s["status"] and _drawn(s, "dependency", ("timeline", "l2-map"))
+            )
             figures["file"] = []
             for name in (big, small, big, small):
                 click = page.pick("file-select", Path(name).stem)
-                figures["file"].append(page.act(click, lambda s, name=name: name in s["status"] and _drawn(s, "dependency", ("timeline", "l2-map"))))
+                figures["file"].append(
+                    page.act(
+                        click,
+                        lambda s, name=name: (
+                            name in s["status"] and _drawn(s, "dependency", ("timeline", "l2-map"))
+                        ),
+                    )
+                )
             if shots:
                 page.screenshot(shots / "5_file.png")
             figures["rss"] = page.peak_rss()
@@ -295,7 +361,9 @@ def session(served: Path, big: str, small: str, tree: Path, shots: Path | None, 
     return figures
 
 
-def measure(files: dict[str, Path], trees: dict[str, Path], runs: int, shots: Path | None, profile: Path | None) -> None:
+def measure(
+    files: dict[str, Path], trees: dict[str, Path], runs: int, shots: Path | None, profile: Path | None
+) -> None:
     """Print the table: per file kind (name -> path, the first the large one) and tree."""
     parse = {name: _timed([sys.executable, "-c", PARSE, str(p)], runs)[0] for name, p in files.items()}
     print("gc-off parse s: " + ", ".join(f"{n} {s:.2f}" for n, s in parse.items()), flush=True)
@@ -341,7 +409,18 @@ def synth_files(directory: Path) -> dict[str, Path]:
     for name, batch in (("raw_8x8_67MB.json", 26), ("raw_8x8_16MB.json", 6)):
         path = directory / name
         if not path.exists():
-            cmd = [sys.executable, "-m", "irtools", "synth", "-o", str(path), "--mesh", "8x8", "--layers", "140"]
+            cmd = [
+                sys.executable,
+                "-m",
+                "irtools",
+                "synth",
+                "-o",
+                str(path),
+                "--mesh",
+                "8x8",
+                "--layers",
+                "140",
+            ]
             cmd += ["--batch", str(batch), "--seed", "3", "--dialect", "raw"]
             subprocess.run(cmd, check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
         files[name] = path

@@ -317,6 +317,7 @@ class FileStore:
         with self._lock:
             dropped = self._cache.pop((upload,), None)
         if dropped is not None and dropped.frozen:
+            del dropped  # no reference left here when the collector looks
             collect_dropped()
 
     def _cached(self, cache_key: tuple[object, ...], build: Callable[[], Entry]) -> Entry:
@@ -334,9 +335,9 @@ class FileStore:
             with self._lock:
                 self._cache[cache_key] = entry
                 self._building.pop(cache_key, None)
-                dropped = []
+                frozen = False
                 while len(self._cache) > self._cache_size:
-                    dropped.append(self._cache.popitem(last=False)[1])
-            if any(d.frozen for d in dropped):
+                    frozen |= self._cache.popitem(last=False)[1].frozen
+            if frozen:
                 collect_dropped()
         return entry

@@ -217,7 +217,9 @@ class Analysis:
         """The `noc_links` table: bytes per directed link over the schedule (busy share with noc_bw)."""
         return self.link_table("dependency")
 
-    def link_table(self, model: str = "dependency", window: tuple[float, float] | None = None) -> pd.DataFrame:
+    def link_table(
+        self, model: str = "dependency", window: tuple[float, float] | None = None
+    ) -> pd.DataFrame:
         """The `noc_links` table under `model` in `window`. The whole schedule's is kept per model: it
         sums millions of routed rows (seconds on a 64-core file), a window's only the steps in it."""
         if window is not None:

@@ -12,7 +12,9 @@ already up, and measures
   timeline and maps) and a file switch between the two files once both are loaded;
 - the server's peak RSS (VmHWM) over the largest file it has open;
 
-against the gc-off JSON parse of the same file, in the same run (bench_speed.PARSE).
+before each warm action the server is left to settle (idle for half a second): what it computes after
+a view is drawn (the check, the mesh, the other tables) is not the next action's cost. Every figure is given in seconds and as a ratio to the gc-off JSON
+parse of the same file in the same run (bench_speed.PARSE).
 """
 
 from __future__ import annotations

@@ -23,21 +23,21 @@ def l2_capacity_kib(index: IRIndex, l2_size: int | None) -> int | None:
 def l2_blocks_table(index: IRIndex, l2_size: int | None = None) -> pd.DataFrame:
     """One row per L2 snapshot: KiB held by type (raw `block` counts, else sizes rounded up to KiB)."""
     capacity = l2_capacity_kib(index, l2_size)
-    raw = index.loaded.raw if index.has(Capability.BLOCK_COUNTS) else None
+    blocks = index.has(Capability.BLOCK_COUNTS)
     rows: dict[str, list[Any]] = {c.name: [] for c in L2_BLOCKS.columns}
     for core_id, refs in index.cores.items():
-        raw_core = raw.cores[str(core_id)] if raw is not None else None
         for ref in refs:
             held = {"ifmap": 0, "weight": 0, "ofmap": 0}
-            if raw_core is not None:
-                entries = raw_core[ref.position].buffer
+            if blocks:
+                entries = index.raw(ref).buffer
                 for b in entries:
                     held[b.type] += b.block
                 count = len(entries)
             else:
-                for e in ref.workload.buffer:
+                placed = index.placed(ref)
+                for e in placed:
                     held[e.type] += -(-e.size // KIB)
-                count = len(ref.workload.buffer)
+                count = len(placed)
             total = sum(held.values())
             for name, value in (
                 ("core_id", core_id),

@@ -15,6 +15,7 @@ from irtools.dialects.base import Capability
 from irtools.loading.index import IRIndex, WorkloadRef
 from irtools.loading.l2 import Placement, linear, place, regions_of
 from irtools.model import BufferEntry, Wl0Entry
+from irtools.model.view import BufferView, PlacedEntry
 
 Segment = tuple[int, int]
 
@@ -85,7 +86,7 @@ def _ids(ids: list[int] | None) -> str | None:
     return ";".join(map(str, ids)) if ids else None
 
 
-def _source_kind(entry: BufferEntry) -> str | None:
+def _source_kind(entry: BufferView) -> str | None:
     kinds = {s.type for s in entry.source or ()}
     if not kinds:
         return None
@@ -108,7 +109,7 @@ def l2_tables(index: IRIndex) -> dict[str, pd.DataFrame]:
     # against the highest address it uses. Only files with ring regions wrap tensors around.
     ring = index.has(Capability.RING_REGIONS)
     buffersize = index.l2_size or max(
-        (e.address + e.size for ref in index.workloads() for e in ref.workload.buffer), default=0
+        (e.address + e.size for ref in index.workloads() for e in index.placed(ref)), default=0
     )
     tensors: list[dict[str, Any]] = []
     occupancy: list[dict[str, Any]] = []
@@ -127,7 +128,7 @@ def l2_tables(index: IRIndex) -> dict[str, pd.DataFrame]:
             segments: list[Segment] = []
             owners: list[_Lifetime] = []
             by_type = {"ifmap": 0, "ofmap": 0, "weight": 0}
-            for entry in w.buffer:
+            for entry in index.placed(ref):
                 # A tensor sits in many snapshots: place each (address, size, regions) once.
                 spot = (entry.address, entry.size, region_id)
                 placement = placements.get(spot)
@@ -192,7 +193,7 @@ def l2_tables(index: IRIndex) -> dict[str, pd.DataFrame]:
     }
 
 
-def _tensor_row(core_id: int, entry: BufferEntry, placement: Placement) -> dict[str, Any]:
+def _tensor_row(core_id: int, entry: PlacedEntry, placement: Placement) -> dict[str, Any]:
     region = placement.region
     return {
         "core_id": core_id,
@@ -207,7 +208,7 @@ def _tensor_row(core_id: int, entry: BufferEntry, placement: Placement) -> dict[
         "region_start": region[0] if region else None,
         "region_end": region[1] if region else None,
         "source": _source_kind(entry),
-        "to_dram": bool(entry.start_send),
+        "to_dram": isinstance(entry, BufferEntry) and bool(entry.start_send),  # a documented-only flag
         "problem": placement.problem,
     }
 

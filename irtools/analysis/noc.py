@@ -14,7 +14,7 @@ workloads: the `noc` timing model stretches a workload to max(time, its step's N
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,7 +25,7 @@ from irtools.analysis.routing import from_dram, link_label, link_loads, route, t
 from irtools.analysis.timeline import Schedule, dependency
 from irtools.gemini import GEMINI_FREQUENCY
 from irtools.loading.index import IRIndex
-from irtools.model import CoreDestination
+from irtools.model.view import DestinationView, is_core
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,10 +72,10 @@ def noc_transfers(index: IRIndex) -> dict[str, pd.DataFrame]:
     by_id = index.by_id
     position = index.core_position
 
-    def users(destinations: list[Any]) -> Iterator[tuple[int, int, int]]:
+    def users(destinations: Sequence[DestinationView]) -> Iterator[tuple[int, int, int]]:
         """(x, y, step) of each core destination whose position and workload are known."""
         for d in destinations:
-            if isinstance(d, CoreDestination):
+            if is_core(d):
                 dst, user = position(d.core_id), by_id.get((d.core_id, d.workload_id))
                 if dst is not None and user is not None:
                     yield (*dst, steps[(user.core_id, user.position)])

@@ -320,7 +320,13 @@ L2_BLOCKS = TableSpec(
         _c("ifmap_kib", "int64", "KiB", "Blocks held by ifmap entries."),
         _c("weight_kib", "int64", "KiB", "Blocks held by weight entries."),
         _c("ofmap_kib", "int64", "KiB", "Blocks held by ofmap entries."),
-        _c("held_kib", "int64", "KiB", "All blocks held (= ifmap + weight + ofmap)."),
+        _c(
+            "held_kib",
+            "int64",
+            "KiB",
+            "All blocks the snapshot lists (= ifmap + weight + ofmap); raw files list inputs whole and "
+            "held ahead, so this can exceed what the scheduler, which tiles, holds at once.",
+        ),
         _c(
             "l2_kib",
             "Int64",

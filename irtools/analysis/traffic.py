@@ -8,7 +8,7 @@ import pandas as pd
 
 from irtools.analysis.tables import DRAM_TRAFFIC, DRAM_TRANSFERS
 from irtools.loading.index import IRIndex, WorkloadRef
-from irtools.model import CoreDestination
+from irtools.model.view import is_core
 
 
 def dram_transfers(index: IRIndex) -> pd.DataFrame:
@@ -31,7 +31,7 @@ def dram_transfers(index: IRIndex) -> pd.DataFrame:
     for out in index.ir.dram.out:
         first: dict[int, WorkloadRef | None] = {}
         for d in out.destination:
-            if not isinstance(d, CoreDestination):
+            if not is_core(d):
                 continue
             ref = index.by_id.get((d.core_id, d.workload_id))
             current = first.get(d.core_id)

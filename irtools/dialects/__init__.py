@@ -45,7 +45,8 @@ def dram_dialect(section: Any) -> Dialect | None:
     """RAW or DOCUMENTED from the DRAM section's destinations (`id` or `core_id`)."""
     entries = section.get("out") if isinstance(section, dict) else None
     for entry in entries if isinstance(entries, list) else ():
-        for dest in (entry.get("destination") if isinstance(entry, dict) else None) or ():
+        destinations = entry.get("destination") if isinstance(entry, dict) else None
+        for dest in destinations if isinstance(destinations, list) else ():
             if isinstance(dest, dict) and ("id" in dest) != ("core_id" in dest):
                 return RAW if "id" in dest else DOCUMENTED
     return None

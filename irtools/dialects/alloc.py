@@ -1,10 +1,10 @@
 """The allocated dialect: the raw IR after the SET allocator wrote L2 addresses into it, declared.
 
 Everything of the raw dialect holds (irtools.dialects.raw), and each buffer entry also says where it
-sits: byte address = `address` x 1024, extent = `block` x 1024 (the view's `size`). The allocator
-numbers a tensor as its parser does (an entry identical, but for `address` and `start_loading`, to
-one of the previous snapshot is the same tensor), and that number is the view's `tensor_id`;
-`start_loading` is the view's `newly_added`. So the address rules (GIR302 overlap, GIR304
+sits: byte address = `address` x 1024, extent = `block` x 1024 (the entry's `size` in the shared
+vocabulary). Loading numbers each tensor as the allocator's parser does (an entry identical, but for
+`address` and `start_loading`, to one of the previous snapshot is the same tensor): its `tensor_id`;
+`start_loading` is its `newly_added`. So the address rules (GIR302 overlap, GIR304
 continuity, GIR308 alignment) run as on documented files, and GIR301 compares each core's highest
 address with the L2 size the user gives (the file records none).
 """
@@ -15,15 +15,12 @@ import re
 from typing import Any
 
 from irtools.dialects.base import Capability, Dialect, PartModels, buffer_shows
-from irtools.dialects.raw import RAW_CAPABILITIES, RawKeyScan, documented_view
+from irtools.dialects.raw import RAW_CAPABILITIES, RawKeyScan, name_dram_writers
 from irtools.dialects.raw import file_pointer as raw_file_pointer
-from irtools.model import SchedulerIR
 from irtools.model.alloc import AllocBufferEntry, AllocIR, AllocWorkload
 from irtools.model.alloc_schema import build_alloc_schema
 from irtools.model.raw import RawDramIn, RawDramOut, RawDramSection, RawOfmap
-
-BLOCK = 1024
-"""Bytes per L2 block: `address` and `block` count 1 KiB blocks."""
+from irtools.model.view import PartialIR
 
 
 class AllocKeyScan(RawKeyScan):
@@ -39,26 +36,24 @@ def shows_alloc(workload: dict[str, Any]) -> bool:
     return buffer_shows(workload, ("block", "address"))
 
 
-def alloc_view(ir: AllocIR) -> SchedulerIR:
-    """The raw view with each L2 entry placed: address and extent in bytes, tensor number, load flag."""
-    view = documented_view(ir)
-    for key, workloads in ir.cores.items():
+def number_tensors(ir: AllocIR | PartialIR) -> AllocIR | PartialIR:
+    """Each L2 entry's tensor number, as the allocator's parser numbers them, core by core: an entry
+    identical to one of the previous snapshot is the same tensor."""
+    name_dram_writers(ir)
+    for workloads in ir.cores.values():
         last: dict[str, int] = {}
         count = 0
-        for wl, seen in zip(workloads, view.cores[key], strict=True):
+        for wl in workloads:
             now: dict[str, int] = {}
-            for entry, placed in zip(wl.buffer, seen.buffer, strict=True):
+            for entry in wl.buffer:
                 identity = _identity(entry)
                 number = last.get(identity, now.get(identity))
                 if number is None:
                     number, count = count, count + 1
                 now[identity] = number
-                placed.tensor_id = number
-                placed.address = entry.address * BLOCK
-                placed.size = entry.block * BLOCK
-                placed.newly_added = entry.start_loading
+                entry.tensor_id = number
             last = now
-    return view
+    return ir
 
 
 def _identity(entry: AllocBufferEntry) -> str:
@@ -69,11 +64,11 @@ def _identity(entry: AllocBufferEntry) -> str:
             entry.type,
             entry.layer,
             entry.block,
-            entry.lower,
-            entry.upper,
-            entry.size,
+            entry.lower_as_written,
+            entry.upper_as_written,
+            entry.size_bits,
             entry.workload_id,
-            entry.transfer_id,
+            entry.transfer_id_as_written,
             entry.source,
         )
     )
@@ -106,7 +101,7 @@ ALLOC = Dialect(
         key_scan=AllocKeyScan,
     ),
     shows=shows_alloc,
-    view=alloc_view,
+    finish=number_tensors,
     file_pointer=file_pointer,
     schema=build_alloc_schema,
 )

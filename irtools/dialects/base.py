@@ -8,13 +8,13 @@ dialect's name. Adding a dialect = one module here declaring a `Dialect`, plus i
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from irtools.dialects.keys import KeyScan
-    from irtools.model import SchedulerIR
+    from irtools.model.view import IRView
 
 
 class Capability(StrEnum):
@@ -64,10 +64,10 @@ class Dialect:
     parts: PartModels
     shows: Callable[[dict[str, Any]], bool]
     """Whether one workload (as JSON) has this dialect's shape; the sniffer asks the dialects in order."""
-    view: Callable[[Any], SchedulerIR] | None = None
-    """The dialect's own top model -> the one normalized IR the index, rules and tables read; None: it is one."""
-    file_pointer: Callable[[str], str] = field(default=lambda pointer: pointer)
-    """A pointer into the normalized IR -> the pointer into the file as written."""
+    finish: Callable[[Any], IRView] | None = None
+    """What loading completes once every part is validated (facts the file spreads over parts); None: nothing."""
+    file_pointer: Callable[[str], str] | None = None
+    """A pointer the rules build -> the pointer into the file as written; None: they are the same."""
     schema: Callable[[], dict[str, Any]] | None = None
     """The dialect's JSON Schema (irtools schema --dialect NAME)."""
 

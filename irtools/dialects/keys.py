@@ -11,6 +11,7 @@ from collections.abc import Collection, Iterator
 from typing import Any
 
 from irtools import pointer as jp
+from irtools import reference
 from irtools.findings import Finding, Severity
 from irtools.model import (
     BufferEntry,
@@ -37,6 +38,8 @@ _SOURCES = {"DRAM": DramSource, "core": CoreSource}
 _DRAM_SIDES = {"in": DramIn, "out": DramOut}
 _TENSOR_LISTS = {"ifmap": IfmapTensor, "ofmap": OfmapTensor, "buffer": BufferEntry}
 _WL0_LISTS = ("wl0_buffer", "wl1_buffer")
+_NESTED = {"ofmap": ("destination", _DESTINATIONS), "buffer": ("source", _SOURCES)}
+"""The typed lists inside each entry of a workload's tensor lists."""
 
 # Per (kind, key): [count, first pointer, is dialect]. One table per top-level part, merged in the
 # order of the models (top level, DRAM, cores) whatever the order of the keys in the file.
@@ -46,7 +49,11 @@ _Seen = dict[tuple[str, str], list[Any]]
 @functools.cache
 def _fields(model: type) -> tuple[frozenset[str], frozenset[str]]:
     """(every key the model reads, the dialect keys among them)."""
-    fields = model.__pydantic_fields__  # type: ignore[attr-defined]
+    fields = {  # init=False fields are filled by irtools after loading, never read from the file
+        name: info
+        for name, info in model.__pydantic_fields__.items()  # type: ignore[attr-defined]
+        if info.init is not False
+    }
     known = frozenset((info.alias or name) for name, info in fields.items()) - {CORES_FIELD}
     dialect = frozenset(
         (info.alias or name)
@@ -62,6 +69,24 @@ def type_field_note(kind: str, key: str) -> str:
 
     info = getattr(models, kind).__pydantic_fields__[key]
     return str(info.json_schema_extra[DIALECT])
+
+
+@functools.cache
+def _common_fields(models: tuple[type, ...]) -> tuple[frozenset[str], frozenset[str]]:
+    """(the keys every one of `models` reads, the dialect keys of any of them)."""
+    fields = [_fields(m) for m in models]
+    return frozenset.intersection(*(k for k, _ in fields)), frozenset().union(*(d for _, d in fields))
+
+
+def _plain(models: tuple[type, ...], entries: list[Any]) -> bool:
+    """Whether every entry is an object whose keys all of `models` know and none of them notes as a
+    dialect key: then no entry yields a GIR103, and one union of their keys (in C) proves it instead
+    of a call per entry. Off under the reference core (irtools.reference), which looks at each one."""
+    if reference.active() or not set(map(type, entries)) <= {dict}:
+        return False
+    keys: set[str] = set().union(*entries)
+    known, dialect = _common_fields(models)
+    return known.issuperset(keys) and keys.isdisjoint(dialect)
 
 
 class KeyScan:
@@ -135,16 +160,8 @@ class KeyScan:
         self._record(seen, Workload, wl, base, ())
         for key, model in _TENSOR_LISTS.items():
             entries = wl.get(key)
-            if not isinstance(entries, list):
-                continue
-            for i, entry in self._entries(entries, f"{base}/{key}"):
-                self._record(seen, model, entry, base, (key, i))
-                if model is OfmapTensor:
-                    self._typed_list(
-                        seen, _DESTINATIONS, entry.get("destination"), base, (key, i, "destination")
-                    )
-                elif model is BufferEntry:
-                    self._typed_list(seen, _SOURCES, entry.get("source"), base, (key, i, "source"))
+            if isinstance(entries, list):
+                self._list(seen, model, entries, base, (key,), _NESTED.get(key))
         weight = wl.get("weight")
         if isinstance(weight, dict):
             self._record(seen, WeightTensor, weight, base, ("weight",))
@@ -158,6 +175,32 @@ class KeyScan:
             for name, tile in tiles.items():
                 if isinstance(tile, dict):
                     self._record(seen, Tile, tile, base, ("tile_info", name))
+
+    def _list(
+        self,
+        seen: _Seen,
+        model: type,
+        entries: list[Any],
+        base: str,
+        tokens: tuple[Any, ...],
+        nested: tuple[str, dict[str, type]] | None = None,
+    ) -> None:
+        """The entries of one list of `model` objects, and of each entry's `nested` (key, typed kinds) list.
+
+        Most lists hold only known keys: a screen over the whole list skips the call per entry.
+        Otherwise each entry is recorded, then its nested list, in file order (the order of the findings).
+        """
+        if (
+            not self._skipped
+            and _plain((model,), entries)
+            and (nested is None or _nested_plain(nested, entries))
+        ):
+            return
+        for i, entry in self._entries(entries, jp.extend(base, *tokens)):
+            self._record(seen, model, entry, base, (*tokens, i))
+            if nested is not None:
+                key, kinds = nested
+                self._typed_list(seen, kinds, entry.get(key), base, (*tokens, i, key))
 
     def _entries(self, entries: list[Any], base: str) -> Iterator[tuple[int, dict[str, Any]]]:
         """(position, entry) for the object entries of a list that were not skipped."""
@@ -189,6 +232,15 @@ class KeyScan:
         for key in dialect:
             if key in raw:
                 _note(seen, model.__name__, key, base, tokens, True)
+
+
+def _nested_plain(nested: tuple[str, dict[str, type]], entries: list[dict[str, Any]]) -> bool:
+    """`_plain` for the nested typed lists (sources, destinations) of a list's entries, all at once."""
+    key, kinds = nested
+    inner = [e.get(key) for e in entries]
+    if not set(map(type, inner)) <= {list, type(None)}:
+        return False
+    return _plain(tuple(kinds.values()), [item for items in inner if items for item in items])
 
 
 def _note(seen: _Seen, kind: str, key: str, base: str, tokens: tuple[Any, ...], is_dialect: bool) -> None:

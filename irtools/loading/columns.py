@@ -17,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from irtools.dialects.base import Capability
-from irtools.model import CoreDestination
+from irtools.model.view import DestinationView, is_core
 
 if TYPE_CHECKING:
     from irtools.loading.index import IRIndex
@@ -149,10 +149,10 @@ def _destinations(
     row: int,
     producer: int,
     tid: int,
-    destinations: Sequence[object],
+    destinations: Sequence[DestinationView],
 ) -> None:
     for d in destinations:
-        if isinstance(d, CoreDestination):
+        if is_core(d):
             dest[0].append(row)
             dest[1].append(producer)
             dest[2].append(tid)

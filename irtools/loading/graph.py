@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from irtools.dialects.base import Capability
 from irtools.loading.index import workload_inputs
-from irtools.model import CoreDestination
+from irtools.model.view import is_core
 
 if TYPE_CHECKING:
     from irtools.loading.index import IRIndex, WorkloadRef
@@ -32,7 +32,7 @@ def wait_graph(ir: IRIndex) -> tuple[list[WorkloadRef], list[list[int]]]:
                 edges[number[id(producer)]].append(number[id(ref)])
         for o in ref.workload.ofmap:
             for d in o.destination:
-                if isinstance(d, CoreDestination) and d.core_id != ref.core_id:
+                if is_core(d) and d.core_id != ref.core_id:
                     target = ir.by_id.get((d.core_id, d.workload_id))
                     if target is not None:
                         edges[number[id(ref)]].append(number[id(target)])

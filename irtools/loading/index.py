@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from irtools import pointer as jp
 from irtools.dialects.base import Capability
 from irtools.loading.mesh import numbering, position
-from irtools.model import DramIn, DramOut, SchedulerIR, Workload
+from irtools.model import Workload
+from irtools.model.raw import RawWorkload
+from irtools.model.view import DramInView, DramOutView, IRView, PlacedEntry, WorkloadView
 
 if TYPE_CHECKING:
     from irtools.loading.load import LoadedIR
@@ -27,7 +29,7 @@ class WorkloadRef:
     core_id: int
     position: int
     pointer: str
-    workload: Workload
+    workload: WorkloadView
 
     @property
     def workload_id(self) -> int:
@@ -56,7 +58,7 @@ class IRIndex:
         if loaded.ir is None:
             raise ValueError("cannot index a file that did not load")
         self.loaded = loaded
-        self.ir: SchedulerIR = loaded.ir
+        self.ir: IRView = loaded.ir
         self.l2_size: int | None = self.ir.buffersize or l2_size
         """The file's buffersize, else the user's L2 size, else None."""
         given = {Capability.L2_SIZE} if self.l2_size else set()
@@ -95,6 +97,28 @@ class IRIndex:
         return positions is None or (
             ref.position > 0 and positions[ref.position] == positions[ref.position - 1] + 1
         )
+
+    def placed(self, ref: WorkloadRef) -> Sequence[PlacedEntry]:
+        """`ref`'s L2 snapshot with each entry's place (address, extent, tensor number).
+
+        Only files with L2 addresses have them: rules that need Capability.L2_ADDRESSES read them here.
+        """
+        if not self.has(Capability.L2_ADDRESSES):
+            raise TypeError(f"{self.loaded.dialect.name} files hold no L2 addresses")
+        return cast("Sequence[PlacedEntry]", ref.workload.buffer)
+
+    def documented(self, ref: WorkloadRef) -> Workload:
+        """`ref`'s workload in the documented models, for the facts only they hold (align, WL0, tiles)."""
+        if not isinstance(ref.workload, Workload):
+            raise TypeError(f"{self.loaded.dialect.name} files hold no documented workloads")
+        return ref.workload
+
+    def raw(self, ref: WorkloadRef) -> RawWorkload:
+        """`ref`'s workload in the raw models, for what only the scheduler's own IR holds (block counts,
+        max_workload_id, inputs held ahead): rules that need those capabilities read it here."""
+        if not isinstance(ref.workload, RawWorkload):
+            raise TypeError(f"{self.loaded.dialect.name} files hold no raw workloads")
+        return ref.workload
 
     def workloads(self) -> Iterator[WorkloadRef]:
         """Every workload, core by core in program order."""
@@ -152,7 +176,7 @@ class IRIndex:
 
     def inverted_ranges(self) -> Iterator[Range]:
         """Every lower/upper pair in the file with lower > upper in some dimension."""
-        dram: list[tuple[str, int, DramIn | DramOut]] = [
+        dram: list[tuple[str, int, DramInView | DramOutView]] = [
             *(("in", i, e) for i, e in enumerate(self.ir.dram.in_)),
             *(("out", i, e) for i, e in enumerate(self.ir.dram.out)),
         ]
@@ -176,7 +200,7 @@ def inverted(lower: list[int], upper: list[int]) -> bool:
 _Pair = tuple[tuple[str | int, ...], str, list[int], list[int], int | None]
 
 
-def _workload_pairs(wl: Workload) -> Iterator[_Pair]:
+def _workload_pairs(wl: WorkloadView) -> Iterator[_Pair]:
     yield ("workload",), "0", wl.workload[0], wl.workload[1], None
     for i, t in enumerate(wl.ifmap):
         yield ("ifmap", i), "lower", t.lower, t.upper, single_transfer(t.transfer_id)
@@ -213,7 +237,7 @@ class Producer:
     workload_id: int | None
 
 
-def workload_uses(wl: Workload) -> set[int]:
+def workload_uses(wl: WorkloadView) -> set[int]:
     """Transfer ids a workload names anywhere: ifmap, weight, L2 snapshot (entries and sources), WL0."""
     ids: set[int] = set()
     for t in wl.ifmap:
@@ -228,7 +252,7 @@ def workload_uses(wl: Workload) -> set[int]:
     return ids
 
 
-def workload_inputs(wl: Workload) -> set[int]:
+def workload_inputs(wl: WorkloadView) -> set[int]:
     """Transfer ids a workload reads to compute: its ifmap and weight."""
     ids = {t for i in wl.ifmap for t in i.transfer_id}
     if wl.weight is not None:

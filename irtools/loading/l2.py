@@ -8,6 +8,7 @@ a file, GIR303 says which reading was used.
 from __future__ import annotations
 
 import bisect
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 
@@ -26,7 +27,7 @@ class Placement:
         return len(self.segments) > 1
 
 
-def regions_of(ring_buffer_info: list[list[int]], buffersize: int | None) -> list[tuple[int, int]]:
+def regions_of(ring_buffer_info: Sequence[list[int]], buffersize: int | None) -> list[tuple[int, int]]:
     """Ring regions as sorted [start, end) pairs; the whole buffer when none are given."""
     if not ring_buffer_info:
         return [(0, buffersize)] if buffersize else []

@@ -24,7 +24,7 @@ from irtools.loading.schema_errors import SchemaErrors
 from irtools.model import SchedulerIR
 from irtools.model.base import INT64_MAX, sharing_values
 from irtools.model.ir import CORE_KEY
-from irtools.model.raw import RawIR
+from irtools.model.view import IRView, PartialIR
 
 
 @dataclass(slots=True)
@@ -32,7 +32,7 @@ class LoadedIR:
     """One file after loading: the model (None if unusable), load findings, and skipped parts."""
 
     path: str
-    ir: SchedulerIR | None
+    ir: IRView | None
     findings: list[Finding] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     """Pointers of entries left out of `ir` because they break the schema."""
@@ -71,7 +71,8 @@ class LoadedIR:
 
     def file_pointer(self, pointer: str) -> str:
         """The pointer into the file of the value `pointer` names in `ir`."""
-        pointer = self.dialect.file_pointer(pointer)
+        if self.dialect.file_pointer is not None:
+            pointer = self.dialect.file_pointer(pointer)
         if not self.kept or not pointer:
             return pointer
         tokens = pointer.split("/")  # still escaped, as the keys of `kept` are; tokens[0] is ""
@@ -86,7 +87,7 @@ class LoadedIR:
 
     def to_file(self, finding: Finding) -> Finding:
         """`finding` (made from `ir`) with its pointers mapped into the file."""
-        if not self.kept and self.dialect.view is None:
+        if not self.kept and self.dialect.file_pointer is None:
             return finding
         pointer = self.file_pointer(finding.pointer)
         related = tuple(self.file_pointer(p) for p in finding.related)
@@ -97,8 +98,6 @@ class LoadedIR:
     size_bytes: int = 0
     dialect: Dialect = DOCUMENTED
     """The file's dialect (irtools.dialects): what it holds, and so which rules run on it."""
-    raw: RawIR | None = None
-    """The raw and allocated dialects' own models (max_workload_id, block, ...); `ir` is their view."""
 
 
 def load_ir(
@@ -146,17 +145,16 @@ def load_ir(
     return _finish(loaded)
 
 
-def _validate_any(members: Iterable[tuple[str, Any]], loaded: LoadedIR) -> SchedulerIR | None:
+def _validate_any(members: Iterable[tuple[str, Any]], loaded: LoadedIR) -> IRView | None:
     """The IR in whichever dialect its members show, validated against that dialect's models."""
     dialect, members = sniff(members)
     loaded.dialect = dialect
-    top = _validate_members(members, loaded, dialect.parts)
-    if top is None or dialect.view is None:
-        return top  # type: ignore[no-any-return]  # the documented dialect's top model is SchedulerIR
+    top: IRView | None = _validate_members(members, loaded, dialect.parts)
+    if top is None:
+        return None
     if dialect.note:
         loaded.findings.insert(0, Finding("GIR103", Severity.INFO, dialect.note, ""))
-    loaded.raw = top
-    return dialect.view(top)
+    return top if dialect.finish is None else dialect.finish(top)
 
 
 def _finish(loaded: LoadedIR) -> LoadedIR:
@@ -329,7 +327,7 @@ def _validate_members(members: Iterable[tuple[str, Any]], loaded: LoadedIR, part
         dram = top.get("-1")
         if not isinstance(dram, parts.dram_section):
             dram = parts.dram_section.model_construct(in_=[], out=[])  # type: ignore[attr-defined]
-        ir = parts.top.model_construct(**_valid_scalars(parts, top), dram=dram)  # type: ignore[attr-defined]
+        return PartialIR(dram=dram, cores=cores, **_valid_scalars(parts, top))
     ir.cores = cores
     return ir
 

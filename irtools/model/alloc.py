@@ -10,22 +10,47 @@ regions or WL0. The L2 size is not recorded; a user gives it (--l2-size).
 
 from __future__ import annotations
 
+import dataclasses
+from typing import Annotated
+
 from pydantic import Field
 from pydantic.dataclasses import dataclass
+from pydantic.json_schema import SkipJsonSchema
 
 from irtools.model.base import RECORD, NonNegInt, StrictBool
 from irtools.model.ir import CORES_FIELD
 from irtools.model.raw import RawBufferEntry, RawIR, RawWorkload
+
+BLOCK = 1024
+"""Bytes per L2 block: `address` and `block` count 1 KiB blocks."""
 
 
 @dataclass(slots=True, kw_only=True, config=RECORD)
 class AllocBufferEntry(RawBufferEntry):
     """One tensor held in L2 before the workload starts, with the block the allocator placed it at."""
 
-    address: NonNegInt
+    address_block: Annotated[NonNegInt, Field(alias="address")]
     """First 1 KiB block the tensor occupies: it spans blocks [address, address + block), bytes x 1024."""
     start_loading: StrictBool | None = None
     """ifmap/weight entries: true in the snapshot where the tensor starts being loaded (absent before)."""
+    tensor_id: SkipJsonSchema[int] = dataclasses.field(init=False, default=-1)
+    """The tensor's number as the allocator's parser gives it (irtools.dialects.alloc numbers each core
+    once it is loaded): not in the file."""
+
+    @property
+    def address(self) -> int:
+        """Start address in L2, in bytes."""
+        return self.address_block * BLOCK
+
+    @property
+    def size(self) -> int:  # the extent in bytes is always known here
+        """Extent in L2, in bytes: the blocks it holds."""
+        return self.block * BLOCK
+
+    @property
+    def newly_added(self) -> bool | None:
+        """Whether loading starts in this snapshot (`start_loading`)."""
+        return self.start_loading
 
 
 class AllocWorkload(RawWorkload):

@@ -12,10 +12,12 @@ Gemini's mesh ids `y*(xlen+2)+x+1`.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+import dataclasses
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field, model_validator
 from pydantic.dataclasses import dataclass
+from pydantic.json_schema import SkipJsonSchema
 
 from irtools.model.base import (
     RECORD,
@@ -58,6 +60,11 @@ class RawCoreDestination:
     layer_name: StrictStr | None = None
     """Layer of the receiving workload."""
 
+    @property
+    def core_id(self) -> int:
+        """The receiving core (the normalized name of `id`)."""
+        return self.id
+
 
 @dataclass(slots=True, kw_only=True, config=RECORD)
 class RawDramDestination:
@@ -69,6 +76,11 @@ class RawDramDestination:
     """DRAM port the tensor is written through."""
     layer_name: StrictStr | None = None
     """Layer that reads this tensor back later."""
+
+    @property
+    def core_id(self) -> int:
+        """-1: DRAM is not a core (`id` is its port)."""
+        return -1
 
 
 RawDestination = Annotated[RawCoreDestination | RawDramDestination, Field(discriminator="type")]
@@ -90,6 +102,8 @@ class RawDramIn:
     """Transfer id shared with the producing ofmap."""
     related_ofmap: TransferIds = Field(default_factory=list)
     """DRAM `out` transfers that read (part of) this tensor back."""
+    layer_name: SkipJsonSchema[str] = dataclasses.field(init=False, default="")
+    """Layer of the producing workload: not in the file, looked up once the cores are loaded ("" if none)."""
 
 
 @dataclass(slots=True, kw_only=True, config=RECORD)
@@ -102,16 +116,31 @@ class RawDramOut:
     """Transfer id consumers name."""
     layer_name: StrictStr
     """Layer that reads this tensor."""
-    size: NonNegInt
+    size_bits: Annotated[NonNegInt, Field(alias="size")]
     """Size in bits (8 per int8 element: an fmap's size is 8 x its volume)."""
-    lower: Range
+    lower_as_written: Annotated[Range, Field(alias="lower")]
     """Lower coordinate, or a weight's first output channel."""
-    upper: Range
+    upper_as_written: Annotated[Range, Field(alias="upper")]
     """Upper coordinate (inclusive), or a weight's last output channel."""
     destination: list[RawCoreDestination]
     """Workloads that read this tensor; a weight names only the first batch group's workloads."""
     related_ifmap: TransferIds = Field(default_factory=list)
     """DRAM `in` transfers this tensor overlaps."""
+
+    @property
+    def size(self) -> int:
+        """Size in bytes."""
+        return byte_size(self.size_bits)
+
+    @property
+    def lower(self) -> list[int]:
+        """Lower coordinate; a weight's output channel K as [K, 0, 0, 0]."""
+        return coord(self.lower_as_written)
+
+    @property
+    def upper(self) -> list[int]:
+        """Upper coordinate (inclusive); a weight's output channel K as [K, 0, 0, 0]."""
+        return coord(self.upper_as_written)
 
 
 class RawDramSection(IRModel):
@@ -133,16 +162,36 @@ class RawSource:
     """DRAM port, or mesh id of the producing core."""
     transfer_id: NonNegInt
     """The transfer that brings this part."""
-    size: NonNegInt
+    size_bits: Annotated[NonNegInt, Field(alias="size")]
     """Size in bits (8 per int8 element: an fmap's size is 8 x its volume)."""
-    lower: Range
+    lower_as_written: Annotated[Range, Field(alias="lower")]
     """Lower coordinate, or a weight's first output channel."""
-    upper: Range
+    upper_as_written: Annotated[Range, Field(alias="upper")]
     """Upper coordinate (inclusive), or a weight's last output channel."""
     layer_name: StrictStr | None = None
     """Layer that produced the data (`input` for the network input)."""
     channel: Annotated[list[NonNegInt], Field(min_length=2, max_length=2)] | None = None
     """Channel range [first, last] of the source tensor this part is cut from."""
+
+    @property
+    def core_id(self) -> int:
+        """The producing core; -1 for DRAM (whose `id` is a port)."""
+        return -1 if self.type == "DRAM" else self.id
+
+    @property
+    def size(self) -> int:
+        """Size in bytes."""
+        return byte_size(self.size_bits)
+
+    @property
+    def lower(self) -> list[int]:
+        """Lower coordinate in the producer's frame; a weight's output channel K as [K, 0, 0, 0]."""
+        return coord(self.lower_as_written)
+
+    @property
+    def upper(self) -> list[int]:
+        """Upper coordinate (inclusive); a weight's output channel K as [K, 0, 0, 0]."""
+        return coord(self.upper_as_written)
 
 
 @dataclass(slots=True, kw_only=True, config=RECORD)
@@ -155,18 +204,48 @@ class RawBufferEntry:
     """Layer of the workload this tensor belongs to."""
     block: NonNegInt
     """L2 space held, in 1 KiB blocks (rounded up)."""
-    lower: WeightRange
+    lower_as_written: Annotated[WeightRange, Field(alias="lower")]
     """Lower coordinate, or a weight's first output channel."""
-    upper: WeightRange
+    upper_as_written: Annotated[WeightRange, Field(alias="upper")]
     """Upper coordinate (inclusive), or a weight's last output channel."""
-    size: NonNegInt | None = None
+    size_bits: Annotated[NonNegInt | None, Field(alias="size")] = None
     """Size in bits (ofmap entries)."""
     workload_id: NonNegInt | None = None
     """Workload that reads this ifmap (or weight from an ofmap); listed also in the snapshot before it."""
     source: list[RawSource] | None = None
     """Where the data comes from; absent for ofmaps."""
-    transfer_id: TransferIds | NestedTransferIds | None = None
+    transfer_id_as_written: Annotated[TransferIds | NestedTransferIds | None, Field(alias="transfer_id")] = (
+        None
+    )
     """Ids of the sources; weight entries of the unpatched scheduler nest each one: `[[t]]`."""
+
+    @property
+    def layer_name(self) -> str:
+        """The normalized name of `layer`."""
+        return self.layer
+
+    @property
+    def size(self) -> int | None:
+        """Size in bytes (ofmap entries; None where the file gives none)."""
+        return None if self.size_bits is None else byte_size(self.size_bits)
+
+    @property
+    def lower(self) -> list[int]:
+        """Lower coordinate; a weight's output channel K as [K, 0, 0, 0], a 3-D box padded with 0."""
+        return coord(self.lower_as_written)
+
+    @property
+    def upper(self) -> list[int]:
+        """Upper coordinate (inclusive), padded as `lower`."""
+        return coord(self.upper_as_written)
+
+    @property
+    def transfer_id(self) -> list[int] | None:
+        """The ids flat, whether the file wrote `[t]` or `[[t]]`."""
+        ids = self.transfer_id_as_written
+        if not ids or type(ids[0]) is int:
+            return ids  # type: ignore[return-value]  # flat already: no copy
+        return flat_ids(ids)
 
 
 @dataclass(slots=True, kw_only=True, config=RECORD)
@@ -188,9 +267,9 @@ class RawIfmap:
 class RawWeight:
     """The weight of a workload: an output-channel range from DRAM, or (from_ofmap) another layer's ofmap."""
 
-    lower: WeightRange
+    lower_as_written: Annotated[WeightRange, Field(alias="lower")]
     """First output channel, or a 4-D lower coordinate when the weight is an ofmap."""
-    upper: WeightRange
+    upper_as_written: Annotated[WeightRange, Field(alias="upper")]
     """Last output channel (inclusive), or a 4-D upper coordinate."""
     transfer_id: TransferIds = Field(default_factory=list)
     """Transfers that bring the weight; absent when the scheduler found no producer for a from_ofmap weight."""
@@ -198,8 +277,23 @@ class RawWeight:
     """The weight is another layer's ofmap (e.g. attention matrices)."""
     max_workload_id: NonNegInt | None = None
     """With from_ofmap: the latest workload producing it."""
-    size: NonNegInt | None = None
+    size_bits: Annotated[NonNegInt | None, Field(alias="size")] = None
     """With from_ofmap: size in bits."""
+
+    @property
+    def size(self) -> int | None:
+        """Size in bytes (weights from an ofmap; None where the file gives none)."""
+        return None if self.size_bits is None else byte_size(self.size_bits)
+
+    @property
+    def lower(self) -> list[int]:
+        """Lower coordinate; an output channel K as [K, 0, 0, 0], a 3-D box padded with 0."""
+        return coord(self.lower_as_written)
+
+    @property
+    def upper(self) -> list[int]:
+        """Upper coordinate (inclusive), padded as `lower`."""
+        return coord(self.upper_as_written)
 
 
 @dataclass(slots=True, kw_only=True, config=RECORD)
@@ -210,12 +304,17 @@ class RawOfmap:
     """Lower coordinate [N, K, H, W]."""
     upper: Coord4
     """Upper coordinate (inclusive)."""
-    size: NonNegInt
+    size_bits: Annotated[NonNegInt, Field(alias="size")]
     """Size in bits (8 per int8 element: an fmap's size is 8 x its volume)."""
     transfer_id: NonNegInt
     """Transfer id consumers name."""
     destination: list[RawDestination]
     """Receiving workloads and/or DRAM."""
+
+    @property
+    def size(self) -> int:
+        """Size in bytes."""
+        return byte_size(self.size_bits)
 
 
 class RawWorkload(IRModel):
@@ -229,9 +328,9 @@ class RawWorkload(IRModel):
     """Estimated running time, in cycles."""
     workload: Annotated[list[Coord4], Field(min_length=2, max_length=2)]
     """Lower and upper coordinates of this workload's ofmap."""
-    ofmap_size: NonNegInt
+    ofmap_size_bits: Annotated[NonNegInt, Field(alias="ofmap_size")]
     """Size of this workload's ofmap, in bits (8 x its volume)."""
-    ifmap: RawIfmap
+    waits: Annotated[RawIfmap, Field(alias="ifmap")]
     """The ifmap and the latest workload it waits for."""
     buffer: list[RawBufferEntry] = Field(default_factory=list)
     """L2 snapshot before this workload starts (block counts, no addresses). IR_gen leaves the key out
@@ -242,6 +341,31 @@ class RawWorkload(IRModel):
     """Layer kind (conv2d, pool, element_wise, fc, ...); absent for Transpose layers."""
     weight: RawWeight | None = None
     """Weight of this workload (absent for layers without one)."""
+
+    @property
+    def ofmap_size(self) -> int:
+        """Size of the ofmap in bytes."""
+        return byte_size(self.ofmap_size_bits)
+
+    @property
+    def ifmap(self) -> list[RawIfmap]:
+        """The ifmap as a list of one, as every dialect lists a workload's ifmaps."""
+        return [self.waits]
+
+    @property
+    def ring_buffer_info(self) -> list[list[int]]:
+        """No ring regions in this dialect."""
+        return []
+
+    @property
+    def wl0_entries(self) -> list[Any]:
+        """No WL0 snapshot in this dialect."""
+        return []
+
+    wl0_key: ClassVar[str] = "wl0_buffer"
+    tile_info: ClassVar[None] = None
+    """No intra-core tiles in this dialect."""
+    tile_padding_tblr: ClassVar[None] = None
 
 
 class RawIR(IRModel):
@@ -258,6 +382,9 @@ class RawIR(IRModel):
     cores: dict[str, list[RawWorkload]] = Field(default_factory=dict, alias=CORES_FIELD)
     """Workloads per core, from the top-level keys (mesh ids)."""
 
+    buffersize: ClassVar[None] = None
+    """No L2 size in this dialect (the user gives it: --l2-size)."""
+
     @model_validator(mode="before")
     @classmethod
     def _gather_cores(cls, data: Any) -> Any:
@@ -267,9 +394,25 @@ class RawIR(IRModel):
             data[CORES_FIELD] = cores
         return data
 
+    def core_ids(self) -> list[int]:
+        """Core ids in ascending order."""
+        return sorted(int(k) for k in self.cores)
+
 
 def flat_ids(ids: list[int] | list[list[int]] | None) -> list[int]:
     """Transfer ids in their flat form, whether the file wrote `[t]` or `[[t]]`."""
     if not ids:
         return []
     return [t for item in ids for t in (item if isinstance(item, list) else (item,))]
+
+
+def coord(value: int | list[int]) -> list[int]:
+    """A raw range bound as 4 coordinates: a weight's output channel K as [K, 0, 0, 0], a 3-D box padded with 0."""
+    if isinstance(value, int):
+        return [value, 0, 0, 0]
+    return value if len(value) == 4 else [*value, *([0] * (4 - len(value)))]
+
+
+def byte_size(bits: int) -> int:
+    """A raw size (bits: 8 per int8 element) in bytes, rounded up."""
+    return -(-bits // 8)

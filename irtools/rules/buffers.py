@@ -14,16 +14,17 @@ from irtools.findings import Finding, Severity
 from irtools.loading.index import IRIndex, WorkloadRef, inverted, single_transfer
 from irtools.loading.l2 import place, regions_of
 from irtools.model import BufferEntry, IfmapTensor
+from irtools.model.view import BufferView, PlacedEntry
 from irtools.rules.context import CheckContext, id_list, short
 from irtools.rules.registry import rule
 
 
-def _loc(ref: WorkloadRef, entry: BufferEntry | None = None) -> dict[str, Any]:
+def _loc(ref: WorkloadRef, entry: BufferView | None = None) -> dict[str, Any]:
     ids = (entry.transfer_id or []) if entry is not None else []
     return {"core_id": ref.core_id, "workload_id": ref.workload_id, "transfer_id": single_transfer(ids)}
 
 
-def _describe(entry: BufferEntry) -> str:
+def _describe(entry: PlacedEntry) -> str:
     ids = id_list(entry.transfer_id or []) or "-"
     layer = f" ({short(entry.layer_name)})" if entry.layer_name else ""
     return f"{entry.type} tensor {entry.tensor_id} [transfer {ids}]{layer}"
@@ -49,13 +50,16 @@ def buffer_out_of_bounds(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     faults on hardware.
     Example: `/0/4/buffer/2: GIR301 error ifmap tensor 7 [transfer 40]: starts at 0x800000, past buffersize 0x800000`
     On files that record no L2 size (raw, alloc) it runs with `--l2-size`, once per core that exceeds
-    it: on block counts (raw), the snapshot holding the most blocks; on block addresses (alloc), the
-    entry reaching the highest block, with the most blocks held at once and how many entries end past it.
+    it: on block counts (raw), a warning at the snapshot listing the most blocks (IR_gen lists inputs
+    whole and the next workload's held ahead, while the scheduler tiles tensors larger than the L2: the
+    sum is what an allocator taking the file as written must place, not proof the schedule overflows);
+    on block addresses (alloc), the entry reaching the highest block, with the most blocks held at once
+    and how many entries end past it.
     Fix: the allocator must keep tensors inside their ring region (or the schedule needs a larger L2).
     """
     for ref in ir.workloads():
         regions = regions_of(ref.workload.ring_buffer_info, ir.buffersize)
-        for i, entry in enumerate(ref.workload.buffer):
+        for i, entry in enumerate(ir.placed(ref)):
             problem = place(entry.address, entry.size, regions, ir.buffersize).problem
             if problem:
                 yield ctx.finding(
@@ -83,7 +87,8 @@ def buffer_overlap(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
         regions = regions_of(ref.workload.ring_buffer_info, ir.buffersize)
         pieces: list[tuple[int, int, int]] = []
         placements = []
-        for i, entry in enumerate(ref.workload.buffer):
+        entries = ir.placed(ref)
+        for i, entry in enumerate(entries):
             placement = place(entry.address, entry.size, regions, ir.buffersize)
             placements.append(placement)
             pieces.extend((a, b, i) for a, b in placement.segments if b > a)
@@ -96,7 +101,7 @@ def buffer_overlap(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
             if end > reach_end:
                 reach_end, reach_idx = end, i
         for i, j in sorted(pairs):
-            a, b = ref.workload.buffer[i], ref.workload.buffer[j]
+            a, b = entries[i], entries[j]
             key = (ref.core_id, a.tensor_id, b.tensor_id)
             run = runs.get(key)
             if run is not None and run.last_position == ref.position - 1:
@@ -122,7 +127,7 @@ class _OverlapRun:
     pointer: str
     other: str
     ref: WorkloadRef
-    entry: BufferEntry
+    entry: PlacedEntry
     last_position: int
     count: int = 1
 
@@ -202,15 +207,15 @@ def snapshot_continuity(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     Fix: recompute newly_added from the previous snapshot.
     """
     for refs in ir.cores.values():
-        previous: dict[int, BufferEntry] | None = None
+        previous: dict[int, PlacedEntry] | None = None
         for ref in refs:
             if ref.pointer in ir.incomplete:
                 previous = None  # a snapshot with skipped entries cannot be compared either way
                 continue
             if not ir.follows(ref):
                 previous = None  # the snapshot before it in the file was left out
-            current: dict[int, BufferEntry] = {}
-            for i, entry in enumerate(ref.workload.buffer):
+            current: dict[int, PlacedEntry] = {}
+            for i, entry in enumerate(ir.placed(ref)):
                 current.setdefault(entry.tensor_id, entry)
                 if entry.newly_added is None or previous is None:
                     continue
@@ -286,7 +291,7 @@ def cur_wl_ifmap(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     Fix: recompute the flags from the workload's ifmap list.
     """
     for ref in ir.workloads():
-        wl = ref.workload
+        wl = ir.documented(ref)
         wanted = {t for i in wl.ifmap for t in i.transfer_id}
         wanted_text = ""
         flagged: set[int] = set()
@@ -340,10 +345,11 @@ def size_mismatch(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     Fix: recompute the size with channel alignment.
     """
     for ref in ir.workloads():
+        wl = ir.documented(ref)
         items: list[tuple[str, int, IfmapTensor | BufferEntry]] = [
-            ("ifmap", i, t) for i, t in enumerate(ref.workload.ifmap)
+            ("ifmap", i, t) for i, t in enumerate(wl.ifmap)
         ]
-        items += [("buffer", i, b) for i, b in enumerate(ref.workload.buffer) if b.type == "ifmap"]
+        items += [("buffer", i, b) for i, b in enumerate(wl.buffer) if b.type == "ifmap"]
         for key, i, t in items:
             if inverted(t.lower, t.upper):
                 continue  # GIR504 reports inverted ranges
@@ -373,7 +379,7 @@ def misaligned_address(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     if not align:
         return
     for ref in ir.workloads():
-        for i, entry in enumerate(ref.workload.buffer):
+        for i, entry in enumerate(ir.placed(ref)):
             if entry.address % align:
                 yield ctx.finding(
                     "GIR308",

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 from irtools import pointer as jp
 from irtools.dialects.base import Capability
-from irtools.findings import Finding
+from irtools.findings import Finding, Severity
 from irtools.loading.index import IRIndex, single_transfer
 from irtools.rules.context import CheckContext
 from irtools.rules.registry import variant
@@ -24,13 +24,20 @@ def _blocks(n_bytes: int) -> str:
 
 @variant("GIR301", needs={Capability.BLOCK_COUNTS, Capability.L2_SIZE})
 def blocks_over_capacity(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
-    """GIR301 on block counts without addresses: a snapshot holds more 1 KiB blocks than the L2 size."""
-    size, raw = ir.l2_size, ir.loaded.raw
-    if size is None or raw is None:
+    """GIR301 on block counts without addresses: a snapshot lists more 1 KiB blocks than the L2 size.
+
+    A warning, not an error: SchNode::IR_gen lists each input whole (`block` = ceil(bytes / 1024)),
+    every ofmap as its 10-block staging buffer, and the next workload's DRAM input held ahead, while
+    the scheduler itself tiles a layer whose input or weight exceeds the L2 (`fetch`, which the IR
+    does not record). So the sum is what an allocator must place to take the file as written (the
+    SET allocator's lower bound, and the overflow it then writes), not proof that the schedule does
+    not fit.
+    """
+    size = ir.l2_size
+    if size is None:
         return
     for core_id, refs in ir.cores.items():
-        workloads = raw.cores[str(core_id)]
-        held = [sum(b.block for b in workloads[ref.position].buffer) * KIB for ref in refs]
+        held = [sum(b.block for b in ir.raw(ref).buffer) * KIB for ref in refs]
         over = sum(1 for h in held if h > size)
         if not over:
             continue
@@ -38,11 +45,14 @@ def blocks_over_capacity(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
         ref = refs[held.index(peak)]
         yield ctx.finding(
             "GIR301",
-            f"snapshot holds {_blocks(peak)}, more than the L2 size of {_blocks(size)}; "
-            f"{over} of the core's {len(refs)} snapshots exceed{'s' if over == 1 else ''} it",
+            f"snapshot lists {_blocks(peak)}, more than the L2 size of {_blocks(size)}; "
+            f"{over} of the core's {len(refs)} snapshots exceed{'s' if over == 1 else ''} it: an allocator "
+            "taking the file as written (whole tensors, inputs held ahead) overflows this core; the "
+            "scheduler tiles tensors larger than the L2, which the IR does not record",
             jp.extend(ref.pointer, "buffer"),
             core_id=core_id,
             workload_id=ref.workload_id,
+            severity=Severity.WARNING,
         )
 
 
@@ -57,7 +67,7 @@ def addresses_over_capacity(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]
         held_peak = 0
         past_entries, past_snapshots = 0, 0
         for ref in refs:
-            entries = ref.workload.buffer
+            entries = ir.placed(ref)
             held_peak = max(held_peak, sum(e.size for e in entries))
             past = 0
             for i, e in enumerate(entries):

@@ -13,7 +13,7 @@ from irtools import pointer as jp
 from irtools.dialects.base import Capability
 from irtools.findings import Finding
 from irtools.loading.index import IRIndex
-from irtools.model.raw import RawBufferEntry, RawIR, RawSource, RawWorkload, flat_ids
+from irtools.model.raw import RawBufferEntry, RawSource, RawWorkload, flat_ids
 from irtools.rules.buffers import snapshot_continuity
 from irtools.rules.context import CheckContext, id_list
 from irtools.rules.registry import variant
@@ -22,13 +22,8 @@ from irtools.rules.transfers import causality
 
 def raw_workloads(ir: IRIndex) -> Iterator[tuple[int, int, str, RawWorkload]]:
     """(core_id, position, pointer, raw workload) for every workload the index holds."""
-    raw: RawIR | None = ir.loaded.raw
-    if raw is None:
-        return
-    for core_id, refs in ir.cores.items():
-        workloads = raw.cores[str(core_id)]
-        for ref in refs:
-            yield core_id, ref.position, ref.pointer, workloads[ref.position]
+    for ref in ir.workloads():
+        yield ref.core_id, ref.position, ref.pointer, ir.raw(ref)
 
 
 def latest_producers(ir: IRIndex) -> dict[int, int]:
@@ -56,7 +51,7 @@ def _max_workload_causality(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]
     """
     latest = latest_producers(ir)
     for core_id, position, pointer, wl in raw_workloads(ir):
-        tensors = [("ifmap", wl.ifmap.transfer_id, wl.ifmap.max_workload_id)]
+        tensors = [("ifmap", wl.waits.transfer_id, wl.waits.max_workload_id)]
         if wl.weight is not None and wl.weight.max_workload_id is not None and wl.weight.transfer_id:
             tensors.append(("weight", wl.weight.transfer_id, wl.weight.max_workload_id))
         for key, ids, claimed in tensors:
@@ -90,7 +85,7 @@ def _max_workload_causality(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]
 
 def _consumer_box(source: RawSource) -> tuple[list[int], list[int]] | None:
     """A source's box in the consumer's frame: its `channel` range replaces C (concatenations)."""
-    lower, upper = source.lower, source.upper
+    lower, upper = source.lower_as_written, source.upper_as_written
     if not isinstance(lower, list) or not isinstance(upper, list):
         return None
     if source.channel is None:
@@ -101,7 +96,8 @@ def _consumer_box(source: RawSource) -> tuple[list[int], list[int]] | None:
 def _bounding_box(entry: RawBufferEntry) -> tuple[list[int], list[int]] | None:
     """The sources' bounding box in the consumer's frame; None for channel bounds and 3-D boxes."""
     assert entry.source
-    if not (isinstance(entry.lower, list) and len(entry.lower) == 4 and isinstance(entry.upper, list)):
+    lower, upper = entry.lower_as_written, entry.upper_as_written
+    if not (isinstance(lower, list) and len(lower) == 4 and isinstance(upper, list)):
         return None
     if len(entry.source) == 1:
         return _consumer_box(entry.source[0])
@@ -129,22 +125,23 @@ def raw_source_union(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
             if entry.type == "ofmap":
                 continue
             problems = []
+            lower, upper = entry.lower_as_written, entry.upper_as_written
             if not entry.source:
                 problems.append(
                     f"{entry.type} entry of layer {entry.layer!r} has no source and no transfer id: "
-                    f"nothing brings {entry.lower}..{entry.upper}"
+                    f"nothing brings {lower}..{upper}"
                 )
             else:
                 ids = sorted({s.transfer_id for s in entry.source})
-                own = sorted(set(flat_ids(entry.transfer_id)))
+                own = sorted(set(entry.transfer_id or ()))
                 if own != ids:
                     problems.append(
                         f"transfer_id [{id_list(own, ', ')}] differs from the sources' ids [{id_list(ids, ', ')}]"
                     )
                 box = _bounding_box(entry)
-                if box is not None and box != (entry.lower, entry.upper):
+                if box is not None and box != (lower, upper):
                     problems.append(
-                        f"range {entry.lower}..{entry.upper} differs from the sources' bounding box "
+                        f"range {lower}..{upper} differs from the sources' bounding box "
                         f"{box[0]}..{box[1]} (channels placed by `channel`)"
                     )
             for message in problems:  # the pointer is built only for a finding: most entries have none
@@ -161,16 +158,12 @@ def raw_snapshot_continuity(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]
     entry must be for the next workload on the core, and w's own snapshot must hold it (same layer,
     same transfer ids).
     """
-    raw = ir.loaded.raw
-    if raw is None:
-        return
     for core_id, refs in ir.cores.items():
-        workloads = raw.cores[str(core_id)]
         for ref in refs:
-            wl = workloads[ref.position]
+            wl = ir.raw(ref)
             if ref.position + 1 < len(refs) and not ir.follows(refs[ref.position + 1]):
                 continue  # the workload after it in the file was left out: its next one is unknown
-            nxt = workloads[ref.position + 1] if ref.position + 1 < len(refs) else None
+            nxt = ir.raw(refs[ref.position + 1]) if ref.position + 1 < len(refs) else None
             for i, entry in enumerate(wl.buffer):
                 if entry.workload_id is None or entry.workload_id == wl.workload_id:
                     continue
@@ -186,9 +179,10 @@ def raw_snapshot_continuity(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]
                         **loc,
                     )
                     continue
-                key = (entry.layer, flat_ids(entry.transfer_id))
+                key = (entry.layer, flat_ids(entry.transfer_id_as_written))
                 if not any(
-                    e.workload_id == entry.workload_id and (e.layer, flat_ids(e.transfer_id)) == key
+                    e.workload_id == entry.workload_id
+                    and (e.layer, flat_ids(e.transfer_id_as_written)) == key
                     for e in nxt.buffer
                 ):
                     yield ctx.finding(

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from irtools import pointer as jp
 from irtools.findings import Finding, Severity
 from irtools.loading.index import IRIndex, WorkloadRef
-from irtools.model import CoreDestination
-from irtools.model.dram import Destination
+from irtools.model.view import DestinationView, is_core
 from irtools.reference import fast_path
 from irtools.rules.context import CheckContext, id_list, short
 from irtools.rules.registry import rule
@@ -117,14 +116,14 @@ def _destinations_exist(
     ir: IRIndex, ctx: CheckContext, dram: Iterable[int], refs: Iterable[WorkloadRef]
 ) -> Iterator[Finding]:
     """GIR203's destinations of the DRAM `out` entries `dram` and the ofmaps of `refs`, in file order."""
-    sources: list[tuple[WorkloadRef | None, int, int, list[Destination]]] = [
+    sources: list[tuple[WorkloadRef | None, int, int, Sequence[DestinationView]]] = [
         (None, i, ir.ir.dram.out[i].transfer_id, ir.ir.dram.out[i].destination) for i in dram
     ]
     for ref in refs:
         sources.extend((ref, i, o.transfer_id, o.destination) for i, o in enumerate(ref.workload.ofmap))
     for producer, i, tid, destinations in sources:
         for j, dest in enumerate(destinations):
-            if not isinstance(dest, CoreDestination):
+            if not is_core(dest):
                 continue
             target = ir.by_id.get((dest.core_id, dest.workload_id))
             if target is None and (dest.core_id, dest.workload_id) in ir.loaded.unchecked_workloads:
@@ -154,7 +153,7 @@ def _readers_listed(ir: IRIndex, ctx: CheckContext, readers: Iterable[WorkloadRe
     for ref in ir.workloads():
         for o in ref.workload.ofmap:
             dests = destinations_of.setdefault(o.transfer_id, set())
-            dests.update((d.core_id, d.workload_id) for d in o.destination if isinstance(d, CoreDestination))
+            dests.update((d.core_id, d.workload_id) for d in o.destination if is_core(d))
     for ref in readers:
         for i, t in enumerate(ref.workload.ifmap):
             for tid in t.transfer_id:

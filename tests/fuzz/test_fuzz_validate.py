@@ -20,7 +20,7 @@ from typing import Any
 from unittest import mock
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from irtools import pointer as jp
@@ -131,6 +131,7 @@ def test_arbitrary_json_values(value: Any, ascii_only: bool) -> None:
 
 @settings(max_examples=100, deadline=None)
 @given(ir_shaped, st.booleans())
+@example({"-1": {"out": [{"destination": True}]}}, False)  # the dialect sniffer once iterated a bool
 def test_ir_shaped_json(value: Any, ascii_only: bool) -> None:
     keeps_contract(_dump(value, ascii_only), M.OPTIONS[1])
 

@@ -18,6 +18,7 @@ import pytest
 
 from irtools.cli.main import main
 from irtools.loading.load import load_ir
+from irtools.rules.context import CheckOptions
 from irtools.validate import check_loaded, validate_file
 
 RAW_DIR = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "gemini-raw"
@@ -128,3 +129,27 @@ def test_dangling_transfer_is_gir201(resnet4x4: dict[str, Any]) -> None:
     doc["7"][5]["ifmap"]["transfer_id"] = [999999]
     problems = _problems(doc)
     assert ("GIR201", "/7/5/ifmap", doc["7"][5]["workload_id"]) in problems
+
+
+def test_l2_size_on_raw_blocks_is_a_warning_naming_what_the_ir_lists() -> None:
+    """At the runs' 512 KB every core of the 2x2 ResNet-50 lists 716 blocks at its peak (the SET
+    allocator's lower bound), but that snapshot holds a 512-block weight whole: Gemini tiles it (fetch),
+    the IR does not say so. A warning about the file as written, not an error about the schedule."""
+    path = RAW_DIR / "resnet_2x2_b1_ir.json"
+    report = validate_file(str(path), CheckOptions(l2_size=512 * 1024))
+    found = [f for f in report.findings if f.code == "GIR301"]
+    assert [(f.core_id, f.severity.value, f.pointer) for f in found] == [
+        (1, "warning", "/1/60/buffer"),
+        (2, "warning", "/2/60/buffer"),
+        (5, "warning", "/5/60/buffer"),
+        (6, "warning", "/6/60/buffer"),
+    ]
+    assert found[1].message.startswith(
+        "snapshot lists 716 blocks (733,184 B), more than the L2 size of 512 blocks"
+    )
+    assert "8 of the core's 72 snapshots exceed it" in found[1].message
+    assert "the scheduler tiles tensors larger than the L2" in found[1].message
+    doc = json.loads(path.read_bytes())
+    peak = doc["2"][60]["buffer"]
+    assert sum(b["block"] for b in peak) == 716
+    assert max(b["block"] for b in peak if b["type"] != "ofmap") >= 512 - 10  # one input alone fills the L2

@@ -93,13 +93,30 @@ def _findings_shown(total: int) -> str:
     )
 
 
+def chromium() -> Any:
+    """A headless Chromium (selenium driver) with a 1500x1200 window, as the browser tests run it."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.options import Options
+
+    options = Options()
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--no-first-run",
+        "--window-size=1500,1200",
+    ):
+        options.add_argument(arg)
+    return webdriver.Chrome(options=options)
+
+
 @contextmanager
 def served_page(path: Path) -> Iterator[tuple[Any, int]]:
     """`irtools serve` on a folder holding the small sample and a copy of `path` (b_target.json), and a
     headless Chromium driver once the server listens: (driver, port)."""
-    from selenium import webdriver
-    from selenium.webdriver.chrome.options import Options
-
     with tempfile.TemporaryDirectory() as served:
         # Copies: the dashboard refuses symlinks that lead out of the served directory.
         shutil.copy(SAMPLE, Path(served) / "a_sample.json")
@@ -110,19 +127,7 @@ def served_page(path: Path) -> Iterator[tuple[Any, int]]:
             stderr=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
         )
-        options = Options()
-        for arg in (
-            "--headless=new",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-dev-shm-usage",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--no-first-run",
-            "--window-size=1500,1200",
-        ):
-            options.add_argument(arg)
-        driver = webdriver.Chrome(options=options)
+        driver = chromium()
         try:
             for _ in range(600):  # a minute: a busy machine starts Python slowly
                 try:

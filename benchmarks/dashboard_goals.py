@@ -31,6 +31,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from benchmarks.bench_dashboard import _free_port, chromium
 from benchmarks.bench_speed import PARSE, _timed
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -63,33 +64,6 @@ for (const id of ['timeline', 'l2-map']) {
   window.__bench[id] = g ? g.layout : null;
 }
 """
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _driver() -> Any:
-    from selenium import webdriver
-    from selenium.webdriver.chrome.options import Options
-    from selenium.webdriver.chrome.service import Service
-
-    options = Options()
-    options.binary_location = "/usr/bin/chromium"
-    for arg in (
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-dev-shm-usage",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--no-first-run",
-        "--window-size=1500,1200",
-    ):
-        options.add_argument(arg)
-    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
 
 
 class Page:
@@ -277,7 +251,7 @@ def session(
     served: Path, big: str, small: str, tree: Path, shots: Path | None, profile: Path | None
 ) -> dict[str, Any]:
     """One server from `tree` on `served`: the cold first view of `big`, then the warm actions."""
-    driver = _driver()
+    driver = chromium()
     try:
         driver.get("about:blank")  # the browser is up before the clock starts
         page = Page(driver, served, big, tree, profile)

@@ -13,7 +13,7 @@ import dataclasses
 import json
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from irtools import pointer as jp
@@ -99,6 +99,17 @@ class _Scan:
                 raise ValueError(f"expecting ',' or {closer!r}")
 
 
+def _members(scan: _Scan, root: _Node, members: Mapping[str, tuple[int, int]]) -> None:
+    """Walk only the top-level members the pointers name, from where the loader found them."""
+    for key, child in root.children.items():
+        found = members.get(key)
+        if found is None:
+            continue  # no such member: the pointer falls back to the root
+        key_at, value_at = found
+        scan.place(child, key_at)
+        scan.value(value_at, child)  # raises _Done once every pointer is placed
+
+
 def _trie(pointers: Iterable[str]) -> tuple[_Node, int]:
     root, wanted = _Node(), 0
     for pointer in pointers:
@@ -115,11 +126,15 @@ def _trie(pointers: Iterable[str]) -> tuple[_Node, int]:
     return root, wanted
 
 
-def offsets(text: str, pointers: Iterable[str]) -> dict[str, int]:
+def offsets(
+    text: str, pointers: Iterable[str], members: Mapping[str, tuple[int, int]] | None = None
+) -> dict[str, int]:
     """The character offset of each pointer's value in `text` (of its key, for an object member).
 
     A pointer that does not resolve gets its deepest ancestor that does (a missing key: the object
     that lacks it). A text that is not JSON gets whatever was placed before the scanner stopped.
+    `members` (top-level key -> offsets of its key and value, as the loader read them) lets the scan
+    start at each member a pointer names instead of reading every member before it.
     """
     pointers = list(dict.fromkeys(pointers))
     root, wanted = _trie(pointers)
@@ -128,7 +143,10 @@ def offsets(text: str, pointers: Iterable[str]) -> dict[str, int]:
     if start < len(text):
         scan.place(root, start)
         try:
-            scan.value(start, root)
+            if members:
+                _members(scan, root, members)
+            else:
+                scan.value(start, root)
         except _Done:
             pass
         except (ValueError, StopIteration, RecursionError, IndexError):
@@ -169,9 +187,11 @@ def line_columns(text: str, offsets_: Iterable[int]) -> dict[int, tuple[int, int
     return result
 
 
-def locate(text: str, pointers: Iterable[str]) -> dict[str, tuple[int, int]]:
+def locate(
+    text: str, pointers: Iterable[str], members: Mapping[str, tuple[int, int]] | None = None
+) -> dict[str, tuple[int, int]]:
     """(line, column) of each pointer that resolves (or has an ancestor that does) in `text`."""
-    placed = offsets(text, pointers)
+    placed = offsets(text, pointers, members)
     positions = line_columns(text, placed.values())
     return {pointer: positions[offset] for pointer, offset in placed.items()}
 
@@ -183,11 +203,16 @@ def _unlocated(findings: Sequence[Finding]) -> bool:
     )
 
 
-def with_positions(path: str, findings: list[Finding], max_bytes: int | None = None) -> list[Finding]:
+def with_positions(
+    path: str,
+    findings: list[Finding],
+    max_bytes: int | None = None,
+    members: Mapping[str, tuple[int, int]] | None = None,
+) -> list[Finding]:
     """`findings` with line and column filled in from the file at `path`, where their pointers resolve.
 
     Findings that already have a line keep it; a file that cannot be read again, or is larger than
-    `max_bytes`, leaves the findings as they are.
+    `max_bytes`, leaves the findings as they are. `members`: as in `offsets`.
     """
     if not _unlocated(findings):
         return findings
@@ -200,7 +225,7 @@ def with_positions(path: str, findings: list[Finding], max_bytes: int | None = N
         text = data.decode("utf-8-sig") if data.startswith(codecs.BOM_UTF8) else data.decode("utf-8")
     except (OSError, UnicodeDecodeError):
         return findings
-    positions = locate(text, (f.pointer for f in findings if f.line is None))
+    positions = locate(text, (f.pointer for f in findings if f.line is None), members)
     located = []
     for finding in findings:
         position = positions.get(finding.pointer) if finding.line is None else None

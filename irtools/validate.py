@@ -66,6 +66,7 @@ def validate_file(
     # resumes: resumed with millions of live models, its next passes scanned them all, three times
     # over (young, middle, old generation): 3% of validate's CPU time on a documented file, up to a
     # fifth on the raw dialect's many small objects.
+    members: dict[str, tuple[int, int]] = {}
     with gc_paused():
         try:
             loaded = load_ir(path, max_bytes=max_bytes)
@@ -73,13 +74,14 @@ def validate_file(
             findings = [Finding("GIR100", Severity.ERROR, f"cannot read file: {exc.strerror or exc}")]
         else:
             findings = check_loaded(loaded, options)
+            members = loaded.member_offsets
             del loaded
     kept = [f for f in findings if enabled is None or f.code in enabled]
     overrides = options.severities
     kept = [
         dataclasses.replace(f, severity=overrides[f.code]) if _overridden(f, overrides) else f for f in kept
     ]
-    return FileReport(path, with_positions(path, kept, max_bytes))
+    return FileReport(path, with_positions(path, kept, max_bytes, members))
 
 
 def _overridden(finding: Finding, overrides: dict[str, Severity]) -> bool:

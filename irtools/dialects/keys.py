@@ -130,8 +130,40 @@ class KeyScan:
             return
         seen: _Seen = {}
         self._cores.append(seen)
+        if not self._skipped and self._plain_core(workloads):
+            self._plain_workloads(key, workloads)
+            return
         for w, workload in self._entries(workloads, jp.join(key)):
             self._workload(seen, workload, jp.join(key, w))
+
+    def _plain_core(self, workloads: list[Any]) -> bool:
+        """Whether no object of a schema-valid core can yield a GIR103: each kind's objects are
+        screened together (`_plain`), a few unions for the whole core instead of a call per object."""
+        try:
+            return all(_plain(models, objects) for models, objects in self._core_parts(workloads))
+        except (AttributeError, KeyError, TypeError):
+            return False  # a shape the screen did not expect: look at each object
+
+    def _core_parts(self, wls: list[Any]) -> Iterator[tuple[tuple[type, ...], list[Any]]]:
+        """(models, objects) of every kind of object in a schema-valid core of this dialect."""
+        yield (Workload,), wls
+        yield (IfmapTensor,), [e for w in wls for e in w["ifmap"]]
+        ofmaps = [e for w in wls for e in w["ofmap"]]
+        yield (OfmapTensor,), ofmaps
+        destinations = [d for e in ofmaps for d in e["destination"]]
+        for kind, model in _DESTINATIONS.items():
+            yield (model,), [d for d in destinations if d["type"] == kind]
+        buffer = [e for w in wls for e in w["buffer"]]
+        yield (BufferEntry,), buffer
+        sources = [s for e in buffer for s in e.get("source") or ()]
+        for kind, model in _SOURCES.items():
+            yield (model,), [s for s in sources if s["type"] == kind]
+        yield (WeightTensor,), [w["weight"] for w in wls if w.get("weight") is not None]
+        yield (Wl0Entry,), [e for w in wls for key in _WL0_LISTS for e in w.get(key) or ()]
+        yield (Tile,), [t for w in wls for t in (w.get("tile_info") or {}).values()]
+
+    def _plain_workloads(self, key: str, workloads: list[Any]) -> None:
+        """What a core with no unknown or dialect key still needs counted per workload: nothing here."""
 
     def findings(self) -> Iterator[Finding]:
         merged: _Seen = {}
@@ -234,13 +266,22 @@ class KeyScan:
                 _note(seen, model.__name__, key, base, tokens, True)
 
 
+def _typed_plain(kinds: dict[str, type], objects: list[Any]) -> bool:
+    """`_plain` for objects whose model is chosen by their "type" (sources, destinations), kind by kind."""
+    if not set(map(type, objects)) <= {dict}:
+        return False
+    return all(
+        _plain((model,), [o for o in objects if o.get("type") == kind]) for kind, model in kinds.items()
+    )
+
+
 def _nested_plain(nested: tuple[str, dict[str, type]], entries: list[dict[str, Any]]) -> bool:
     """`_plain` for the nested typed lists (sources, destinations) of a list's entries, all at once."""
     key, kinds = nested
     inner = [e.get(key) for e in entries]
     if not set(map(type, inner)) <= {list, type(None)}:
         return False
-    return _plain(tuple(kinds.values()), [item for items in inner if items for item in items])
+    return _typed_plain(kinds, [item for items in inner if items for item in items])
 
 
 def _note(seen: _Seen, kind: str, key: str, base: str, tokens: tuple[Any, ...], is_dialect: bool) -> None:

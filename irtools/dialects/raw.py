@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from irtools import pointer as jp
 from irtools.dialects.base import Capability, Dialect, PartModels, buffer_shows
 from irtools.dialects.keys import KeyScan, _fields, _note
 from irtools.findings import Finding, Severity
@@ -116,16 +117,41 @@ class RawKeyScan(KeyScan):
                 pointer,
             )
 
-    def _workload(self, seen: Any, wl: dict[str, Any], base: str) -> None:
-        self._record(seen, self.WORKLOAD, wl, base, ())
+    def _core_parts(self, wls: list[Any]) -> Iterator[tuple[tuple[type, ...], list[Any]]]:
+        yield (self.WORKLOAD,), wls
+        yield (RawIfmap,), [w["ifmap"] for w in wls]
+        yield (RawWeight,), [w["weight"] for w in wls if w.get("weight") is not None]
+        ofmaps = [e for w in wls for e in w.get("ofmap") or ()]
+        yield (RawOfmap,), ofmaps
+        destinations = [d for e in ofmaps for d in e["destination"]]
+        for kind, model in _RAW_DESTINATIONS.items():
+            yield (model,), [d for d in destinations if d["type"] == kind]
+        buffer = [e for w in wls for e in w.get("buffer") or ()]
+        yield (self.BUFFER,), buffer
+        yield (RawSource,), [s for e in buffer for s in e.get("source") or ()]
+
+    def _plain_workloads(self, key: str, workloads: list[Any]) -> None:
+        for w, wl in enumerate(workloads):
+            self._omissions(wl, key, w)
+
+    def _omissions(self, wl: dict[str, Any], core: str, position: int) -> None:
+        """GIR104: the keys IR_gen left out of this workload (the pointer is built for the first only)."""
         ifmap = wl.get("ifmap")
-        for kind, key, holder, pointer in (
-            ("RawWorkload", "buffer", wl, base),
-            ("RawIfmap", "transfer_id", ifmap, base + "/ifmap"),
+        for kind, key, holder, tail in (
+            ("RawWorkload", "buffer", wl, ""),
+            ("RawIfmap", "transfer_id", ifmap, "/ifmap"),
         ):
             if isinstance(holder, dict) and key not in holder:
-                found = self._omitted.setdefault((kind, key), [0, pointer])
-                found[0] += 1
+                found = self._omitted.get((kind, key))
+                if found is None:
+                    self._omitted[(kind, key)] = [1, jp.join(core, position) + tail]
+                else:
+                    found[0] += 1
+
+    def _workload(self, seen: Any, wl: dict[str, Any], base: str) -> None:
+        self._record(seen, self.WORKLOAD, wl, base, ())
+        core, position = jp.split(base)
+        self._omissions(wl, core, int(position))
         for key, model in (("ifmap", RawIfmap), ("weight", RawWeight)):
             if isinstance(wl.get(key), dict):
                 self._record(seen, model, wl[key], base, (key,))

@@ -98,6 +98,9 @@ class LoadedIR:
     size_bytes: int = 0
     dialect: Dialect = DOCUMENTED
     """The file's dialect (irtools.dialects): what it holds, and so which rules run on it."""
+    member_offsets: dict[str, tuple[int, int]] = field(default_factory=dict)
+    """Top-level key -> (offset of the key, of its value) in the decoded text, when it was read member
+    by member: finding positions then start at the member (irtools.positions)."""
 
 
 def load_ir(
@@ -125,6 +128,7 @@ def load_ir(
         try:
             with gc_paused(), sharing_values():
                 loaded.ir = _validate_any(members, loaded)
+            loaded.member_offsets = members.offsets
             return _finish(loaded)
         except StreamError:
             del members, loaded  # the whole-document read below reports the problem exactly

@@ -203,13 +203,15 @@ class Members:
     def __init__(self, text: str, findings: list[Finding]) -> None:
         self.findings = findings
         self._text = text
+        self.offsets: dict[str, tuple[int, int]] = {}
+        """Each member read so far: key -> (offset of its key, of its value) in the text, for finding
+        positions later without scanning the members before it (irtools.positions)."""
 
     def __iter__(self) -> Iterator[tuple[str, Any]]:
         text, self._text = self._text, ""  # one pass; the text is released with the iterator
         duplicates: list[bool] = []
         scan = _decoder(duplicates).scan_once  # type: ignore[attr-defined]  # set in JSONDecoder.__init__
         position = _skip(text, _skip(text) + 1)  # past "{": Members only exists for objects
-        keys: set[str] = set()
         more = not text.startswith("}", position)
         if not more:
             position += 1
@@ -217,17 +219,19 @@ class Members:
             try:
                 if not text.startswith('"', position):
                     raise StreamError("expecting a key")
+                key_at = position
                 key, position = json.decoder.scanstring(text, position + 1)  # type: ignore[attr-defined]
                 position = _skip(text, position)
                 if not text.startswith(":", position):
                     raise StreamError("expecting ':'")
                 seen = len(duplicates)
-                value, position = scan(text, _skip(text, position + 1))
+                value_at = _skip(text, position + 1)
+                value, position = scan(text, value_at)
             except (StopIteration, ValueError, RecursionError) as exc:
                 raise StreamError(str(exc)) from exc
-            if key in keys:
+            if key in self.offsets:
                 raise StreamError(f"top-level key {key!r} repeated")
-            keys.add(key)
+            self.offsets[key] = (key_at, value_at)
             if len(duplicates) > seen:
                 self.findings.extend(_duplicate_key_findings(value, jp.join(key)))
             yield key, value

@@ -4,9 +4,11 @@ Each dialect validates its file straight into its own models (irtools.model, .ra
 copied into another's. They share the names below, in the same units (sizes in bytes, coordinates
 as four numbers, transfer ids flat, core ids as the file numbers its cores): the documented models
 hold them as fields, the raw and allocated ones partly as properties over what their files say.
-A fact only some dialects hold is not here: `PlacedEntry` is what the L2_ADDRESSES capability
-guarantees, and code that needs a documented-only fact (align, ring regions, WL0, tiles) reads the
-documented models, which only the capabilities of that dialect let it reach.
+A fact only some dialects hold is not here (or, for lists, is here empty: the raw dialects have no
+ring regions, WL0 entries or tiles): `PlacedEntry` is what the L2_ADDRESSES capability guarantees
+(irtools.loading.index.IRIndex.placed), and code that needs a documented-only fact (align, bitwidth,
+cur_wl_ifmap, a WL0 entry's fields) reads the documented models (IRIndex.documented), which only the
+capabilities of that dialect let it reach.
 
 The members are read-only properties, so each dialect's narrower types satisfy them.
 """

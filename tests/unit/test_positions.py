@@ -149,3 +149,34 @@ def test_every_offset_holds_its_value(doc: Any, indent: int | None, crlf: bool, 
             offset = after + text[after:].index(":") + 1
             offset += len(text[offset:]) - len(text[offset:].lstrip())
         assert decoder.raw_decode(text, offset)[0] == jp.resolve(doc, pointer)
+
+
+@settings(max_examples=200, deadline=None)
+@given(doc=st.dictionaries(st.text(max_size=4), json_values, max_size=5), indent=st.sampled_from([None, 2]))
+def test_starting_at_the_loaders_members_places_what_the_whole_scan_places(
+    doc: Any, indent: int | None
+) -> None:
+    """The loader's member offsets only let the scan skip members: every position is the same."""
+    from irtools.loading.reader import read_members
+
+    text = json.dumps(doc, indent=indent)
+    members = read_members(text.encode())
+    assert members is not None
+    for _ in members:
+        pass
+    pointers = _pointers(doc) + ["/no such member", "/no such member/0"]
+    assert offsets(text, pointers, members.offsets) == offsets(text, pointers)
+
+
+def test_findings_of_a_real_file_are_placed_from_its_members() -> None:
+    from irtools.loading.load import load_ir
+    from irtools.validate import check_loaded
+
+    path = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "gemini-raw" / "bert_2x2_b1_ir.json"
+    loaded = load_ir(path)
+    assert set(loaded.member_offsets) >= {"-1", "1", "2", "5", "6"}
+    findings = [f for f in check_loaded(loaded) if f.pointer]
+    fast = with_positions(str(path), findings, members=loaded.member_offsets)
+    assert fast == with_positions(str(path), findings)
+    # BERT's missing K^T source (GIR305) is on line 13117 of the file.
+    assert any(f.code == "GIR305" and f.line == 13117 for f in fast)

@@ -421,6 +421,8 @@ def register(app: Dash, store: FileStore) -> None:
         key: str | None, core: int | None, focus: dict[str, Any] | None, model: str, axis: str, view: Any
     ) -> tuple[Figure, Figure]:
         e = entry(key)
+        if e is not None and not e.analysis.index.cores:
+            e.sent("maps")  # no core, no maps: the findings (all there is to see) need not wait
         if e is None or core is None:
             blank = empty_figure("no IR loaded")
             return blank, blank

@@ -144,3 +144,19 @@ def test_a_large_file_is_frozen_and_freed_when_dropped(served: Path) -> None:
 def test_a_small_file_is_left_to_the_collector(served: Path) -> None:
     entry = FileStore(served, 10**6).get("sub/mesh.json")
     assert not entry.frozen  # uploads of a few MB come and go: freezing each would cost more
+
+
+def test_a_file_without_cores_opens_the_first_view_at_once(tmp_path: Path) -> None:
+    """No core, no maps to wait for: its findings (all there is to see) are not held back."""
+    from dashboards.app import create_app
+    from tests.dashboard.dash_client import DashClient
+
+    (tmp_path / "empty.json").write_text('{"xlen": 2, "ylen": 2, "-1": []}')
+    app = create_app(tmp_path)
+    client = DashClient(app.server.test_client())
+    key = {"current.data": "empty.json"}
+    client.call("timeline.figure", {**key, "model.value": "dependency", "arrows.value": "auto"})
+    client.call("l2-map.figure", {**key, "model.value": "dependency", "map-axis.value": "cycles"})
+    assert app.store.get("empty.json")._first_view.is_set()  # type: ignore[attr-defined]
+    found = client.call("findings-summary.children", key)
+    assert "GIR101" in str(found["filter-code"]["options"])

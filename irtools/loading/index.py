@@ -65,7 +65,7 @@ class IRIndex:
         self.capabilities: frozenset[Capability] = loaded.dialect.capabilities | given
         """What this file holds (its dialect's capabilities, and an L2 size when one is known)."""
         self.cores: dict[int, list[WorkloadRef]] = {
-            int(key): [WorkloadRef(int(key), i, jp.join(key, i), wl) for i, wl in enumerate(workloads)]
+            int(key): _refs(int(key), jp.join(key), workloads)
             for key, workloads in sorted(self.ir.cores.items(), key=lambda kv: int(kv[0]))
         }
         self._uses: dict[int, set[int]] = {}
@@ -190,6 +190,11 @@ class IRIndex:
                 if inverted(lower, upper):
                     loc = {"core_id": ref.core_id, "workload_id": ref.workload_id, "transfer_id": tid}
                     yield Range(jp.extend(ref.pointer, *tokens), key, lower, upper, **loc)
+
+
+def _refs(core_id: int, core_pointer: str, workloads: Sequence[WorkloadView]) -> list[WorkloadRef]:
+    # A position needs no escaping: one f-string per workload, not a join of escaped tokens.
+    return [WorkloadRef(core_id, i, f"{core_pointer}/{i}", wl) for i, wl in enumerate(workloads)]
 
 
 def inverted(lower: list[int], upper: list[int]) -> bool:

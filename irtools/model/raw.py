@@ -47,6 +47,25 @@ NestedTransferIds = list[Annotated[list[NonNegInt], Field(min_length=1, max_leng
 """`[[t]]`: the unpatched scheduler appends each weight source's one-element id list."""
 
 
+class WrittenBox:
+    """`lower`/`upper` as four coordinates over the bounds as the file wrote them (`*_as_written`): a
+    weight's output channel K as [K, 0, 0, 0], a 3-D box padded with 0."""
+
+    __slots__ = ()
+    lower_as_written: int | list[int]
+    upper_as_written: int | list[int]
+
+    @property
+    def lower(self) -> list[int]:
+        """Lower coordinate, four numbers."""
+        return coord(self.lower_as_written)
+
+    @property
+    def upper(self) -> list[int]:
+        """Upper coordinate (inclusive), four numbers."""
+        return coord(self.upper_as_written)
+
+
 @dataclass(slots=True, kw_only=True, config=RECORD)
 class RawCoreDestination:
     """A workload on a core that receives this tensor."""
@@ -107,7 +126,7 @@ class RawDramIn:
 
 
 @dataclass(slots=True, kw_only=True, config=RECORD)
-class RawDramOut:
+class RawDramOut(WrittenBox):
     """A tensor read from DRAM: a weight, a network input, or an fmap written earlier (`IR["-1"]["out"]`)."""
 
     type: Literal["weight", "fmap"]
@@ -132,16 +151,6 @@ class RawDramOut:
         """Size in bytes."""
         return byte_size(self.size_bits)
 
-    @property
-    def lower(self) -> list[int]:
-        """Lower coordinate; a weight's output channel K as [K, 0, 0, 0]."""
-        return coord(self.lower_as_written)
-
-    @property
-    def upper(self) -> list[int]:
-        """Upper coordinate (inclusive); a weight's output channel K as [K, 0, 0, 0]."""
-        return coord(self.upper_as_written)
-
 
 class RawDramSection(IRModel):
     """All DRAM traffic: `in` (written to DRAM) and `out` (read from DRAM)."""
@@ -153,7 +162,7 @@ class RawDramSection(IRModel):
 
 
 @dataclass(slots=True, kw_only=True, config=RECORD)
-class RawSource:
+class RawSource(WrittenBox):
     """Where part of a buffer entry comes from: DRAM (through a port) or a producing core."""
 
     type: Literal["DRAM", "core"]
@@ -183,19 +192,9 @@ class RawSource:
         """Size in bytes."""
         return byte_size(self.size_bits)
 
-    @property
-    def lower(self) -> list[int]:
-        """Lower coordinate in the producer's frame; a weight's output channel K as [K, 0, 0, 0]."""
-        return coord(self.lower_as_written)
-
-    @property
-    def upper(self) -> list[int]:
-        """Upper coordinate (inclusive); a weight's output channel K as [K, 0, 0, 0]."""
-        return coord(self.upper_as_written)
-
 
 @dataclass(slots=True, kw_only=True, config=RECORD)
-class RawBufferEntry:
+class RawBufferEntry(WrittenBox):
     """One tensor held in L2 before the workload starts: how many 1 KiB blocks, not where."""
 
     type: Literal["ifmap", "ofmap", "weight"]
@@ -230,16 +229,6 @@ class RawBufferEntry:
         return None if self.size_bits is None else byte_size(self.size_bits)
 
     @property
-    def lower(self) -> list[int]:
-        """Lower coordinate; a weight's output channel K as [K, 0, 0, 0], a 3-D box padded with 0."""
-        return coord(self.lower_as_written)
-
-    @property
-    def upper(self) -> list[int]:
-        """Upper coordinate (inclusive), padded as `lower`."""
-        return coord(self.upper_as_written)
-
-    @property
     def transfer_id(self) -> list[int] | None:
         """The ids flat, whether the file wrote `[t]` or `[[t]]`."""
         ids = self.transfer_id_as_written
@@ -264,7 +253,7 @@ class RawIfmap:
 
 
 @dataclass(slots=True, kw_only=True, config=RECORD)
-class RawWeight:
+class RawWeight(WrittenBox):
     """The weight of a workload: an output-channel range from DRAM, or (from_ofmap) another layer's ofmap."""
 
     lower_as_written: Annotated[WeightRange, Field(alias="lower")]
@@ -284,16 +273,6 @@ class RawWeight:
     def size(self) -> int | None:
         """Size in bytes (weights from an ofmap; None where the file gives none)."""
         return None if self.size_bits is None else byte_size(self.size_bits)
-
-    @property
-    def lower(self) -> list[int]:
-        """Lower coordinate; an output channel K as [K, 0, 0, 0], a 3-D box padded with 0."""
-        return coord(self.lower_as_written)
-
-    @property
-    def upper(self) -> list[int]:
-        """Upper coordinate (inclusive), padded as `lower`."""
-        return coord(self.upper_as_written)
 
 
 @dataclass(slots=True, kw_only=True, config=RECORD)

@@ -20,6 +20,15 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeGuard
 
 
+class RangeView(Protocol):
+    """Something with a box: lower and upper coordinates (inclusive), four numbers each."""
+
+    @property
+    def lower(self) -> list[int]: ...
+    @property
+    def upper(self) -> list[int]: ...
+
+
 class DestinationView(Protocol):
     @property
     def type(self) -> str: ...  # "core" or "DRAM"
@@ -39,7 +48,7 @@ def is_core(destination: DestinationView) -> TypeGuard[CoreDestinationView]:
     return destination.type == "core"
 
 
-class SourceView(Protocol):
+class SourceView(RangeView, Protocol):
     @property
     def type(self) -> str: ...  # "core" or "DRAM"
     @property
@@ -49,24 +58,16 @@ class SourceView(Protocol):
     @property
     def size(self) -> int: ...
     @property
-    def lower(self) -> list[int]: ...
-    @property
-    def upper(self) -> list[int]: ...
-    @property
     def layer_name(self) -> str | None: ...
 
 
-class BufferView(Protocol):
+class BufferView(RangeView, Protocol):
     """An L2 snapshot entry."""
 
     @property
     def type(self) -> str: ...  # "ifmap", "ofmap" or "weight"
     @property
     def size(self) -> int | None: ...  # bytes; None where the file gives none (raw ifmap entries)
-    @property
-    def lower(self) -> list[int]: ...
-    @property
-    def upper(self) -> list[int]: ...
     @property
     def layer_name(self) -> str | None: ...
     @property
@@ -88,31 +89,19 @@ class PlacedEntry(BufferView, Protocol):
     def newly_added(self) -> bool | None: ...
 
 
-class IfmapView(Protocol):
-    @property
-    def lower(self) -> list[int]: ...
-    @property
-    def upper(self) -> list[int]: ...
+class IfmapView(RangeView, Protocol):
     @property
     def transfer_id(self) -> list[int]: ...
 
 
-class WeightView(Protocol):
-    @property
-    def lower(self) -> list[int]: ...
-    @property
-    def upper(self) -> list[int]: ...
+class WeightView(RangeView, Protocol):
     @property
     def size(self) -> int | None: ...
     @property
     def transfer_id(self) -> list[int]: ...
 
 
-class OfmapView(Protocol):
-    @property
-    def lower(self) -> list[int]: ...
-    @property
-    def upper(self) -> list[int]: ...
+class OfmapView(RangeView, Protocol):
     @property
     def size(self) -> int: ...
     @property
@@ -152,7 +141,7 @@ class WorkloadView(Protocol):
     def tile_info(self) -> Mapping[str, Any] | None: ...
 
 
-class DramInView(Protocol):
+class DramInView(RangeView, Protocol):
     @property
     def core_id(self) -> int: ...
     @property
@@ -160,26 +149,18 @@ class DramInView(Protocol):
     @property
     def layer_name(self) -> str: ...
     @property
-    def lower(self) -> list[int]: ...
-    @property
-    def upper(self) -> list[int]: ...
-    @property
     def transfer_id(self) -> int: ...
     @property
     def related_ofmap(self) -> list[int]: ...
 
 
-class DramOutView(Protocol):
+class DramOutView(RangeView, Protocol):
     @property
     def type(self) -> str: ...  # "weight" or "fmap"
     @property
     def transfer_id(self) -> int: ...
     @property
     def size(self) -> int: ...
-    @property
-    def lower(self) -> list[int]: ...
-    @property
-    def upper(self) -> list[int]: ...
     @property
     def destination(self) -> Sequence[DestinationView]: ...
     @property

@@ -38,6 +38,10 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # run as a script: the benchmarks package beside irtools
+
+from benchmarks.browser import chromium, free_port
+
 SAMPLE = ROOT / "sample_ir" / "valid" / "mesh2x2_conv_b1_c4_bw16_stschedule.json"
 FIXTURE = (
     ROOT.parent / "shared" / "fixtures" / "gemini" / "int8_resnet50.sim_quantized_b1_c1_bw16_stschedule.json"
@@ -68,12 +72,6 @@ def build_figures(path: Path) -> dict[str, float]:
     }
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 _DRAWN = (
     "return ['timeline', 'l2-map', 'wl0-map'].every(id => {"
     "const g = document.querySelector('#' + id + ' .js-plotly-plot');"
@@ -93,26 +91,6 @@ def _findings_shown(total: int) -> str:
     )
 
 
-def chromium() -> Any:
-    """A headless Chromium (selenium driver) with a 1500x1200 window, as the browser tests run it."""
-    from selenium import webdriver
-    from selenium.webdriver.chrome.options import Options
-
-    options = Options()
-    for arg in (
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-dev-shm-usage",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--no-first-run",
-        "--window-size=1500,1200",
-    ):
-        options.add_argument(arg)
-    return webdriver.Chrome(options=options)
-
-
 @contextmanager
 def served_page(path: Path) -> Iterator[tuple[Any, int]]:
     """`irtools serve` on a folder holding the small sample and a copy of `path` (b_target.json), and a
@@ -121,7 +99,7 @@ def served_page(path: Path) -> Iterator[tuple[Any, int]]:
         # Copies: the dashboard refuses symlinks that lead out of the served directory.
         shutil.copy(SAMPLE, Path(served) / "a_sample.json")
         shutil.copy(path, Path(served) / "b_target.json")
-        port = _free_port()
+        port = free_port()
         server = subprocess.Popen(
             [sys.executable, "-m", "irtools", "serve", served, "--port", str(port)],
             stderr=subprocess.DEVNULL,
@@ -296,7 +274,6 @@ def main() -> int:
     parser.add_argument("--screenshots", type=Path, metavar="DIR", help="with --goals: keep the views as PNG")
     parser.add_argument("--profile", type=Path, metavar="DIR", help="with --goals: py-spy each server")
     args = parser.parse_args()
-    sys.path.insert(0, str(ROOT))
     if args.goals:
         from benchmarks.dashboard_goals import measure, synth_files
 

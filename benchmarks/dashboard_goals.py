@@ -31,8 +31,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks.bench_dashboard import _free_port, chromium
 from benchmarks.bench_speed import PARSE, _timed
+from benchmarks.browser import chromium, free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 WAIT = 300.0
@@ -71,7 +71,7 @@ class Page:
 
     def __init__(self, driver: Any, served: Path, big: str, tree: Path, profile: Path | None) -> None:
         self.driver = driver
-        self.port = _free_port()
+        self.port = free_port()
         cmd = [sys.executable, "-m", "irtools", "serve", str(served), "--open", big, "--port", str(self.port)]
         self.start = time.perf_counter()
         self.server = subprocess.Popen(cmd, cwd=tree, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)

@@ -58,11 +58,14 @@ class Entry:
         panel's), so its figures are built in a blink once the entry is handed out."""
         a = self.analysis
         with gc_paused():
-            a.timeline, a.core_transfers, a.layers, a.cores  # noqa: B018 - cached on first access
-            if a.index.has(Capability.L2_ADDRESSES):
-                a.tensors, a.wl0_tensors  # noqa: B018
-            else:
-                a.l2_blocks  # noqa: B018
+            try:
+                a.timeline, a.core_transfers, a.layers, a.cores  # noqa: B018 - cached on first access
+                if a.index.has(Capability.L2_ADDRESSES):
+                    a.tensors, a.wl0_tensors  # noqa: B018
+                else:
+                    a.l2_blocks  # noqa: B018
+            except Exception:  # noqa: BLE001, S110 - the figure drawn from that table reports it, as before
+                pass
             if self.frozen:
                 with _FROZEN:
                     gc.freeze()  # as load_entry: the new tables' objects out of the collector's sight

@@ -160,3 +160,12 @@ def test_a_file_without_cores_opens_the_first_view_at_once(tmp_path: Path) -> No
     assert app.store.get("empty.json")._first_view.is_set()  # type: ignore[attr-defined]
     found = client.call("findings-summary.children", key)
     assert "GIR101" in str(found["filter-code"]["options"])
+
+
+def test_a_table_that_fails_fails_only_the_figure_drawn_from_it(served: Path) -> None:
+    """Building the first view's tables ahead must not turn one table's error into the whole file's."""
+    with mock.patch("irtools.analysis.analysis.layers_table", side_effect=ValueError("broken table")):
+        entry = FileStore(served, 10**6).get("sub/mesh.json")
+        assert "timeline" in vars(entry.analysis)  # the file is served, its timeline built
+        with pytest.raises(ValueError, match="broken table"):
+            entry.analysis.layers  # noqa: B018 - raised where it is used, as before

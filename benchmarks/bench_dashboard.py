@@ -10,6 +10,13 @@ timeline and both maps are drawn, and until the first page of its findings is in
 (loading, analysis and checking included) and warm (the file analyzed and checked already).
 Needs /usr/bin/chromium and chromedriver (as the browser tests do).
 
+`--goals` measures issue 18's dashboard goals instead (benchmarks/dashboard_goals.py): the cold
+first view of a raw 8x8 67 MB and a 16 MB `irtools synth` file served by `irtools serve`, from server
+start until the timeline and the L2 panel are drawn; zoom, core, timing-model and file switches warm;
+the server's peak RSS; as ratios to the gc-off JSON parse of the same file. `--before DIR` measures
+an older checkout in the same run, `--screenshots DIR` keeps the views, `--profile DIR` records each
+server with py-spy (all threads). Run it under the heavy-run lock.
+
 `--mesh` measures the mesh view instead, on the 100 MB 64-core `irtools synth` IR (or `--mesh-file`):
 building it (routing every transfer and timing it, the tiles, the figure) cold and for a cycles
 window, against a raw `json.loads` of the same file, and in the browser the time from selecting the
@@ -31,6 +38,10 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # run as a script: the benchmarks package beside irtools
+
+from benchmarks.browser import chromium, free_port
+
 SAMPLE = ROOT / "sample_ir" / "valid" / "mesh2x2_conv_b1_c4_bw16_stschedule.json"
 FIXTURE = (
     ROOT.parent / "shared" / "fixtures" / "gemini" / "int8_resnet50.sim_quantized_b1_c1_bw16_stschedule.json"
@@ -61,12 +72,6 @@ def build_figures(path: Path) -> dict[str, float]:
     }
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 _DRAWN = (
     "return ['timeline', 'l2-map', 'wl0-map'].every(id => {"
     "const g = document.querySelector('#' + id + ' .js-plotly-plot');"
@@ -90,32 +95,17 @@ def _findings_shown(total: int) -> str:
 def served_page(path: Path) -> Iterator[tuple[Any, int]]:
     """`irtools serve` on a folder holding the small sample and a copy of `path` (b_target.json), and a
     headless Chromium driver once the server listens: (driver, port)."""
-    from selenium import webdriver
-    from selenium.webdriver.chrome.options import Options
-
     with tempfile.TemporaryDirectory() as served:
         # Copies: the dashboard refuses symlinks that lead out of the served directory.
         shutil.copy(SAMPLE, Path(served) / "a_sample.json")
         shutil.copy(path, Path(served) / "b_target.json")
-        port = _free_port()
+        port = free_port()
         server = subprocess.Popen(
             [sys.executable, "-m", "irtools", "serve", served, "--port", str(port)],
             stderr=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
         )
-        options = Options()
-        for arg in (
-            "--headless=new",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-dev-shm-usage",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--no-first-run",
-            "--window-size=1500,1200",
-        ):
-            options.add_argument(arg)
-        driver = webdriver.Chrome(options=options)
+        driver = chromium()
         try:
             for _ in range(600):  # a minute: a busy machine starts Python slowly
                 try:
@@ -265,8 +255,35 @@ def main() -> int:
     )
     parser.add_argument("--mesh", action="store_true", help="measure the mesh view only (see above)")
     parser.add_argument("--mesh-file", type=Path, help="with --mesh: this IR instead of the 100 MB synth one")
+    parser.add_argument("--goals", action="store_true", help="measure issue 18's dashboard goals (see above)")
+    parser.add_argument(
+        "--keep",
+        type=Path,
+        default=Path("/tmp/irtools-dashboard-goals"),
+        help="with --goals: write (and reuse) the synth files here (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--files",
+        type=Path,
+        nargs=2,
+        metavar=("LARGE", "SMALL"),
+        help="with --goals: these two IRs instead of the synth ones",
+    )
+    parser.add_argument("--before", type=Path, metavar="DIR", help="with --goals: also this older checkout")
+    parser.add_argument("--runs", type=int, default=1, help="with --goals: sessions per file and tree")
+    parser.add_argument("--screenshots", type=Path, metavar="DIR", help="with --goals: keep the views as PNG")
+    parser.add_argument("--profile", type=Path, metavar="DIR", help="with --goals: py-spy each server")
     args = parser.parse_args()
-    sys.path.insert(0, str(ROOT))
+    if args.goals:
+        from benchmarks.dashboard_goals import measure, synth_files
+
+        files = {p.name: p.resolve() for p in args.files} if args.files else synth_files(args.keep)
+        trees = ({"before": args.before.resolve()} if args.before else {}) | {"after": ROOT}
+        for folder in (args.screenshots, args.profile):
+            if folder:
+                folder.mkdir(parents=True, exist_ok=True)
+        measure(files, trees, args.runs, args.screenshots, args.profile)
+        return 0
     if args.mesh:
         return bench_mesh(args.mesh_file)
     from benchmarks.bench_scale import write_synth

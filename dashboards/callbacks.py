@@ -220,6 +220,7 @@ def register(app: Dash, store: FileStore) -> None:
         e = entry(key)
         if e is None:
             return "", [], [], []
+        e.after_first_view()
         f = e.findings
         counts = f["severity"].value_counts()
         found = ", ".join(
@@ -258,6 +259,7 @@ def register(app: Dash, store: FileStore) -> None:
         e = entry(key)
         if e is None:
             return findings_table([], 0), 0, ""
+        e.after_first_view()
         shown = filter_findings(e.findings, severities, codes, cores)
         pages = max(1, math.ceil(len(shown) / FINDINGS_PER_PAGE))
         page = page or 0
@@ -392,7 +394,7 @@ def register(app: Dash, store: FileStore) -> None:
         # ARROWS_BY_DEFAULT; the arrows of a selected workload or layer are drawn in any case.
         every = arrows == "all" or (arrows == "auto" and len(a.core_transfers) <= ARROWS_BY_DEFAULT)
         edges = a.core_transfers if every or layers or focus else None
-        return timeline_figure(
+        figure = timeline_figure(
             a.timeline,
             model,
             core_transfers=edges,
@@ -402,6 +404,8 @@ def register(app: Dash, store: FileStore) -> None:
             wait_cycles=a.wait_cycles,
             zoom_to_focus=False,  # the focus callback sets the view
         )
+        e.sent("timeline")  # with the maps sent, the check and the mesh may start
+        return figure
 
     @app.callback(
         Output("l2-map", "figure"),
@@ -417,6 +421,8 @@ def register(app: Dash, store: FileStore) -> None:
         key: str | None, core: int | None, focus: dict[str, Any] | None, model: str, axis: str, view: Any
     ) -> tuple[Figure, Figure]:
         e = entry(key)
+        if e is not None and not e.analysis.index.cores:
+            e.sent("maps")  # no core, no maps: the findings (all there is to see) need not wait
         if e is None or core is None:
             blank = empty_figure("no IR loaded")
             return blank, blank
@@ -428,7 +434,9 @@ def register(app: Dash, store: FileStore) -> None:
             if not e.analysis.index.has(Capability.L2_ADDRESSES):  # one panel (the blocks held), no WL0 map
                 return _range_patch(window, ("xaxis",)), no_update
             return _range_patch(window, ("xaxis", "xaxis2")), _range_patch(window, ("xaxis", "xaxis2"))
-        return core_maps(e.analysis, core, _focus(focus), model=model, cycles=cycles, window=window)
+        maps = core_maps(e.analysis, core, _focus(focus), model=model, cycles=cycles, window=window)
+        e.sent("maps")
+        return maps
 
     @app.callback(
         Output("download", "data"),

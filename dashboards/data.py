@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import gc
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -14,13 +15,21 @@ import pandas as pd
 from dashboards.upload_store import EVICTED, UPLOAD_PREFIX, UploadStore, default_store_bytes
 from irtools.analysis import Analysis, AnalysisError, AnalysisOptions
 from irtools.analysis.noc import NocModel
+from irtools.dialects import Capability
 from irtools.findings import Finding
 from irtools.limits import size_problem
 from irtools.loading.load import load_ir
+from irtools.loading.reader import gc_paused
 from irtools.rules.context import CheckOptions
 from irtools.validate import check_loaded
 
 FINDING_COLUMNS = ["severity", "code", "core_id", "workload_id", "transfer_id", "message", "pointer"]
+FIRST_VIEW_FIGURES = frozenset({"timeline", "maps"})
+"""The figures of a file's first view: the timeline and the core's maps (`Entry.sent`)."""
+FREEZE_FROM_BYTES = 8 * 10**6
+"""Files from this size have their objects frozen out of the collector's sight (load_entry)."""
+FIRST_VIEW_WAIT = 5.0
+"""Seconds the later work on a file (its check, the mesh's routing) waits for its first view at most."""
 
 
 class AccessError(ValueError):
@@ -39,6 +48,40 @@ class Entry:
         self.analysis = analysis
         self._findings: pd.DataFrame | None = None
         self._lock = threading.Lock()
+        self.frozen = False
+        """Whether its objects were frozen (load_entry): dropping it needs `collect_dropped`."""
+        self._sent: set[str] = set()
+        self._first_view = threading.Event()
+
+    def prepare_first_view(self) -> Entry:
+        """Compute the tables the first view draws from (timeline, transfers, layers, cores, the L2
+        panel's), so its figures are built in a blink once the entry is handed out."""
+        a = self.analysis
+        with gc_paused():
+            try:
+                a.timeline, a.core_transfers, a.layers, a.cores  # noqa: B018 - cached on first access
+                if a.index.has(Capability.L2_ADDRESSES):
+                    a.tensors, a.wl0_tensors  # noqa: B018
+                else:
+                    a.l2_blocks  # noqa: B018
+            except Exception:  # noqa: BLE001, S110 - the figure drawn from that table reports it, as before
+                pass
+            if self.frozen:
+                with _FROZEN:
+                    gc.freeze()  # as load_entry: the new tables' objects out of the collector's sight
+        return self
+
+    def sent(self, figure: str) -> None:
+        """The dashboard sent the browser this figure of the file (one of FIRST_VIEW_FIGURES)."""
+        self._sent.add(figure)
+        if self._sent >= FIRST_VIEW_FIGURES:
+            self._first_view.set()
+
+    def after_first_view(self) -> None:
+        """Wait (FIRST_VIEW_WAIT seconds at most) until the first view's figures are sent: the
+        interpreter runs one thread at a time, so work that is not on screen yet (the check, the mesh)
+        would otherwise slow the first view down by as much as it costs."""
+        self._first_view.wait(FIRST_VIEW_WAIT)
 
     @property
     def findings(self) -> pd.DataFrame:
@@ -92,13 +135,47 @@ def load_entry(
 ) -> Entry:
     """Load (a path or bytes) and wrap an IR; AnalysisError with the reason when it is not an IR at all
     (or a file over `max_bytes`). `noc` adds the noc timing model."""
-    loaded = load_ir(source, name, max_bytes)
     options = AnalysisOptions(wl0_size=wl0_size, l2_size=l2_size)
     if noc is not None:
         options = AnalysisOptions(
             wl0_size=wl0_size, l2_size=l2_size, noc_bw=noc.bandwidth, noc_frequency=noc.frequency
         )
-    return Entry(name, Analysis(loaded, options))
+    # A large IR is millions of objects that live as long as the entry: collector passes over them
+    # while the index and the tables are built, and later, cost seconds (3 s of a 67 MB file's first
+    # view), so they are frozen out of its sight; `collect_dropped` frees them with the entry.
+    with gc_paused():
+        entry = Entry(name, Analysis(load_ir(source, name, max_bytes), options))
+        entry.frozen = _size(source) >= FREEZE_FROM_BYTES
+        if entry.frozen:
+            with _FROZEN:
+                gc.freeze()
+    return entry
+
+
+def _size(source: str | Path | bytes) -> int:
+    try:
+        return len(source) if isinstance(source, bytes) else Path(source).stat().st_size
+    except OSError:
+        return 0
+
+
+_FROZEN = threading.Lock()
+
+
+def collect_dropped() -> threading.Thread:
+    """An entry left the cache: its objects were frozen with everything else alive (load_entry), and
+    those in reference cycles would stay for good. Thaw everything, collect, freeze what survives;
+    in the background (a full pass over a large file's objects takes a second)."""
+
+    def run() -> None:
+        with _FROZEN:
+            gc.unfreeze()
+            gc.collect()
+            gc.freeze()
+
+    thread = threading.Thread(target=run, name="irtools collect", daemon=True)
+    thread.start()
+    return thread
 
 
 class FileStore:
@@ -199,7 +276,10 @@ class FileStore:
             except KeyError:
                 raise AccessError(EVICTED) from None
             entry = self._cached(
-                (key,), lambda: load_entry(data, name, self.wl0_size, l2_size=self.l2_size, noc=self.noc)
+                (key,),
+                lambda: load_entry(
+                    data, name, self.wl0_size, l2_size=self.l2_size, noc=self.noc
+                ).prepare_first_view(),
             )
             if key not in self.uploads:  # dropped while it was analyzed: keep no analysis of it
                 self._forget(key)
@@ -211,7 +291,9 @@ class FileStore:
             raise AccessError(f"{key}: {problem} (irtools serve --max-mb)")
         return self._cached(
             (key, stat.st_mtime_ns, stat.st_size),
-            lambda: load_entry(path, key, self.wl0_size, l2_size=self.l2_size, noc=self.noc),
+            lambda: load_entry(
+                path, key, self.wl0_size, l2_size=self.l2_size, noc=self.noc
+            ).prepare_first_view(),
         )
 
     def warm(self, key: str) -> threading.Thread:
@@ -223,6 +305,7 @@ class FileStore:
         def run() -> None:
             try:
                 entry = self.get(key)
+                entry.after_first_view()
                 entry.analysis.tables()
                 entry.findings  # noqa: B018 - computed and cached on first access
             except Exception:  # noqa: BLE001, S110 - showing the file reports it
@@ -235,7 +318,10 @@ class FileStore:
     def _forget(self, upload: str) -> None:
         """Drop the analysis of an upload the upload store dropped."""
         with self._lock:
-            self._cache.pop((upload,), None)
+            dropped = self._cache.pop((upload,), None)
+        if dropped is not None and dropped.frozen:
+            del dropped  # no reference left here when the collector looks
+            collect_dropped()
 
     def _cached(self, cache_key: tuple[object, ...], build: Callable[[], Entry]) -> Entry:
         # Several callbacks ask for the same file at once: one builds it, the others wait for it.
@@ -252,6 +338,9 @@ class FileStore:
             with self._lock:
                 self._cache[cache_key] = entry
                 self._building.pop(cache_key, None)
+                frozen = False
                 while len(self._cache) > self._cache_size:
-                    self._cache.popitem(last=False)
+                    frozen |= self._cache.popitem(last=False)[1].frozen
+            if frozen:
+                collect_dropped()
         return entry

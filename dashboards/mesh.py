@@ -1,6 +1,6 @@
 """The mesh view: the chip's tiles coloured by a metric, the NoC links between them sized by their bytes.
 
-Figures only: the numbers are `Analysis.tiles` and `link_load.noc_links_table` (irtools.analysis).
+Figures only: the numbers are `Analysis.tiles` and `Analysis.link_table` (irtools.analysis).
 Row 0 is on top, as Gemini numbers the rows; the DRAM ports sit on the edge columns x = -1 and x = xlen.
 Each direction of a link is its own segment, beside the other: east- and westbound above and below
 the row's centre line, down- and upbound right and left of the column's.
@@ -17,7 +17,6 @@ from plotly.colors import sample_colorscale
 
 from dashboards.figures import empty_figure, escape, finish_layout, format_bytes, note_above
 from irtools.analysis import Analysis
-from irtools.analysis.link_load import noc_links_table
 from irtools.analysis.tiles import METRICS, MeshShape, mesh_shape
 
 TILE = 0.56
@@ -314,7 +313,7 @@ def mesh_view(
     tiles = analysis.tiles(model, window)
     tiles = tiles.assign(label=[analysis.core_label(int(c)) for c in tiles["core_id"]])
     bandwidth = analysis.options.noc_bw
-    links = noc_links_table(analysis.link_loads(model), bandwidth, window)
+    links = analysis.link_table(model, window)
     scope = f"{model} model, " + (
         f"cycles {window[0]:,.0f}-{window[1]:,.0f}" if window is not None else "whole schedule"
     )

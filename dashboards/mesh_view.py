@@ -58,8 +58,10 @@ def mesh_section() -> html.Div:
 
 
 def register_mesh(app: Dash, store: FileStore) -> None:
-    def analysis(key: str | None) -> Any:
+    def analysis(key: str | None, first_view: bool = False) -> Any:
         entry = store.find(key)
+        if entry and first_view:
+            entry.after_first_view()  # routing a large file's traffic takes seconds: after the first view
         return entry.analysis if entry else None
 
     @app.callback(
@@ -72,7 +74,7 @@ def register_mesh(app: Dash, store: FileStore) -> None:
         Input("core", "value"),
     )
     def draw(key: str | None, model: str, metric: str, view: Any, core: int | None) -> tuple[Any, ...]:
-        a = analysis(key)
+        a = analysis(key, first_view=True)
         if a is None or mesh_shape(a.index) is None:
             return _HIDDEN, {}
         return _SHOWN, mesh_view(a, model, metric, view_window(view, key), core)

@@ -116,6 +116,8 @@ class Analysis:
     @cached_property
     def wait_cycles(self) -> list[list[tuple[int, int]]]:
         """(core_id, position) of the workloads of each wait cycle (GIR502), each waiting for the one before."""
+        if all(s is not None for s in self.schedules["dependency"].start):
+            return []  # Kahn's order over the same wait graph placed every workload: it has no cycle
         nodes, edges = wait_graph(self.index)
         return [
             [(nodes[n].core_id, nodes[n].position) for n in cycle] for cycle in find_cycles(len(nodes), edges)
@@ -210,13 +212,38 @@ class Analysis:
     def _link_loads(self) -> dict[str, LinkLoads | None]:
         return {}
 
-    @cached_property
+    @property
     def noc_link_table(self) -> pd.DataFrame:
         """The `noc_links` table: bytes per directed link over the schedule (busy share with noc_bw)."""
-        return noc_links_table(self.link_loads("dependency"), self.options.noc_bw)
+        return self.link_table("dependency")
+
+    def link_table(
+        self, model: str = "dependency", window: tuple[float, float] | None = None
+    ) -> pd.DataFrame:
+        """The `noc_links` table under `model` in `window`. The whole schedule's is kept per model: it
+        sums millions of routed rows (seconds on a 64-core file), a window's only the steps in it."""
+        if window is not None:
+            return noc_links_table(self.link_loads(model), self.options.noc_bw, window)
+        if model not in self._whole_schedule:
+            self._whole_schedule[model] = noc_links_table(self.link_loads(model), self.options.noc_bw)
+        return self._whole_schedule[model]
+
+    @cached_property
+    def _whole_schedule(self) -> dict[str, pd.DataFrame]:
+        """`link_table` and `tiles` over the whole schedule, by model (tiles' keys: `tiles MODEL`)."""
+        return {}
 
     def tiles(self, model: str = "dependency", window: tuple[float, float] | None = None) -> pd.DataFrame:
-        """One row per core tile: busy/waiting share, peak L2, DRAM and core-to-core bytes in `window`."""
+        """One row per core tile: busy/waiting share, peak L2, DRAM and core-to-core bytes in `window`
+        (the whole schedule's kept per model, as `link_table`'s)."""
+        if window is None:
+            key = f"tiles {model}"
+            if key not in self._whole_schedule:
+                self._whole_schedule[key] = self._tiles(model, None)
+            return self._whole_schedule[key]
+        return self._tiles(model, window)
+
+    def _tiles(self, model: str, window: tuple[float, float] | None) -> pd.DataFrame:
         capacity = self.l2_capacity_kib
         return tile_table(
             self.index,

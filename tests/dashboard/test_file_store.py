@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import base64
+import gc
 import shutil
+import threading
+import weakref
+from collections.abc import Iterator
 from pathlib import Path
 from unittest import mock
 
@@ -90,3 +94,78 @@ def test_warm_of_a_refused_path_fails_quietly(served: Path) -> None:
     thread = FileStore(served, 10**6).warm("../secret.json")
     thread.join(timeout=60)
     assert not thread.is_alive()  # no exception escaped: showing the file reports the refusal
+
+
+def test_an_entry_is_handed_out_with_its_first_views_tables(served: Path) -> None:
+    analysis = FileStore(served, 10**6).get("sub/mesh.json").analysis
+    assert {"timeline", "core_transfers", "layers", "cores", "_l2", "_wl0"} <= set(vars(analysis))
+
+
+def test_the_later_work_waits_for_both_first_view_figures(served: Path) -> None:
+    entry = FileStore(served, 10**6).get("sub/mesh.json")
+    entry.sent("timeline")
+    assert not entry._first_view.is_set()  # the maps are not sent yet: the check would slow them
+    entry.sent("maps")
+    assert entry._first_view.is_set()
+    entry.after_first_view()  # returns at once now
+    # A first view nobody draws (a warmed file, no browser yet) holds the later work back no longer
+    # than FIRST_VIEW_WAIT.
+    with mock.patch("dashboards.data.FIRST_VIEW_WAIT", 0.01):
+        other = FileStore(served, 10**6).get("link-in.json")
+        other.after_first_view()
+    assert not other._first_view.is_set()
+
+
+@pytest.fixture
+def thawed() -> Iterator[None]:
+    yield
+    gc.unfreeze()  # the other tests' objects back in the collector's sight
+
+
+@pytest.mark.usefixtures("thawed")
+def test_a_large_file_is_frozen_and_freed_when_dropped(served: Path) -> None:
+    with mock.patch("dashboards.data.FREEZE_FROM_BYTES", 1):
+        store = FileStore(served, 10**6, cache_size=1)
+        entry = store.get("sub/mesh.json")
+        assert entry.frozen and gc.get_freeze_count() > 0
+        # A cycle through the entry: the collector alone can free it, and frozen it cannot see it.
+        entry.analysis.cycle = entry  # type: ignore[attr-defined]
+        alive = weakref.ref(entry.analysis)
+        del entry
+        threads: list[threading.Thread] = []
+        collect = data.collect_dropped
+        with mock.patch("dashboards.data.collect_dropped", lambda: threads.append(collect())):
+            store.get("link-in.json")  # the cache holds one: the first file is dropped
+        assert len(threads) == 1
+    threads[0].join(timeout=60)
+    assert alive() is None
+
+
+def test_a_small_file_is_left_to_the_collector(served: Path) -> None:
+    entry = FileStore(served, 10**6).get("sub/mesh.json")
+    assert not entry.frozen  # uploads of a few MB come and go: freezing each would cost more
+
+
+def test_a_file_without_cores_opens_the_first_view_at_once(tmp_path: Path) -> None:
+    """No core, no maps to wait for: its findings (all there is to see) are not held back."""
+    from dashboards.app import create_app
+    from tests.dashboard.dash_client import DashClient
+
+    (tmp_path / "empty.json").write_text('{"xlen": 2, "ylen": 2, "-1": []}')
+    app = create_app(tmp_path)
+    client = DashClient(app.server.test_client())
+    key = {"current.data": "empty.json"}
+    client.call("timeline.figure", {**key, "model.value": "dependency", "arrows.value": "auto"})
+    client.call("l2-map.figure", {**key, "model.value": "dependency", "map-axis.value": "cycles"})
+    assert app.store.get("empty.json")._first_view.is_set()  # type: ignore[attr-defined]
+    found = client.call("findings-summary.children", key)
+    assert "GIR101" in str(found["filter-code"]["options"])
+
+
+def test_a_table_that_fails_fails_only_the_figure_drawn_from_it(served: Path) -> None:
+    """Building the first view's tables ahead must not turn one table's error into the whole file's."""
+    with mock.patch("irtools.analysis.analysis.layers_table", side_effect=ValueError("broken table")):
+        entry = FileStore(served, 10**6).get("sub/mesh.json")
+        assert "timeline" in vars(entry.analysis)  # the file is served, its timeline built
+        with pytest.raises(ValueError, match="broken table"):
+            entry.analysis.layers  # noqa: B018 - raised where it is used, as before

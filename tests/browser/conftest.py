@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import logging
 import shutil
 import threading
 import time
@@ -87,3 +88,22 @@ def _ignore_server_kill() -> Iterator[None]:
     threading.excepthook = hook
     yield
     threading.excepthook = previous
+
+
+@pytest.fixture(autouse=True)
+def _unlock_loggers_after_server_kill() -> Iterator[None]:
+    """Give every logging handler a fresh lock after each browser test.
+
+    dash.testing stops its server by raising SystemExit in every thread the test started. One that
+    lands in werkzeug's request log, after a handler took its lock and before it released it, leaves
+    that lock held by a dead thread: every later request log in this process (the in-process servers
+    of tests/dashboard) then waits forever. Seen as a hung CI run in test_concurrent_clients.
+    """
+    yield
+    loggers = [logging.getLogger(), *(logging.getLogger(name) for name in logging.root.manager.loggerDict)]
+    for logger in loggers:
+        for handler in logger.handlers:
+            if handler.lock is not None and handler.lock.acquire(timeout=1):
+                handler.lock.release()  # free, or freed by a live thread within a second
+            else:
+                handler.createLock()  # still held: by a thread that is gone

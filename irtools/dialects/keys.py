@@ -7,8 +7,8 @@ raw JSON, one top-level part at a time, while that part is still in memory.
 from __future__ import annotations
 
 import functools
-from collections.abc import Collection, Iterator
-from typing import Any
+from collections.abc import Collection, Iterator, Mapping
+from typing import Any, ClassVar
 
 from irtools import pointer as jp
 from irtools import reference
@@ -71,21 +71,14 @@ def type_field_note(kind: str, key: str) -> str:
     return str(info.json_schema_extra[DIALECT])
 
 
-@functools.cache
-def _common_fields(models: tuple[type, ...]) -> tuple[frozenset[str], frozenset[str]]:
-    """(the keys every one of `models` reads, the dialect keys of any of them)."""
-    fields = [_fields(m) for m in models]
-    return frozenset.intersection(*(k for k, _ in fields)), frozenset().union(*(d for _, d in fields))
-
-
-def _plain(models: tuple[type, ...], entries: list[Any]) -> bool:
-    """Whether every entry is an object whose keys all of `models` know and none of them notes as a
+def _plain(model: type, entries: list[Any]) -> bool:
+    """Whether every entry is an object whose keys `model` knows and none of which it notes as a
     dialect key: then no entry yields a GIR103, and one union of their keys (in C) proves it instead
     of a call per entry. Off under the reference core (irtools.reference), which looks at each one."""
     if reference.active() or not set(map(type, entries)) <= {dict}:
         return False
     keys: set[str] = set().union(*entries)
-    known, dialect = _common_fields(models)
+    known, dialect = _fields(model)
     return known.issuperset(keys) and keys.isdisjoint(dialect)
 
 
@@ -96,6 +89,12 @@ class KeyScan:
     as the semantic checks do not look at them either.
     """
 
+    TOP: type = SchedulerIR
+    DRAM_SECTION: type = DramSection
+    DRAM_SIDES: ClassVar[Mapping[str, type]] = _DRAM_SIDES
+    DRAM_DESTINATIONS: ClassVar[Mapping[str, type]] = _DESTINATIONS
+    """The models of this dialect's top level and DRAM section (a dialect's scan overrides them)."""
+
     def __init__(self) -> None:
         self._top: _Seen = {}
         self._dram: _Seen = {}
@@ -104,25 +103,27 @@ class KeyScan:
 
     def top(self, doc: dict[str, Any]) -> None:
         """The top-level keys; pass the DRAM section to `dram` and each core to `core`."""
-        known, _ = _fields(SchedulerIR)
+        known, _ = _fields(self.TOP)
         for key in doc:
             if key not in known and not CORE_KEY.match(key):
-                _note(self._top, "SchedulerIR", key, "", (), False)
+                _note(self._top, self.TOP.__name__, key, "", (), False)
 
     def dram(self, section: Any, skipped: Collection[str] = ()) -> None:
         self._skipped = set(skipped)
         if not isinstance(section, dict):
             return
         seen = self._dram
-        self._record(seen, DramSection, section, "/-1", ())
-        for side, model in _DRAM_SIDES.items():
+        self._record(seen, self.DRAM_SECTION, section, "/-1", ())
+        for side, model in self.DRAM_SIDES.items():
             entries = section.get(side)
             if not isinstance(entries, list):
                 continue
             base = "/-1/" + side
             for i, entry in self._entries(entries, base):
                 self._record(seen, model, entry, base, (i,))
-                self._typed_list(seen, _DESTINATIONS, entry.get("destination"), base, (i, "destination"))
+                self._typed_list(
+                    seen, self.DRAM_DESTINATIONS, entry.get("destination"), base, (i, "destination")
+                )
 
     def core(self, key: str, workloads: Any, skipped: Collection[str] = ()) -> None:
         self._skipped = set(skipped)
@@ -140,27 +141,27 @@ class KeyScan:
         """Whether no object of a schema-valid core can yield a GIR103: each kind's objects are
         screened together (`_plain`), a few unions for the whole core instead of a call per object."""
         try:
-            return all(_plain(models, objects) for models, objects in self._core_parts(workloads))
+            return all(_plain(model, objects) for model, objects in self._core_parts(workloads))
         except (AttributeError, KeyError, TypeError):
             return False  # a shape the screen did not expect: look at each object
 
-    def _core_parts(self, wls: list[Any]) -> Iterator[tuple[tuple[type, ...], list[Any]]]:
-        """(models, objects) of every kind of object in a schema-valid core of this dialect."""
-        yield (Workload,), wls
-        yield (IfmapTensor,), [e for w in wls for e in w["ifmap"]]
+    def _core_parts(self, wls: list[Any]) -> Iterator[tuple[type, list[Any]]]:
+        """(model, objects) of every kind of object in a schema-valid core of this dialect."""
+        yield Workload, wls
+        yield IfmapTensor, [e for w in wls for e in w["ifmap"]]
         ofmaps = [e for w in wls for e in w["ofmap"]]
-        yield (OfmapTensor,), ofmaps
+        yield OfmapTensor, ofmaps
         destinations = [d for e in ofmaps for d in e["destination"]]
         for kind, model in _DESTINATIONS.items():
-            yield (model,), [d for d in destinations if d["type"] == kind]
+            yield model, [d for d in destinations if d["type"] == kind]
         buffer = [e for w in wls for e in w["buffer"]]
-        yield (BufferEntry,), buffer
+        yield BufferEntry, buffer
         sources = [s for e in buffer for s in e.get("source") or ()]
         for kind, model in _SOURCES.items():
-            yield (model,), [s for s in sources if s["type"] == kind]
-        yield (WeightTensor,), [w["weight"] for w in wls if w.get("weight") is not None]
-        yield (Wl0Entry,), [e for w in wls for key in _WL0_LISTS for e in w.get(key) or ()]
-        yield (Tile,), [t for w in wls for t in (w.get("tile_info") or {}).values()]
+            yield model, [s for s in sources if s["type"] == kind]
+        yield WeightTensor, [w["weight"] for w in wls if w.get("weight") is not None]
+        yield Wl0Entry, [e for w in wls for key in _WL0_LISTS for e in w.get(key) or ()]
+        yield Tile, [t for w in wls for t in (w.get("tile_info") or {}).values()]
 
     def _plain_workloads(self, key: str, workloads: list[Any]) -> None:
         """What a core with no unknown or dialect key still needs counted per workload: nothing here."""
@@ -224,7 +225,7 @@ class KeyScan:
         """
         if (
             not self._skipped
-            and _plain((model,), entries)
+            and _plain(model, entries)
             and (nested is None or _nested_plain(nested, entries))
         ):
             return
@@ -242,7 +243,7 @@ class KeyScan:
                 yield i, entry
 
     def _typed_list(
-        self, seen: _Seen, kinds: dict[str, type], entries: Any, base: str, tokens: tuple[Any, ...]
+        self, seen: _Seen, kinds: Mapping[str, type], entries: Any, base: str, tokens: tuple[Any, ...]
     ) -> None:
         """Sources or destinations: the model is chosen by each entry's "type"."""
         if not isinstance(entries, list):
@@ -266,13 +267,11 @@ class KeyScan:
                 _note(seen, model.__name__, key, base, tokens, True)
 
 
-def _typed_plain(kinds: dict[str, type], objects: list[Any]) -> bool:
+def _typed_plain(kinds: Mapping[str, type], objects: list[Any]) -> bool:
     """`_plain` for objects whose model is chosen by their "type" (sources, destinations), kind by kind."""
     if not set(map(type, objects)) <= {dict}:
         return False
-    return all(
-        _plain((model,), [o for o in objects if o.get("type") == kind]) for kind, model in kinds.items()
-    )
+    return all(_plain(model, [o for o in objects if o.get("type") == kind]) for kind, model in kinds.items())
 
 
 def _nested_plain(nested: tuple[str, dict[str, type]], entries: list[dict[str, Any]]) -> bool:

@@ -11,14 +11,13 @@ rules that need those capabilities.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Iterator, Mapping
+from typing import Any, ClassVar
 
 from irtools import pointer as jp
 from irtools.dialects.base import Capability, Dialect, PartModels, buffer_shows
-from irtools.dialects.keys import KeyScan, _fields, _note
+from irtools.dialects.keys import KeyScan
 from irtools.findings import Finding, Severity
-from irtools.model.ir import CORE_KEY
 from irtools.model.raw import (
     RawBufferEntry,
     RawCoreDestination,
@@ -76,35 +75,17 @@ class RawKeyScan(KeyScan):
     """Keys the raw models do not know, once per object kind (GIR103 warnings)."""
 
     TOP: type = RawIR
+    DRAM_SECTION: type = RawDramSection
+    DRAM_SIDES: ClassVar[Mapping[str, type]] = {"in": RawDramIn, "out": RawDramOut}
+    DRAM_DESTINATIONS: ClassVar[Mapping[str, type]] = {
+        "core": RawCoreDestination
+    }  # a DRAM `out` entry feeds cores only
     WORKLOAD: type = RawWorkload
     BUFFER: type = RawBufferEntry
 
     def __init__(self) -> None:
         super().__init__()
         self._omitted: dict[tuple[str, str], list[Any]] = {}
-
-    def top(self, doc: dict[str, Any]) -> None:
-        known, _ = _fields(self.TOP)
-        for key in doc:
-            if key not in known and not CORE_KEY.match(key):
-                _note(self._top, self.TOP.__name__, key, "", (), False)
-
-    def dram(self, section: Any, skipped: Any = ()) -> None:
-        self._skipped = set(skipped)
-        if not isinstance(section, dict):
-            return
-        seen = self._dram
-        self._record(seen, RawDramSection, section, "/-1", ())
-        for side, model in (("in", RawDramIn), ("out", RawDramOut)):
-            entries = section.get(side)
-            if not isinstance(entries, list):
-                continue
-            base = "/-1/" + side
-            for i, entry in self._entries(entries, base):
-                self._record(seen, model, entry, base, (i,))
-                for j, d in enumerate(entry.get("destination") or ()):
-                    if isinstance(d, dict):
-                        self._record(seen, RawCoreDestination, d, base, (i, "destination", j))
 
     def findings(self) -> Iterator[Finding]:
         yield from super().findings()
@@ -117,18 +98,18 @@ class RawKeyScan(KeyScan):
                 pointer,
             )
 
-    def _core_parts(self, wls: list[Any]) -> Iterator[tuple[tuple[type, ...], list[Any]]]:
-        yield (self.WORKLOAD,), wls
-        yield (RawIfmap,), [w["ifmap"] for w in wls]
-        yield (RawWeight,), [w["weight"] for w in wls if w.get("weight") is not None]
+    def _core_parts(self, wls: list[Any]) -> Iterator[tuple[type, list[Any]]]:
+        yield self.WORKLOAD, wls
+        yield RawIfmap, [w["ifmap"] for w in wls]
+        yield RawWeight, [w["weight"] for w in wls if w.get("weight") is not None]
         ofmaps = [e for w in wls for e in w.get("ofmap") or ()]
-        yield (RawOfmap,), ofmaps
+        yield RawOfmap, ofmaps
         destinations = [d for e in ofmaps for d in e["destination"]]
         for kind, model in _RAW_DESTINATIONS.items():
-            yield (model,), [d for d in destinations if d["type"] == kind]
+            yield model, [d for d in destinations if d["type"] == kind]
         buffer = [e for w in wls for e in w.get("buffer") or ()]
-        yield (self.BUFFER,), buffer
-        yield (RawSource,), [s for e in buffer for s in e.get("source") or ()]
+        yield self.BUFFER, buffer
+        yield RawSource, [s for e in buffer for s in e.get("source") or ()]
 
     def _plain_workloads(self, key: str, workloads: list[Any]) -> None:
         for w, wl in enumerate(workloads):

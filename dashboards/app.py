@@ -14,6 +14,7 @@ from dashboards.mesh_view import register_mesh
 from dashboards.sweep_page import mount_sweep_page
 from irtools.analysis import MODELS
 from irtools.analysis.noc import NocModel
+from irtools.options import RunOptions
 
 DEFAULT_MAX_UPLOAD_MB = 200
 
@@ -28,6 +29,7 @@ def create_app(
     noc: NocModel | None = None,
     l2_size: int | None = None,
     max_upload_store_bytes: int | None = None,
+    options: RunOptions | None = None,
 ) -> Dash:
     """An app serving IR files under `path` (a directory, or a file to open in its directory).
 
@@ -36,6 +38,8 @@ def create_app(
     turns on GIR402), `l2_size` is the L2 size of files that record none (the maps' buffer end, GIR301). `trace` is the ZeBu trace of the file shown first (others are found by name).
     Uploads are kept up to `max_upload_store_bytes` in all (default: a sixteenth of the memory).
     `noc` adds the noc timing model (the scheduler's latency) to every file's model switch.
+    `options` (what `irtools serve` passes) is the run's whole options and replaces `max_file_bytes`,
+    `wl0_size`, `l2_size` and `noc`.
     """
     target = Path(path)
     root = target.parent if target.is_file() else target
@@ -47,7 +51,9 @@ def create_app(
         l2_size=l2_size,
         noc=noc,
         max_upload_store_bytes=max_upload_store_bytes,
+        options=options,
     )
+    noc = store.noc
     selected = open_file
     if target.is_file():
         selected = target.resolve().relative_to(store.root).as_posix()

@@ -13,14 +13,14 @@ from pathlib import Path
 import pandas as pd
 
 from dashboards.upload_store import EVICTED, UPLOAD_PREFIX, UploadStore, default_store_bytes
-from irtools.analysis import Analysis, AnalysisError, AnalysisOptions
+from irtools.analysis import Analysis, AnalysisError
 from irtools.analysis.noc import NocModel
 from irtools.dialects import Capability
 from irtools.findings import Finding
 from irtools.limits import size_problem
 from irtools.loading.load import load_ir
 from irtools.loading.reader import gc_paused
-from irtools.rules.context import CheckOptions
+from irtools.options import RunOptions
 from irtools.validate import check_loaded
 
 FINDING_COLUMNS = ["severity", "code", "core_id", "workload_id", "transfer_id", "message", "pointer"]
@@ -87,9 +87,7 @@ class Entry:
     def findings(self) -> pd.DataFrame:
         with self._lock:
             if self._findings is None:
-                given = self.analysis.options
-                options = CheckOptions(wl0_size=given.wl0_size, l2_size=given.l2_size)  # GIR402, GIR301
-                findings = check_loaded(self.analysis.loaded, options, self.analysis.index)
+                findings = check_loaded(self.analysis.loaded, self.analysis.options, self.analysis.index)
                 self._findings = findings_frame(findings)
             return self._findings
 
@@ -132,14 +130,13 @@ def load_entry(
     max_bytes: int | None = None,
     noc: NocModel | None = None,
     l2_size: int | None = None,
+    options: RunOptions | None = None,
 ) -> Entry:
     """Load (a path or bytes) and wrap an IR; AnalysisError with the reason when it is not an IR at all
-    (or a file over `max_bytes`). `noc` adds the noc timing model."""
-    options = AnalysisOptions(wl0_size=wl0_size, l2_size=l2_size)
-    if noc is not None:
-        options = AnalysisOptions(
-            wl0_size=wl0_size, l2_size=l2_size, noc_bw=noc.bandwidth, noc_frequency=noc.frequency
-        )
+    (or a file over `max_bytes`). `noc` adds the noc timing model. `options`, when given, is the run's
+    whole options and replaces `wl0_size`, `l2_size` and `noc` (its `max_bytes` is not used here: the
+    store checks sizes itself)."""
+    options = options or store_options(wl0_size, l2_size, noc)
     # A large IR is millions of objects that live as long as the entry: collector passes over them
     # while the index and the tables are built, and later, cost seconds (3 s of a 67 MB file's first
     # view), so they are frozen out of its sight; `collect_dropped` frees them with the entry.
@@ -150,6 +147,24 @@ def load_entry(
             with _FROZEN:
                 gc.freeze()
     return entry
+
+
+def store_options(
+    wl0_size: int | None = None,
+    l2_size: int | None = None,
+    noc: NocModel | None = None,
+    max_bytes: int | None = None,
+) -> RunOptions:
+    """The RunOptions of a dashboard made without one (tests, embedding): from its separate arguments."""
+    if noc is None:
+        return RunOptions(wl0_size=wl0_size, l2_size=l2_size, max_bytes=max_bytes)
+    return RunOptions(
+        wl0_size=wl0_size,
+        l2_size=l2_size,
+        noc_bw=noc.bandwidth,
+        noc_frequency=noc.frequency,
+        max_bytes=max_bytes,
+    )
 
 
 def _size(source: str | Path | bytes) -> int:
@@ -195,16 +210,23 @@ class FileStore:
         noc: NocModel | None = None,
         l2_size: int | None = None,
         max_upload_store_bytes: int | None = None,
+        options: RunOptions | None = None,
     ) -> None:
-        self.noc = noc
+        self.options = options or store_options(wl0_size, l2_size, noc, max_file_bytes)
+        """The run's options for every file served (`options`, else made from the separate arguments)."""
+        self.noc = (
+            NocModel(self.options.noc_bw, self.options.noc_frequency)
+            if self.options.noc_bw is not None
+            else None
+        )
         """The NoC of the noc timing model for every file served, or None."""
         self.root = Path(root).resolve()
         if not self.root.is_dir():
             raise AccessError(f"{root} is not a directory")
         self.max_upload_bytes = max_upload_bytes
-        self.max_file_bytes = max_file_bytes
-        self.wl0_size = wl0_size
-        self.l2_size = l2_size
+        self.max_file_bytes = self.options.max_bytes
+        self.wl0_size = self.options.wl0_size
+        self.l2_size = self.options.l2_size
         self._cache: OrderedDict[tuple[object, ...], Entry] = OrderedDict()
         self.uploads = UploadStore(
             max_upload_store_bytes or default_store_bytes(max_upload_bytes), on_evict=self._forget
@@ -277,9 +299,7 @@ class FileStore:
                 raise AccessError(EVICTED) from None
             entry = self._cached(
                 (key,),
-                lambda: load_entry(
-                    data, name, self.wl0_size, l2_size=self.l2_size, noc=self.noc
-                ).prepare_first_view(),
+                lambda: load_entry(data, name, options=self.options).prepare_first_view(),
             )
             if key not in self.uploads:  # dropped while it was analyzed: keep no analysis of it
                 self._forget(key)
@@ -291,9 +311,7 @@ class FileStore:
             raise AccessError(f"{key}: {problem} (irtools serve --max-mb)")
         return self._cached(
             (key, stat.st_mtime_ns, stat.st_size),
-            lambda: load_entry(
-                path, key, self.wl0_size, l2_size=self.l2_size, noc=self.noc
-            ).prepare_first_view(),
+            lambda: load_entry(path, key, options=self.options).prepare_first_view(),
         )
 
     def warm(self, key: str) -> threading.Thread:

@@ -11,14 +11,15 @@ from irtools.loading.discover import discover
 from irtools.loading.index import IRIndex
 from irtools.loading.load import LoadedIR, load_ir
 from irtools.loading.reader import gc_paused
+from irtools.options import RunOptions
 from irtools.positions import with_positions
 from irtools.rules import RULES
-from irtools.rules.context import CheckContext, CheckOptions
+from irtools.rules.context import CheckContext
 from irtools.rules.registry import resolve_selection, skipped_note
 
 
 def check_loaded(
-    loaded: LoadedIR, options: CheckOptions | None = None, index: IRIndex | None = None
+    loaded: LoadedIR, options: RunOptions | None = None, index: IRIndex | None = None
 ) -> list[Finding]:
     """Run every semantic rule on a loaded IR; loader findings included, nothing filtered.
 
@@ -27,8 +28,8 @@ def check_loaded(
     findings = list(loaded.findings)
     if loaded.ir is None:
         return findings
-    options = options or CheckOptions()
-    index = index or IRIndex(loaded, options.l2_size)
+    options = options or RunOptions()
+    index = index or IRIndex(loaded, options)
     ctx = CheckContext(options)
     # Each rule runs in the form the file's capabilities allow; the others are named once, with what they lack.
     note = skipped_note(index.capabilities, loaded.dialect.name)
@@ -53,15 +54,18 @@ def check_loaded(
 
 def validate_file(
     path: str,
-    options: CheckOptions | None = None,
+    options: RunOptions | None = None,
     enabled: frozenset[str] | None = None,
     max_bytes: int | None = None,
 ) -> FileReport:
     """Validate one file and keep the findings of the enabled rules, with severity overrides applied.
 
-    A file over `max_bytes` is not read; its report holds one GIR100 finding saying so.
+    A file over `max_bytes` (else `options.max_bytes`) is not read; its report holds one GIR100 finding
+    saying so.
     """
-    options = options or CheckOptions()
+    options = options or RunOptions()
+    if max_bytes is None:
+        max_bytes = options.max_bytes
     # The collector stays paused from loading to the findings, and the models are released before it
     # resumes: resumed with millions of live models, its next passes scanned them all, three times
     # over (young, middle, old generation): 3% of validate's CPU time on a documented file, up to a
@@ -92,25 +96,25 @@ def _overridden(finding: Finding, overrides: dict[str, Severity]) -> bool:
     return finding.code in overrides and (rule is None or finding.severity is rule.severity)
 
 
-def _validate_one(args: tuple[str, CheckOptions, frozenset[str], int | None]) -> FileReport:
+def _validate_one(args: tuple[str, RunOptions, frozenset[str], int | None]) -> FileReport:
     return validate_file(*args)
 
 
 def validate_paths(
     paths: Sequence[str],
-    options: CheckOptions | None = None,
+    options: RunOptions | None = None,
     select: Iterable[str] | None = None,
     ignore: Iterable[str] | None = None,
     jobs: int = 1,
     progress: Callable[[int, int], None] | None = None,
     max_bytes: int | None = None,
     allow_empty: bool = False,
-    per_file: Callable[[str], tuple[CheckOptions, frozenset[str]]] | None = None,
+    per_file: Callable[[str], tuple[RunOptions, frozenset[str]]] | None = None,
 ) -> Report:
     """Validate files and directories; raises UsageError for missing paths, directories with no IR
     file (unless `allow_empty`) or unknown codes. `per_file` gives each file its own options and
     enabled codes (its nearest configuration file's), instead of `options`, `select` and `ignore`."""
-    options = options or CheckOptions()
+    options = options or RunOptions()
     enabled = resolve_selection(select, ignore)
     files = discover(paths, allow_empty)
     work = [(f, *per_file(f), max_bytes) if per_file else (f, options, enabled, max_bytes) for f in files]

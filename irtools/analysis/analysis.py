@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from functools import cached_property
 
 import pandas as pd
@@ -20,28 +19,19 @@ from irtools.analysis.timeline import MODELS, Schedule, schedules
 from irtools.analysis.traffic import dram_traffic, dram_transfers
 from irtools.dialects.base import Capability
 from irtools.errors import AnalysisError
-from irtools.gemini import GEMINI_FREQUENCY
 from irtools.loading.graph import find_cycles, wait_graph
 from irtools.loading.index import IRIndex, workload_inputs
 from irtools.loading.load import LoadedIR, load_ir
 from irtools.loading.mesh import MESH, core_label
 from irtools.loading.reader import gc_paused
+from irtools.options import RunOptions
 
 TABLE_ATTRIBUTES = {"noc_links": "noc_link_table"}
 """Tables whose Analysis attribute has another name (`Analysis.noc_links` holds the routed rows per step)."""
 
 
-@dataclass(frozen=True, slots=True)
-class AnalysisOptions:
-    wl0_size: int | None = None
-    """WL0 capacity in bytes; enables free space in wl0_occupancy."""
-    l2_size: int | None = None
-    """L2 size in bytes for files that do not record it (the raw dialect); l2_blocks' capacity."""
-    noc_bw: int | None = None
-    """NoC bandwidth per directed link and cycle, as in Gemini's input line; enables the `noc` model
-    and the busy share of each link in the noc_link_table."""
-    noc_frequency: float = GEMINI_FREQUENCY
-    """Gemini's frequency, which divides the NoC time (irtools.analysis.noc)."""
+AnalysisOptions = RunOptions
+"""The options an analysis reads: the run's whole options (irtools.options.RunOptions), under its former name."""
 
 
 class Analysis:
@@ -51,13 +41,13 @@ class Analysis:
     their workloads say `incomplete`; workloads that cannot be scheduled have no start.
     """
 
-    def __init__(self, loaded: LoadedIR, options: AnalysisOptions | None = None) -> None:
+    def __init__(self, loaded: LoadedIR, options: RunOptions | None = None) -> None:
         if loaded.ir is None:
             first = loaded.findings[0].message if loaded.findings else "no content"
             raise AnalysisError(f"{loaded.path}: not an IR that can be analyzed: {first}")
         self.loaded = loaded
-        self.options = options or AnalysisOptions()
-        self.index = IRIndex(loaded, self.options.l2_size)
+        self.options = options or RunOptions()
+        self.index = IRIndex(loaded, self.options)
 
     @property
     def path(self) -> str:
@@ -65,7 +55,7 @@ class Analysis:
 
     @property
     def buffersize(self) -> int | None:
-        """L2 size in bytes: the file's buffersize, else the l2_size option; None when neither is known."""
+        """L2 size in bytes (IRIndex.l2_size: the file's buffersize, else --l2-size); None when unknown."""
         return self.index.l2_size
 
     @property
@@ -154,12 +144,12 @@ class Analysis:
 
     @cached_property
     def l2_blocks(self) -> pd.DataFrame:
-        return l2_blocks_table(self.index, self.options.l2_size)
+        return l2_blocks_table(self.index)
 
     @property
     def l2_capacity_kib(self) -> int | None:
-        """The L2 size in KiB (buffersize, or the l2_size option); None when unknown."""
-        return l2_capacity_kib(self.index, self.options.l2_size)
+        """The L2 size in KiB (IRIndex.l2_size: buffersize, else --l2-size); None when unknown."""
+        return l2_capacity_kib(self.index)
 
     @property
     def tensors(self) -> pd.DataFrame:
@@ -290,12 +280,15 @@ class Analysis:
 
 def analyze(
     source: str | os.PathLike[str] | bytes | LoadedIR,
-    options: AnalysisOptions | None = None,
+    options: RunOptions | None = None,
     max_bytes: int | None = None,
 ) -> Analysis:
-    """Load (unless given a LoadedIR) and wrap one IR; tables are computed when first read.
+    """Load (unless given a LoadedIR) and wrap one IR; tables are computed when first read. A file over
+    `max_bytes` (else `options.max_bytes`) is refused unread.
 
     Raises AnalysisError when the file is not JSON or not an IR at all, OSError when unreadable.
     """
+    if max_bytes is None and options is not None:
+        max_bytes = options.max_bytes
     loaded = source if isinstance(source, LoadedIR) else load_ir(source, max_bytes=max_bytes)
     return Analysis(loaded, options)

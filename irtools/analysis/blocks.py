@@ -14,15 +14,15 @@ from irtools.reference import fast_path
 KIB = 1024
 
 
-def l2_capacity_kib(index: IRIndex, l2_size: int | None) -> int | None:
-    """The L2 size in KiB: `l2_size` (bytes) when given, else the file's buffersize; None when unknown."""
-    size = l2_size or index.buffersize
+def l2_capacity_kib(index: IRIndex) -> int | None:
+    """The file's L2 size in KiB (`IRIndex.l2_size`: its buffersize, else --l2-size); None when unknown."""
+    size = index.l2_size
     return size // KIB if size else None
 
 
-def l2_blocks_table(index: IRIndex, l2_size: int | None = None) -> pd.DataFrame:
+def l2_blocks_table(index: IRIndex) -> pd.DataFrame:
     """One row per L2 snapshot: KiB held by type (raw `block` counts, else sizes rounded up to KiB)."""
-    capacity = l2_capacity_kib(index, l2_size)
+    capacity = l2_capacity_kib(index)
     blocks = index.has(Capability.BLOCK_COUNTS)
     rows: dict[str, list[Any]] = {c.name: [] for c in L2_BLOCKS.columns}
     for core_id, refs in index.cores.items():

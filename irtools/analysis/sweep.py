@@ -10,12 +10,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from irtools.analysis.analysis import Analysis, AnalysisOptions
+from irtools.analysis.analysis import Analysis
 from irtools.analysis.summary import summarize
 from irtools.analysis.tables import Column, TableSpec
 from irtools.findings import Finding, Severity
-from irtools.gemini import GEMINI_FREQUENCY
 from irtools.loading.load import load_ir
+from irtools.options import RunOptions
 from irtools.sweep.names import name_columns
 from irtools.trace.sweep import SWEEP_COLUMNS, measured_columns
 from irtools.validate import check_loaded
@@ -115,28 +115,25 @@ def empty_row(path: str) -> dict[str, Any]:
 
 
 def summarize_with_findings(
-    path: str,
-    max_bytes: int | None = None,
-    noc_bw: int | None = None,
-    noc_frequency: float = GEMINI_FREQUENCY,
-    run_noc_bws: Sequence[int] = (),
+    path: str, options: RunOptions | None = None, run_noc_bws: Sequence[int] = ()
 ) -> tuple[dict[str, Any], list[Finding]]:
-    """One sweep row and the checker's findings for the file.
+    """One sweep row and the checker's findings for the file, under the run's `options`.
 
-    `noc_bw` adds the noc model's makespan. `run_noc_bws` are the NoC bandwidths of the manifest's runs
+    `options.noc_bw` adds the noc model's makespan. `run_noc_bws` are the NoC bandwidths of the manifest's runs
     that wrote this very file (Gemini writes the same IR whatever the NoC bandwidth): the row's
     RUN_NOC_MAKESPANS key gets the noc makespan of each, [[bandwidth, makespan], ...], from the one load.
     """
+    options = options or RunOptions()
+    noc_bw = options.noc_bw
     row = empty_row(path)
     try:
-        loaded = load_ir(path, max_bytes=max_bytes)
+        loaded = load_ir(path, max_bytes=options.max_bytes)
     except OSError as exc:
         # unreadable: counted as one error (GIR100)
         row.update(errors=1, warnings=0, analyzed=False, status=f"unreadable: {exc.strerror or exc}")
         return row, []
-    options = AnalysisOptions(noc_bw=noc_bw, noc_frequency=noc_frequency)
     analysis = Analysis(loaded, options) if loaded.ir is not None else None
-    findings = check_loaded(loaded, index=analysis.index if analysis else None)
+    findings = check_loaded(loaded, options, index=analysis.index if analysis else None)
     row["errors"] = sum(f.severity is Severity.ERROR for f in findings)
     row["warnings"] = sum(f.severity is Severity.WARNING for f in findings)
     row["analyzed"] = analysis is not None

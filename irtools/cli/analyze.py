@@ -9,19 +9,15 @@ import sys
 from typing import TYPE_CHECKING
 
 from irtools.atomic import write_text_atomic
-from irtools.cli.common import (
-    EXIT_OK,
-    max_bytes,
-    positive_float,
-    show_progress,
-)
+from irtools.cli.common import EXIT_OK, positive_float, show_progress
 from irtools.cli.noc_args import add_noc_arguments
 from irtools.cli.trace_args import add_trace_argument, load_measured, print_measured
-from irtools.config import add_settings
+from irtools.config import add_settings, run_options
 from irtools.findings import Severity
 
 if TYPE_CHECKING:
     from irtools.analysis import Analysis
+    from irtools.options import RunOptions
 
 
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -79,19 +75,12 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     tab.add_argument("--markdown", action="store_true", help="the catalogue as Markdown (docs/tables.md)")
 
 
-def _analysis(
-    path: str,
-    limit: int,
-    wl0_size: int | None = None,
-    l2_size: int | None = None,
-    args: argparse.Namespace | None = None,
-) -> Analysis:
-    from irtools.analysis import AnalysisOptions, analyze
+def _analysis(path: str, options: RunOptions) -> Analysis:
+    from irtools.analysis import analyze
 
     if show_progress():
         sys.stderr.write(f"loading {path}\n")
-    noc = {"noc_bw": args.noc_bw, "noc_frequency": args.noc_frequency} if args is not None else {}
-    analysis = analyze(path, AnalysisOptions(wl0_size=wl0_size, l2_size=l2_size, **noc), max_bytes=limit)
+    analysis = analyze(path, options)
     # The models live until the command ends: out of the collector's sight, its passes while the
     # tables are built no longer rescan millions of them.
     gc.freeze()
@@ -121,7 +110,7 @@ def run_analyze(args: argparse.Namespace) -> int:
         )
     if args.format == "parquet" and not parquet_available():
         raise UsageError("--format parquet needs pyarrow (pip install pyarrow)")
-    analysis = _analysis(args.path, max_bytes(args), args.wl0_size, args.l2_size, args)
+    analysis = _analysis(args.path, run_options(args))
     measured = load_measured(analysis, args.trace) if args.trace else None
     tables = analysis.tables() | (measured.tables() if measured else {})
     progress = _note_writing if show_progress() else None
@@ -156,7 +145,7 @@ def run_export_trace(args: argparse.Namespace) -> int:
 
     if args.model == "noc" and args.noc_bw is None:
         raise UsageError("--model noc needs --noc-bw")
-    analysis = _analysis(args.path, max_bytes(args), args=args)
+    analysis = _analysis(args.path, run_options(args))
     trace = chrome_trace(analysis, args.model, args.clock_mhz)
     measured = load_measured(analysis, args.trace) if args.trace else None
     if measured:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import io
 import os
 import sys
@@ -22,9 +23,9 @@ from irtools.cli.common import (
 )
 from irtools.config import add_settings
 from irtools.errors import AnalysisError
+from irtools.options import RunOptions
 from irtools.report import REPORTERS
 from irtools.rules import RULES
-from irtools.rules.context import CheckOptions
 from irtools.rules.registry import UsageError
 
 
@@ -112,16 +113,18 @@ def run_validate(args: argparse.Namespace) -> int:
         raise UsageError(f"--statistics prints text or json, not {run['format']}")
     roots: dict[str, Path] = {}
 
-    def file_settings(path: str) -> tuple[CheckOptions, frozenset[str]]:
+    max_bytes = run["max-mb"] * 10**6
+
+    def file_settings(path: str) -> tuple[RunOptions, frozenset[str]]:
         resolved = settings.for_file(path)
         roots[path] = resolved.root
-        return resolved.check_options(), resolved.enabled()
+        return dataclasses.replace(resolved.run_options(), max_bytes=max_bytes), resolved.enabled()
 
     report = validate_paths(
         args.paths,
         jobs=run["jobs"],
         progress=file_progress("checked"),
-        max_bytes=run["max-mb"] * 10**6,
+        max_bytes=max_bytes,
         allow_empty=args.allow_empty,
         per_file=file_settings,
     )

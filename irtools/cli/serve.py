@@ -13,7 +13,7 @@ from urllib.parse import quote
 from irtools.cli.common import EXIT_FINDINGS, EXIT_OK, max_bytes, port_number, positive_int
 from irtools.cli.noc_args import add_noc_arguments
 from irtools.cli.trace_args import add_trace_argument, trace_for
-from irtools.config import add_settings
+from irtools.config import add_settings, run_options
 from irtools.rules.registry import UsageError
 
 if TYPE_CHECKING:
@@ -102,13 +102,10 @@ def run_serve(args: argparse.Namespace) -> int:
     app = create_app(
         path,
         args.max_upload_mb * 10**6,
-        max_file_bytes=max_bytes(args),
-        wl0_size=args.wl0_size,
-        l2_size=args.l2_size,
         open_file=args.open,
         trace=args.trace,
         max_upload_store_bytes=store_mb * 10**6 if store_mb else None,
-        noc=_noc(args),
+        options=run_options(args),
     )
     token = choose_token(args.host, args.token, dict(os.environ))
     if token:

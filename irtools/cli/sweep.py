@@ -11,13 +11,12 @@ from irtools.cli.common import (
     EXIT_OK,
     add_allow_empty,
     file_progress,
-    max_bytes,
     positive_float,
     positive_int,
     show_progress,
 )
 from irtools.cli.noc_args import add_noc_arguments
-from irtools.config import add_settings
+from irtools.config import add_settings, run_options
 from irtools.rules.registry import UsageError
 
 EPILOG = """\
@@ -101,9 +100,7 @@ def run_summarize(args: argparse.Namespace) -> int:
     for path in (args.output, findings):
         if format_of(path) == "parquet" and not _has("pyarrow"):
             raise UsageError(f"{path}: Parquet output needs pyarrow: pip install 'irtools[sweep]'")
-    options = WorkOptions(
-        max_bytes=max_bytes(args), timeout=args.timeout, noc_bw=args.noc_bw, noc_frequency=args.noc_frequency
-    )
+    options = WorkOptions(run_options(args), timeout=args.timeout)
     cache = None
     if not args.no_cache:
         cache = ResultCache(args.cache_dir or default_cache_dir(), options.result_options())

@@ -12,7 +12,16 @@ directory, as ruff does (else from the one configuration all the checked paths s
 
 from irtools.config.files import ConfigError, ConfigFile, find_config, read_config
 from irtools.config.globs import glob_match, relative_path
-from irtools.config.resolve import COMMAND_LINE, DEFAULT, Resolved, Settings, apply, show_settings
+from irtools.config.resolve import (
+    COMMAND_LINE,
+    DEFAULT,
+    Resolved,
+    Settings,
+    apply,
+    make_run_options,
+    run_options,
+    show_settings,
+)
 from irtools.config.settings import SETTINGS, Setting, add_settings
 
 __all__ = [
@@ -28,7 +37,9 @@ __all__ = [
     "apply",
     "find_config",
     "glob_match",
+    "make_run_options",
     "read_config",
     "relative_path",
+    "run_options",
     "show_settings",
 ]

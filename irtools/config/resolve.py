@@ -14,7 +14,8 @@ from irtools.config.files import ConfigFile, find_config, read_config
 from irtools.config.globs import glob_match, relative_path
 from irtools.config.settings import SETTINGS, cli_value
 from irtools.findings import Severity
-from irtools.rules.context import CheckOptions
+from irtools.gemini import GEMINI_FREQUENCY
+from irtools.options import RunOptions
 from irtools.rules.registry import RULES, UsageError, resolve_selection
 
 DEFAULT = "default"
@@ -41,14 +42,9 @@ class Resolved:
         """The directory that paths in the baseline and per-file-ignores are relative to."""
         return self.config.root if self.config else Path.cwd()
 
-    def check_options(self) -> CheckOptions:
-        """The options of the checks that the settings parameterize."""
-        return CheckOptions(
-            wl0_size=self.values.get("wl0-size"),
-            addr_align=self.values.get("addr-align"),
-            l2_size=self.values.get("l2-size"),
-            severities=self.values.get("severity") or {},
-        )
+    def run_options(self, args: argparse.Namespace | None = None) -> RunOptions:
+        """The run's options from these settings (and the command's NoC flags in `args`)."""
+        return make_run_options(self.values, args)
 
     def enabled(self) -> frozenset[str]:
         """Codes enabled for this file: the selection layers, then the per-file ignores that match it."""
@@ -147,6 +143,27 @@ class Settings:
         resolved.values |= run.values
         resolved.sources |= run.sources
         return resolved
+
+
+def make_run_options(values: Mapping[str, Any], args: argparse.Namespace | None = None) -> RunOptions:
+    """The one RunOptions of a command: resolved setting values (keys as in SETTINGS) and the NoC flags
+    (--noc-bw, --noc-frequency) of the commands that take them."""
+    max_mb = values.get("max-mb")
+    return RunOptions(
+        l2_size=values.get("l2-size"),
+        wl0_size=values.get("wl0-size"),
+        addr_align=values.get("addr-align"),
+        noc_bw=getattr(args, "noc_bw", None),
+        noc_frequency=getattr(args, "noc_frequency", None) or GEMINI_FREQUENCY,
+        max_bytes=int(max_mb) * 10**6 if max_mb else None,
+        severities=dict(values.get("severity") or {}),
+    )
+
+
+def run_options(args: argparse.Namespace) -> RunOptions:
+    """The RunOptions of a command that reads one path, from `args` once `apply` filled in its settings."""
+    values = {key: getattr(args, s.dest) for key, s in SETTINGS.items() if hasattr(args, s.dest)}
+    return make_run_options(values, args)
 
 
 def apply(args: argparse.Namespace, command: str, path: str) -> Resolved:

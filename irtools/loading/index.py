@@ -13,6 +13,7 @@ from irtools.loading.mesh import numbering, position
 from irtools.model import Workload
 from irtools.model.raw import RawWorkload
 from irtools.model.view import DramInView, DramOutView, IRView, PlacedEntry, WorkloadView
+from irtools.options import RunOptions
 
 if TYPE_CHECKING:
     from irtools.loading.load import LoadedIR
@@ -53,14 +54,14 @@ class Range:
 class IRIndex:
     """Indexes over one IR; built lazily so a rule pays only for the lookups it uses."""
 
-    def __init__(self, loaded: LoadedIR, l2_size: int | None = None) -> None:
-        """`l2_size`: the L2 size in bytes the user gives for files that record none (raw, alloc)."""
+    def __init__(self, loaded: LoadedIR, options: RunOptions | None = None) -> None:
+        """`options`: the run's; the index reads the L2 size the user gives files that record none."""
         if loaded.ir is None:
             raise ValueError("cannot index a file that did not load")
         self.loaded = loaded
         self.ir: IRView = loaded.ir
-        self.l2_size: int | None = self.ir.buffersize or l2_size
-        """The file's buffersize, else the user's L2 size, else None."""
+        self.l2_size: int | None = (options or RunOptions()).l2_size_for(self.ir.buffersize)
+        """The file's L2 size in bytes (RunOptions.l2_size_for): what every rule, table and map uses."""
         given = {Capability.L2_SIZE} if self.l2_size else set()
         self.capabilities: frozenset[Capability] = loaded.dialect.capabilities | given
         """What this file holds (its dialect's capabilities, and an L2 size when one is known)."""

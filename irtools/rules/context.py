@@ -6,30 +6,21 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from irtools.findings import Finding, Severity
+from irtools.options import RunOptions
 
 DEFAULT_SEVERITY: dict[str, Severity] = {}
 """Each registered code's own severity, filled by irtools.rules.registry.register."""
 
 
-@dataclass(frozen=True, slots=True)
-class CheckOptions:
-    """User options that switch rules on or parameterize them."""
-
-    wl0_size: int | None = None
-    """WL0 capacity in bytes (enables GIR402)."""
-    addr_align: int | None = None
-    """Required L2 address alignment in bytes (enables GIR308)."""
-    l2_size: int | None = None
-    """L2 size in bytes for files that record none (raw, alloc): enables GIR301 there."""
-    severities: dict[str, Severity] = field(default_factory=dict)
-    """Per-code severity overrides."""
+CheckOptions = RunOptions
+"""The options a check reads: the run's whole options (irtools.options.RunOptions), under its former name."""
 
 
 @dataclass(slots=True)
 class CheckContext:
     """Options plus the finding factory every check uses."""
 
-    options: CheckOptions = field(default_factory=CheckOptions)
+    options: RunOptions = field(default_factory=RunOptions)
 
     def finding(
         self,

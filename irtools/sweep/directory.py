@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from irtools.options import RunOptions
 from irtools.sweep.cache import ResultCache, default_cache_dir
 from irtools.sweep.engine import collect
 from irtools.sweep.manifest import read_manifest
@@ -19,7 +20,7 @@ def directory_table(root: str | Path, max_bytes: int | None = None, jobs: int = 
     """Every IR under `root`, one row each (per manifest run), with the result cache; paths relative
     to `root`."""
     folder = Path(root)
-    options = WorkOptions(max_bytes=max_bytes)
+    options = WorkOptions(RunOptions(max_bytes=max_bytes))
     manifest_path = folder / MANIFEST
     manifest = read_manifest(manifest_path) if manifest_path.is_file() else None
     cache = ResultCache(default_cache_dir(), options.result_options())

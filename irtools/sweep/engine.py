@@ -24,6 +24,7 @@ import pandas as pd
 
 from irtools.analysis.sweep import SWEEP, SWEEP_FINDINGS, empty_row
 from irtools.loading.discover import discover
+from irtools.options import RunOptions
 from irtools.sweep.cache import ResultCache
 from irtools.sweep.executors import Pool, local_pool
 from irtools.sweep.manifest import Manifest, cost_columns
@@ -300,4 +301,4 @@ def sweep_table(
 ) -> pd.DataFrame:
     """Summaries of every IR under `paths` (files or directories), sorted by path, computed in this
     process or `jobs` local processes, without a cache (the library entry point; the CLI streams)."""
-    return collect(paths, WorkOptions(max_bytes=max_bytes), jobs, progress, allow_empty).rows
+    return collect(paths, WorkOptions(RunOptions(max_bytes=max_bytes)), jobs, progress, allow_empty).rows

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from irtools.analysis.sweep import RUN_NOC_MAKESPANS, empty_row, finding_rows, summarize_with_findings
-from irtools.gemini import GEMINI_FREQUENCY
+from irtools.options import RunOptions
 
 
 @dataclass(frozen=True)
@@ -30,17 +30,25 @@ class Task:
 
 @dataclass(frozen=True)
 class WorkOptions:
-    """Options of the per-file work. `max_bytes` changes results (part of the cache key); `timeout` only
-    decides whether there is one (a timed-out row is never cached)."""
+    """Options of the per-file work: the run's options, which change results (part of the cache key), and
+    a `timeout`, which only decides whether there is one (a timed-out row is never cached)."""
 
-    max_bytes: int | None = None
+    run: RunOptions = field(default_factory=RunOptions)
     timeout: float | None = None
-    noc_bw: int | None = None
-    """The noc timing model's bandwidth (--noc-bw): part of the cache key, like `max_bytes`."""
-    noc_frequency: float = GEMINI_FREQUENCY
 
     def result_options(self) -> dict[str, Any]:
-        return {"max_bytes": self.max_bytes, "noc_bw": self.noc_bw, "noc_frequency": self.noc_frequency}
+        """What the cache keys results by: the options `irtools summarize` takes (--max-mb, --noc-bw,
+        --noc-frequency), and the L2 and WL0 sizes, which change the checker's findings, when set."""
+        run = self.run
+        keyed: dict[str, Any] = {
+            "max_bytes": run.max_bytes,
+            "noc_bw": run.noc_bw,
+            "noc_frequency": run.noc_frequency,
+        }
+        for name in ("l2_size", "wl0_size", "addr_align"):
+            if getattr(run, name) is not None:
+                keyed[name] = getattr(run, name)
+        return keyed
 
 
 @dataclass
@@ -61,9 +69,7 @@ def process(task: Task, options: WorkOptions) -> FileResult:
     """The file's sweep row and findings; a timeout or an unexpected error becomes a row saying so."""
     try:
         with time_limit(options.timeout):
-            row, findings = summarize_with_findings(
-                task.location, options.max_bytes, options.noc_bw, options.noc_frequency, task.noc_bws
-            )
+            row, findings = summarize_with_findings(task.location, options.run, task.noc_bws)
         runs = {int(bw): makespan for bw, makespan in row.pop(RUN_NOC_MAKESPANS, None) or []}
         result = FileResult(row, finding_rows(task.path, findings), noc_runs=runs)
     except FileTimeout:

@@ -69,6 +69,9 @@ def test_validate_keeps_no_columns_alive() -> None:
     from tests.conftest import ROOT
 
     valid = sorted(p for p in (ROOT / "sample_ir" / "valid").glob("*.json") if ".expected" not in p.name)
+    # Indexes an earlier test left behind (an in-process `irtools analyze` freezes whatever garbage is
+    # alive then, out of the collector's reach) are not validate's: only new ones count.
+    earlier = set(boxes._BUILT) | set(columns._BUILT)
     for sample in valid[:3]:
         validate_file(str(sample))
-    assert not boxes._BUILT and not columns._BUILT
+    assert not set(boxes._BUILT) - earlier and not set(columns._BUILT) - earlier

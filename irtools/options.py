@@ -29,10 +29,19 @@ class RunOptions:
     timing model and the busy share of each link in the noc_links table."""
     noc_frequency: float = GEMINI_FREQUENCY
     """--noc-frequency: Gemini's frequency, which divides the NoC time (irtools.analysis.noc)."""
+    noc_links: bool = False
+    """--noc-links: route the NoC traffic (the noc_links table, the busiest link) without --noc-bw."""
     max_bytes: int | None = None
     """--max-mb in bytes: files larger than this are refused unread (None: no limit)."""
     severities: dict[str, Severity] = field(default_factory=dict, hash=False)
     """--severity: per-code severity overrides (applied once, in irtools.validate.validate_file)."""
+
+    @property
+    def routes_noc(self) -> bool:
+        """Whether the run asks for the routed NoC traffic: --noc-links, or --noc-bw (the noc model needs
+        it). Routing a 64-core file's millions of link rows costs more than parsing it, so without either
+        a command computes nothing NoC-related (a table read by name is still computed on demand)."""
+        return self.noc_links or self.noc_bw is not None
 
     def l2_size_for(self, buffersize: int | None) -> int | None:
         """The L2 size in bytes of a file whose `buffersize` is this: the file's own when it records one,

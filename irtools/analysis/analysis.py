@@ -274,8 +274,11 @@ class Analysis:
             frame: pd.DataFrame = add_positions(getattr(self, TABLE_ATTRIBUTES.get(name, name)), self.index)
         return frame
 
-    def tables(self) -> dict[str, pd.DataFrame]:
-        return {name: self.table(name) for name in TABLES}
+    def tables(self, links: bool | None = None) -> dict[str, pd.DataFrame]:
+        """Every table by name; noc_links only with `links` (default: when the options ask for the routed
+        NoC traffic, RunOptions.routes_noc), as routing costs more than the rest of most tables."""
+        wanted = self.options.routes_noc if links is None else links
+        return {name: self.table(name) for name in TABLES if wanted or name != "noc_links"}
 
 
 def analyze(

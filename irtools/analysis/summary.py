@@ -166,9 +166,11 @@ def _size(n: int) -> str:
     return f"{n} B"
 
 
-def summarize(analysis: Analysis, links: bool = True) -> Summary:
+def summarize(analysis: Analysis, links: bool | None = None) -> Summary:
     """The headline numbers; reads the timeline, occupancy and traffic tables (and with `links` the
-    routed NoC traffic, for the busiest link)."""
+    routed NoC traffic, for the busiest link; default: when the options ask for it, RunOptions.routes_noc)."""
+    if links is None:
+        links = analysis.options.routes_noc
     if not analysis.index.has(Capability.L2_ADDRESSES):  # the L2 held is known in blocks only
         l2 = analysis.l2_blocks.groupby("core_id")["held_kib"].max() * KIB
         capacity = analysis.l2_capacity_kib

@@ -341,7 +341,8 @@ NOC_LINKS = TableSpec(
     "noc_links",
     "One row per directed NoC link that carries bytes, heaviest first: core-to-core and DRAM transfers "
     "routed as Gemini's NoC does (X first along the source row, then Y; multicast trees; DRAM reads and "
-    "writes interleaved over the ports on the edge columns x = -1 and x = xlen). Empty without a mesh.",
+    "writes interleaved over the ports on the edge columns x = -1 and x = xlen). Empty without a mesh. `irtools analyze` writes it only with --noc-links "
+    "or --noc-bw (routing a 64-core file costs about as much as parsing it).",
     (
         _c("link", "str", "", "The link, e.g. `(0,1)->(1,1)` or `DRAM W0->(0,0)` (port west of row 0)."),
         _c("x", "int64", "", "Mesh column of the link's start (-1 / xlen: a DRAM port)."),

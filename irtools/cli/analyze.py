@@ -44,6 +44,12 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     )
     ana.add_argument("--json", action="store_true", help="print the summary as JSON")
     add_noc_arguments(ana)
+    ana.add_argument(
+        "--noc-links",
+        action="store_true",
+        help="route the NoC traffic without --noc-bw: write the noc_links table and the busiest link "
+        "(on a 64-core file routing costs about as much as parsing it)",
+    )
     add_trace_argument(ana)
     add_settings(ana, "analyze")
 
@@ -136,6 +142,8 @@ def run_analyze(args: argparse.Namespace) -> int:
         if measured:
             print_measured(measured)
         print(f"  wrote {len(written)} tables to {args.out}")
+        if "noc_links" not in tables:
+            print("  (noc_links not routed: give --noc-links, or --noc-bw for the noc timing model)")
     return EXIT_OK
 
 

@@ -11,12 +11,30 @@ from tests.conftest import RunCli, WriteIR
 
 
 def test_analyze_writes_every_table_and_a_summary(run_cli: RunCli, tmp_path: Path) -> None:
-    code, out, err = run_cli("analyze", MESH, "--out", tmp_path / "t")
+    code, out, err = run_cli("analyze", MESH, "--out", tmp_path / "t", "--noc-links")
     assert code == 0, err
     assert sorted(p.name for p in (tmp_path / "t").iterdir()) == sorted(f"{n}.csv" for n in TABLES)
     assert "makespan (sequential): 60,192 cycles" in out
     assert "makespan (dependency): 102,192 cycles" in out
     assert "DRAM: read 19.5 KiB" in out
+
+
+def test_noc_links_are_routed_only_when_asked_for(run_cli: RunCli, tmp_path: Path) -> None:
+    """Without --noc-links or --noc-bw nothing NoC-related is computed (as --help says): no noc_links
+    table, no busiest link; either flag writes the same table and summary line."""
+    code, out, err = run_cli("analyze", MESH, "--out", tmp_path / "plain", "--json")
+    assert code == 0, err
+    assert json.loads(out)["busiest_link"] is None
+    written = sorted(p.name for p in (tmp_path / "plain").iterdir())
+    assert written == sorted(f"{n}.csv" for n in TABLES if n != "noc_links")
+    code, out, _ = run_cli("analyze", MESH, "--out", tmp_path / "plain")
+    assert code == 0 and "noc_links not routed: give --noc-links" in out
+    code, out, _ = run_cli("analyze", MESH, "--out", tmp_path / "links", "--noc-links", "--json")
+    assert code == 0 and json.loads(out)["busiest_link"]["link"]
+    with_bw = run_cli("analyze", MESH, "--out", tmp_path / "bw", "--noc-bw", "8")
+    assert with_bw.code == 0 and (tmp_path / "bw" / "noc_links.csv").is_file()
+    links = (tmp_path / "links" / "noc_links.csv").read_text().splitlines()
+    assert len(links) > 1 and links[0].startswith("link,")
 
 
 def test_analyze_json_summary(run_cli: RunCli, tmp_path: Path) -> None:

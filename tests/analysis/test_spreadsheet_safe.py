@@ -53,8 +53,8 @@ def live_formulas(csv_text: str) -> list[str]:
 def test_excel_safe_csv_has_no_live_formula_and_the_same_numbers(
     run_cli: RunCli, hostile_ir: Path, tmp_path: Path
 ) -> None:
-    assert run_cli("analyze", hostile_ir, "--out", tmp_path / "plain")[0] == 0
-    code, _, err = run_cli("analyze", hostile_ir, "--out", tmp_path / "safe", "--excel-safe")
+    assert run_cli("analyze", hostile_ir, "--out", tmp_path / "plain", "--noc-links")[0] == 0
+    code, _, err = run_cli("analyze", hostile_ir, "--out", tmp_path / "safe", "--excel-safe", "--noc-links")
     assert code == 0, err
     exposed = []
     for plain in sorted((tmp_path / "plain").glob("*.csv")):

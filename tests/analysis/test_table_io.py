@@ -45,7 +45,7 @@ def test_a_failed_write_leaves_the_old_file_and_no_temp_file(
     mesh: Analysis, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     out = tmp_path / "out"
-    write_tables(mesh.tables(), out)
+    write_tables(mesh.tables(links=True), out)
     before = (out / "timeline.csv").read_bytes()
 
     def broken(self: pd.DataFrame, path: Any, **kwargs: Any) -> None:
@@ -54,7 +54,7 @@ def test_a_failed_write_leaves_the_old_file_and_no_temp_file(
 
     monkeypatch.setattr(pd.DataFrame, "to_csv", broken)
     with pytest.raises(OSError, match="disk full"):
-        write_tables(mesh.tables(), out)
+        write_tables(mesh.tables(links=True), out)
     assert (out / "timeline.csv").read_bytes() == before
     assert sorted(p.name for p in out.iterdir()) == sorted(f"{name}.csv" for name in TABLES)
 

@@ -10,7 +10,13 @@ import pandas as pd
 from irtools.analysis.blocks import KIB, add_positions, l2_blocks_table, l2_capacity_kib
 from irtools.analysis.buffers import l2_tables, wl0_tables
 from irtools.analysis.layers import layers_table
-from irtools.analysis.link_load import LinkLoads, noc_links_table, timed_links
+from irtools.analysis.link_load import (
+    LinkLoads,
+    noc_links_table,
+    schedule_span,
+    timed_links,
+    whole_schedule_links,
+)
 from irtools.analysis.noc import NocModel, layer_bounds, noc_links, noc_schedule, noc_times
 from irtools.analysis.schedule_tables import core_transfers_table, cores_table, timeline_table
 from irtools.analysis.tables import L2_OCCUPANCY, L2_REGIONS, TABLES, TENSORS
@@ -215,8 +221,17 @@ class Analysis:
         if window is not None:
             return noc_links_table(self.link_loads(model), self.options.noc_bw, window)
         if model not in self._whole_schedule:
-            self._whole_schedule[model] = noc_links_table(self.link_loads(model), self.options.noc_bw)
+            self._whole_schedule[model] = self._whole_links(model)
         return self._whole_schedule[model]
+
+    def _whole_links(self, model: str) -> pd.DataFrame:
+        """The whole schedule's noc_links table: every routed row counts whole, so only the makespan
+        comes from the schedule; the rows need no timing (whole_schedule_links)."""
+        xlen = self.index.ir.xlen
+        if xlen is None or self.index.ir.ylen is None:
+            return noc_links_table(None, self.options.noc_bw)
+        span = schedule_span(self.timeline, model)
+        return whole_schedule_links(self.noc_links, self.options.noc_bw, span, xlen)
 
     @cached_property
     def _whole_schedule(self) -> dict[str, pd.DataFrame]:

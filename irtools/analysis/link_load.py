@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from irtools.analysis.noc import noc_transfers, workload_steps
-from irtools.analysis.routing import link_label
+from irtools.analysis.routing import DIRECTIONS, link_label
 from irtools.analysis.tables import NOC_LINKS
 from irtools.loading.index import IRIndex
 
@@ -62,9 +62,13 @@ def timed_links(index: IRIndex, timeline: pd.DataFrame, model: str, routed: pd.D
     # A step that cannot be scheduled (a wait cycle) has no span: NaN start and end.
     timed = routed.merge(spans, on="step", how="left")
     core = noc_transfers(index)["core"].merge(spans, on="step", how="left")
+    return LinkLoads(timed, core, xlen, schedule_span(timeline, model), workload_steps(index)[1])
+
+
+def schedule_span(timeline: pd.DataFrame, model: str) -> Window:
+    """[0, the makespan] under `model` (or the last end when some workloads cannot be scheduled)."""
     ends = timeline.loc[timeline["model"] == model, "end"]
-    last = float(ends.max()) if ends.notna().any() else 0.0
-    return LinkLoads(timed, core, xlen, (0.0, last), workload_steps(index)[1])
+    return (0.0, float(ends.max()) if ends.notna().any() else 0.0)
 
 
 def in_window(start: np.ndarray, end: np.ndarray, window: Window | None) -> np.ndarray:
@@ -127,6 +131,76 @@ def noc_links_table(
         "transfers": table["transfers"].astype("int64"),
         "busy_cycles": busy.round() if bandwidth else busy,
         "busy_share": busy / length if bandwidth and length > 0 else pd.Series(np.nan, index=table.index),
+    }
+    frame = NOC_LINKS.frame({k: list(v) for k, v in out.items()})
+    return frame.sort_values(["bytes", "link"], ascending=[False, True], kind="stable").reset_index(drop=True)
+
+
+KINDS = ("core", "dram_read", "dram_write")
+"""The traffic kinds of noc.noc_links rows, in the noc_links table's column order."""
+
+
+def whole_schedule_links(
+    routed: pd.DataFrame, bandwidth: int | None, span: Window, xlen: int
+) -> pd.DataFrame:
+    """The noc_links table over the whole schedule, straight from the routed rows (noc.noc_links).
+
+    Equal to `noc_links_table` without a window (every row counts whole there), but summed by integer
+    link and kind codes in numpy, and the distinct transfers per link counted by hashing one int64 key per
+    row, instead of a pivot table and a drop_duplicates over millions of rows, and without timing the rows.
+    """
+    size = routed["bytes"].to_numpy(np.int64)
+    keep = size > 0
+    if not keep.any():
+        return NOC_LINKS.empty()
+    # Columns, not a copy of the frame; the kind compared as the column's own strings, not as objects.
+    kinds = routed["kind"]
+    kind_code = (
+        (kinds == KINDS[1]).to_numpy(bool).astype(np.int64) + 2 * (kinds == KINDS[2]).to_numpy(bool)
+    )[keep]
+    x = routed["x"].to_numpy(np.int64)[keep]
+    y = routed["y"].to_numpy(np.int64)[keep]
+    direction = routed["direction"].cat.codes.to_numpy(np.int64)[keep]
+    transfer = routed["transfer"].to_numpy()[keep]
+    size = size[keep]
+    # A directed link is its start and direction: (x, y) on the mesh or a DRAM port column, 4 directions.
+    x0, y0 = int(x.min()), int(y.min())
+    width, height = int(x.max()) - x0 + 1, int(y.max()) - y0 + 1
+    link = ((x - x0) * height + (y - y0)) * 4 + direction
+    n_links = width * height * 4
+    group = link * len(KINDS) + kind_code
+    sums = np.bincount(group, weights=size.astype(np.float64), minlength=n_links * len(KINDS))
+    by_kind = sums.reshape(n_links, len(KINDS))
+    codes, uniques = pd.factorize(transfer)
+    distinct = pd.unique(group * len(uniques) + codes)
+    transfers = np.bincount(distinct // len(uniques) // len(KINDS), minlength=n_links)
+    used = np.flatnonzero(np.bincount(link, minlength=n_links))
+    by_kind, transfers = by_kind[used], transfers[used]
+    lx, rest = np.divmod(used, height * 4)
+    ly, code = np.divmod(rest, 4)
+    lx, ly = lx + x0, ly + y0
+    step = np.array([(1, 0), (0, -1), (-1, 0), (0, 1)], dtype=np.int64)[code]
+    tx, ty = lx + step[:, 0], ly + step[:, 1]
+    total = by_kind.sum(axis=1)
+    length = span[1] - span[0]
+    busy = total / bandwidth if bandwidth else np.full(len(used), np.nan)
+    out = {
+        "link": [
+            link_label(int(a), int(b), int(c), int(d), xlen)
+            for a, b, c, d in zip(lx, ly, tx, ty, strict=True)
+        ],
+        "x": lx,
+        "y": ly,
+        "direction": np.array(DIRECTIONS, dtype=object)[code],
+        "to_x": tx,
+        "to_y": ty,
+        "bytes": np.round(total).astype(np.int64),
+        "core_bytes": np.round(by_kind[:, 0]).astype(np.int64),
+        "dram_read_bytes": np.round(by_kind[:, 1]).astype(np.int64),
+        "dram_write_bytes": np.round(by_kind[:, 2]).astype(np.int64),
+        "transfers": transfers.astype(np.int64),
+        "busy_cycles": np.round(busy) if bandwidth else busy,
+        "busy_share": busy / length if bandwidth and length > 0 else np.full(len(used), np.nan),
     }
     frame = NOC_LINKS.frame({k: list(v) for k, v in out.items()})
     return frame.sort_values(["bytes", "link"], ascending=[False, True], kind="stable").reset_index(drop=True)

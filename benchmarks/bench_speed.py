@@ -15,7 +15,8 @@ for the size; kept in --keep DIR and reused if already there) and reports, per f
   FILE`, both with this interpreter, each the minimum of --runs runs (interpreter start and imports
   included on both sides, as a user meets them);
 - validate peak RSS / file size (the validate process's own maximum resident set);
-- analyze / parse: whole-process `irtools analyze FILE --out DIR` (every table written as CSV);
+- analyze / parse: whole-process `irtools analyze FILE --out DIR` (every table written as CSV; since
+  issue 28 noc_links only with --noc-links, measured beside it: before issue 28 every analyze routed it);
 - the same ratios in CPU time (user + system of the process): on a shared machine wall time
   varies by 2x from run to run, CPU time far less;
 - the per-stage split of one in-process validate, in CPU time, with the collector paused as
@@ -144,6 +145,21 @@ def measure(path: Path, runs: int, trees: dict[str, Path]) -> dict[str, dict[str
         with tempfile.TemporaryDirectory() as out:
             cmd = [py, "-m", "irtools", "analyze", str(path), "--out", out]
             analyze, analyze_cpu, analyze_rss = _timed(cmd, runs, tree)
+        # With the routed NoC traffic (noc_links): a tree from before issue 28 routed it on every analyze.
+        links = (analyze, analyze_cpu, analyze_rss)
+        if (
+            "--noc-links"
+            in subprocess.run(
+                [py, "-m", "irtools", "analyze", "--help"],
+                check=False,
+                cwd=tree,
+                capture_output=True,
+                text=True,
+            ).stdout
+        ):
+            with tempfile.TemporaryDirectory() as out:
+                cmd = [py, "-m", "irtools", "analyze", str(path), "--out", out, "--noc-links"]
+                links = _timed(cmd, runs, tree)
         split = subprocess.run(
             [py, "-c", STAGES, str(path)], cwd=tree, capture_output=True, text=True, check=True
         )
@@ -158,6 +174,9 @@ def measure(path: Path, runs: int, trees: dict[str, Path]) -> dict[str, dict[str
             "analyze": analyze,
             "analyze_cpu": analyze_cpu,
             "analyze_rss": analyze_rss,
+            "links": links[0],
+            "links_cpu": links[1],
+            "links_rss": links[2],
             **json.loads(split.stdout),
         }
     return figures
@@ -173,14 +192,16 @@ def row(name: str, m: dict[str, Any]) -> str:
         f"| {name} | {size / 1e6:.1f} | {parse:.2f} | {m['validate'] / parse:.2f}x "
         f"| {m['validate_cpu'] / cpu:.2f}x | {sum(m['rules'].values()) / cpu:.2f}x | {m['rss'] / size:.2f}x "
         f"| {m['parse_rss'] / size:.2f}x | {m['analyze'] / parse:.2f}x | {m['analyze_cpu'] / cpu:.2f}x "
-        f"| {m['analyze_rss'] / size:.2f}x | {m['findings']} | {split} | {hot} |"
+        f"| {m['analyze_rss'] / size:.2f}x | {m['links_cpu'] / cpu:.2f}x | {m['links_rss'] / size:.2f}x "
+        f"| {m['findings']} | {split} | {hot} |"
     )
 
 
 HEADER = (
     "| file | core | MB | gc-off parse s | validate / parse | validate / parse, CPU | all rules / parse, CPU "
     "| validate RSS / file | parse RSS / file | analyze / parse | analyze / parse, CPU | analyze RSS / file "
-    "| findings | stages / parse, CPU | costliest rules / parse, CPU |\n" + "| --- " * 15 + "|"
+    "| analyze with noc_links / parse, CPU | its RSS / file "
+    "| findings | stages / parse, CPU | costliest rules / parse, CPU |\n" + "| --- " * 17 + "|"
 )
 
 
@@ -206,6 +227,7 @@ def main() -> int:
         targets = [
             (f"synth {d} {s} MB", synth_file(directory, d, int(s)))
             for d in args.dialects.split(",")
+            if d
             for s in args.sizes.split(",")
         ]
         targets += [(Path(f).name, Path(f)) for f in args.files]

@@ -31,6 +31,7 @@ from irtools.loading.load import LoadedIR, load_ir
 from irtools.loading.mesh import MESH, core_label
 from irtools.loading.reader import gc_paused
 from irtools.options import RunOptions
+from irtools.reference import fast_path
 
 TABLE_ATTRIBUTES = {"noc_links": "noc_link_table"}
 """Tables whose Analysis attribute has another name (`Analysis.noc_links` holds the routed rows per step)."""
@@ -225,13 +226,7 @@ class Analysis:
         return self._whole_schedule[model]
 
     def _whole_links(self, model: str) -> pd.DataFrame:
-        """The whole schedule's noc_links table: every routed row counts whole, so only the makespan
-        comes from the schedule; the rows need no timing (whole_schedule_links)."""
-        xlen = self.index.ir.xlen
-        if xlen is None or self.index.ir.ylen is None:
-            return noc_links_table(None, self.options.noc_bw)
-        span = schedule_span(self.timeline, model)
-        return whole_schedule_links(self.noc_links, self.options.noc_bw, span, xlen)
+        return whole_links(self, model)
 
     @cached_property
     def _whole_schedule(self) -> dict[str, pd.DataFrame]:
@@ -294,6 +289,21 @@ class Analysis:
         NoC traffic, RunOptions.routes_noc), as routing costs more than the rest of most tables."""
         wanted = self.options.routes_noc if links is None else links
         return {name: self.table(name) for name in TABLES if wanted or name != "noc_links"}
+
+
+def _whole_links_reference(analysis: Analysis, model: str) -> pd.DataFrame:
+    return noc_links_table(analysis.link_loads(model), analysis.options.noc_bw)
+
+
+@fast_path(reference=_whole_links_reference)
+def whole_links(analysis: Analysis, model: str) -> pd.DataFrame:
+    """The whole schedule's noc_links table under `model`: every routed row counts whole, so only the
+    makespan comes from the schedule and the rows need no timing (link_load.whole_schedule_links)."""
+    xlen = analysis.index.ir.xlen
+    if xlen is None or analysis.index.ir.ylen is None:
+        return noc_links_table(None, analysis.options.noc_bw)
+    span = schedule_span(analysis.timeline, model)
+    return whole_schedule_links(analysis.noc_links, analysis.options.noc_bw, span, xlen)
 
 
 def analyze(

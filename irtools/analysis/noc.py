@@ -21,11 +21,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from irtools.analysis.noc_columns import reads_and_sends
 from irtools.analysis.routing import from_dram, link_label, link_loads, route, to_dram
 from irtools.analysis.timeline import Schedule, dependency
 from irtools.gemini import GEMINI_FREQUENCY
 from irtools.loading.index import IRIndex
 from irtools.model.view import DestinationView, is_core
+from irtools.reference import fast_path
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,14 +62,8 @@ def workload_steps(index: IRIndex) -> tuple[dict[tuple[int, int], int], list[tup
     return of_workload, list(steps)
 
 
-def noc_transfers(index: IRIndex) -> dict[str, pd.DataFrame]:
-    """The IR's traffic as routing input, each row charged to a step.
-
-    `core`: one row per (ofmap, core destination): `route` input plus `step` (the destination's).
-    `dram_read`: one row per (DRAM out entry, core destination): transfer, dst_x, dst_y, bytes, step.
-    `dram_write`: one row per DRAM in entry: transfer, src_x, src_y, bytes, step (the producer's).
-    Endpoints whose mesh position is unknown (no xlen, or a core off the mesh) are left out.
-    """
+def _noc_transfers_reference(index: IRIndex) -> dict[str, pd.DataFrame]:
+    """noc_transfers object by object (the reference core's; see noc_transfers)."""
     steps, _ = workload_steps(index)
     by_id = index.by_id
     position = index.core_position
@@ -82,7 +78,6 @@ def noc_transfers(index: IRIndex) -> dict[str, pd.DataFrame]:
 
     core: list[tuple[int, ...]] = []
     reads: list[tuple[int, ...]] = []
-    writes: list[tuple[int, ...]] = []
     for ref in index.workloads():
         src = position(ref.core_id)
         if src is not None:
@@ -90,6 +85,35 @@ def noc_transfers(index: IRIndex) -> dict[str, pd.DataFrame]:
                 core.extend((o.transfer_id, *src, x, y, o.size, step) for x, y, step in users(o.destination))
     for out in index.ir.dram.out:
         reads.extend((out.transfer_id, x, y, out.size, step) for x, y, step in users(out.destination))
+    return {
+        "core": _frame(core, ["transfer", "src_x", "src_y", "dst_x", "dst_y", "bytes", "step"]),
+        "dram_read": _frame(reads, ["transfer", "dst_x", "dst_y", "bytes", "step"]),
+        "dram_write": _dram_writes(index, steps),
+    }
+
+
+@fast_path(reference=_noc_transfers_reference)
+def noc_transfers(index: IRIndex) -> dict[str, pd.DataFrame]:
+    """The IR's traffic as routing input, each row charged to a step.
+
+    `core`: one row per (ofmap, core destination): `route` input plus `step` (the destination's).
+    `dram_read`: one row per (DRAM out entry, core destination): transfer, dst_x, dst_y, bytes, step.
+    `dram_write`: one row per DRAM in entry: transfer, src_x, src_y, bytes, step (the producer's).
+    Endpoints whose mesh position is unknown (no xlen, or a core off the mesh) are left out.
+    """
+    steps, _ = workload_steps(index)
+    # Core-to-core sends and DRAM reads from the transfer columns (the objects only when a value
+    # does not fit int64); the few DRAM writes object by object.
+    gathered = reads_and_sends(index, steps)
+    if gathered is None:
+        return _noc_transfers_reference(index)
+    return gathered | {"dram_write": _dram_writes(index, steps)}
+
+
+def _dram_writes(index: IRIndex, steps: dict[tuple[int, int], int]) -> pd.DataFrame:
+    """noc_transfers' `dram_write` rows: each DRAM `in` entry from its producer's position and ofmap size."""
+    by_id, position = index.by_id, index.core_position
+    writes: list[tuple[int, ...]] = []
     for entry in index.ir.dram.in_:
         producer, src = by_id.get((entry.core_id, entry.workload_id)), position(entry.core_id)
         if producer is None or src is None:
@@ -97,11 +121,7 @@ def noc_transfers(index: IRIndex) -> dict[str, pd.DataFrame]:
         size = next((o.size for o in producer.workload.ofmap if o.transfer_id == entry.transfer_id), None)
         if size is not None:
             writes.append((entry.transfer_id, *src, size, steps[(producer.core_id, producer.position)]))
-    return {
-        "core": _frame(core, ["transfer", "src_x", "src_y", "dst_x", "dst_y", "bytes", "step"]),
-        "dram_read": _frame(reads, ["transfer", "dst_x", "dst_y", "bytes", "step"]),
-        "dram_write": _frame(writes, ["transfer", "src_x", "src_y", "bytes", "step"]),
-    }
+    return _frame(writes, ["transfer", "src_x", "src_y", "bytes", "step"])
 
 
 def _frame(rows: list[tuple[int, ...]], columns: list[str]) -> pd.DataFrame:

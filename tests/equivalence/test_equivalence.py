@@ -118,7 +118,7 @@ def test_analysis_tables(path: Path) -> None:
     tables = {}
     for reference in (False, True):
         with reference_core(reference):
-            tables[reference] = analyze(loaded).tables()
+            tables[reference] = analyze(loaded).tables(links=True)
     assert tables[False].keys() == tables[True].keys()
     for name, frame in tables[False].items():
         pd.testing.assert_frame_equal(frame, tables[True][name], check_exact=True, obj=name)

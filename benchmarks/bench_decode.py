@@ -124,8 +124,8 @@ def typed_decoders(path: str, mode: str):  # type: ignore[no-untyped-def]
     from irtools.model.ir import SchedulerIR
     from irtools.model.raw import RawIR
 
-    head = Path(path).read_bytes()[: 1 << 20]
-    top = AllocIR if b'"start_loading"' in head else RawIR if b'"block"' in head else SchedulerIR
+    data = Path(path).read_bytes()  # the DRAM section may come first: look at the whole file
+    top = AllocIR if b'"start_loading"' in data else RawIR if b'"block"' in data else SchedulerIR
     fields = top.model_fields
     core_annotation = fields["cores"].annotation
     workloads = __import__("typing").get_args(core_annotation)[1]

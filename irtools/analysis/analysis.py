@@ -60,7 +60,9 @@ class Analysis:
         self.index = IRIndex(loaded, self.options.l2_size)
         # Before any table: the NoC tables lay out every mesh position, so a header's numbers must not
         # decide the memory an analysis takes (GIR506).
-        mesh = mesh_problem(list(self.index.cores), self.index.numbering, self.index.ir.xlen, self.index.ir.ylen)
+        mesh = mesh_problem(
+            list(self.index.cores), self.index.numbering, self.index.ir.xlen, self.index.ir.ylen
+        )
         if mesh is not None:
             raise AnalysisError(f"{loaded.path}: cannot be analyzed: GIR506 /{mesh.key}: {mesh.message}")
 

@@ -15,10 +15,8 @@ from dashboards.upload_store import REFUSED_HEADER
 
 GUARD = """function (_id) {
     const limit = %(limit)d;
-    const say = (text) => {
-        const line = document.getElementById('message');
-        if (line) { line.textContent = text; }
-    };
+    // Through Dash's own store, so the next callback that writes the message line replaces this text.
+    const say = (text) => window.dash_clientside.set_props('message', {children: text});
     const tooLarge = (files) => {
         for (const file of files || []) {
             if (file.size > limit) {

@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytest
 
 from dashboards.app import create_app
@@ -137,3 +138,17 @@ def test_gir506_severity_is_error() -> None:
     from irtools.rules import RULES
 
     assert RULES["GIR506"].severity is Severity.ERROR
+
+
+def test_summarize_gives_the_file_a_row_with_its_reason_and_its_findings(
+    run_cli: RunCli, tmp_path: Path
+) -> None:
+    sweep = tmp_path / "sweep"
+    sweep.mkdir()
+    _mutant(sweep, "raw", ylen=HUGE)
+    code, _, err = run_cli("summarize", sweep, "-o", tmp_path / "s.csv", "--no-cache", "--jobs", "1")
+    assert code == 0 and "crashed" not in err, err
+    rows = pd.read_csv(tmp_path / "s.csv", keep_default_na=False)
+    assert rows["status"].tolist()[0].startswith("not analyzed: GIR506 /ylen: a 2x9007199254740993 mesh")
+    findings = pd.read_csv(tmp_path / "s.findings.csv", keep_default_na=False)
+    assert "GIR506" in findings["code"].tolist()

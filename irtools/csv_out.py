@@ -120,8 +120,11 @@ def _mark_carriage_returns(frame: pd.DataFrame) -> tuple[pd.DataFrame, str | Non
         cells = _text_cells(frame[name])
         if cells is None:
             continue
-        strings = cells[cells.map(_is_text).astype(bool)] if cells.dtype == object else cells.dropna()
-        if strings.astype(str).str.contains("\r", regex=False).any():
+        try:  # vectorized; non-string cells of an object column give NaN
+            has_cr = cells.str.contains("\r", regex=False, na=False).any()
+        except AttributeError:  # an object column without a single string
+            continue
+        if has_cr:
             columns[name] = cells
     if not columns:
         return frame, None

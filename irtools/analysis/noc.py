@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from irtools.analysis.batch_groups import step_link_loads, weight_transfers
 from irtools.analysis.routing import from_dram, link_label, link_loads, route, to_dram
 from irtools.analysis.timeline import Schedule, dependency
 from irtools.gemini import GEMINI_FREQUENCY
@@ -145,13 +146,31 @@ def step_loads(links: pd.DataFrame) -> pd.DataFrame:
     return loads.drop_duplicates("step").reset_index(drop=True)
 
 
-def noc_times(index: IRIndex, model: NocModel, links: pd.DataFrame | None = None) -> pd.DataFrame:
-    """One row per step: layer_name, instance, link_bytes, noc_time, link (label of the heaviest link)."""
+def step_frame(index: IRIndex) -> pd.DataFrame:
+    """One row per layer step: step, layer_name, instance (its k-th run)."""
     _, keys = workload_steps(index)
-    steps = pd.DataFrame(
+    return pd.DataFrame(
         {"step": range(len(keys)), "layer_name": [k[0] for k in keys], "instance": [k[1] for k in keys]}
     )
-    heaviest = step_loads(noc_links(index) if links is None else links)
+
+
+def group_loads(index: IRIndex, links: pd.DataFrame) -> pd.DataFrame:
+    """Bytes per (step, directed link) as Gemini charges a batch group (irtools.analysis.batch_groups)."""
+    return step_link_loads(links, step_frame(index), weight_transfers(index))
+
+
+def noc_times(index: IRIndex, model: NocModel, links: pd.DataFrame | None = None) -> pd.DataFrame:
+    """One row per step: layer_name, instance, link_bytes, noc_time, link (label of the heaviest link),
+    layer_link_bytes and layer_noc_time (the heaviest link over all the layer's steps, and its time).
+
+    A layer's steps are Gemini's batch groups of one segment (irtools.analysis.batch_groups): the segment
+    takes `max(its groups' times, its own NoC time)` (`Cut::construct`: `noc *= num_bgrp`, then the NoC
+    time once, truncated once). So the last step's noc_time is raised to what the layer's NoC time leaves
+    after its earlier steps, when that is more (a few cycles of rounding on the shared runs).
+    """
+    steps = step_frame(index)
+    loads = group_loads(index, noc_links(index) if links is None else links)
+    heaviest = step_loads(loads)
     xlen = index.ir.xlen or 0
     merged = steps.merge(heaviest, on="step", how="left")
     link_bytes = merged["bytes"].fillna(0).astype("int64")
@@ -159,16 +178,45 @@ def noc_times(index: IRIndex, model: NocModel, links: pd.DataFrame | None = None
         None if pd.isna(b) else link_label(int(x), int(y), int(tx), int(ty), xlen)
         for b, x, y, tx, ty in zip(merged["bytes"], merged["x"], merged["y"], merged["to_x"], merged["to_y"])
     ]
+    noc_time = np.array([model.cycles(int(b)) for b in link_bytes], dtype=np.int64)
+    layer_bytes = layer_heaviest(loads, steps)
+    layer_link_bytes = steps["layer_name"].map(layer_bytes).fillna(0).astype("int64").to_numpy()
+    layer_noc_time = np.array([model.cycles(int(b)) for b in layer_link_bytes], dtype=np.int64)
+    step_time = np.maximum(step_compute(index), noc_time)
+    earlier = pd.Series(step_time).groupby(steps["layer_name"].to_numpy(), sort=False).cumsum().to_numpy() - step_time
+    last = ~steps.duplicated("layer_name", keep="last").to_numpy()
+    noc_time = np.where(last, np.maximum(noc_time, layer_noc_time - earlier), noc_time)
     return pd.DataFrame(
         {
             "step": merged["step"],
             "layer_name": merged["layer_name"],
             "instance": merged["instance"],
             "link_bytes": link_bytes,
-            "noc_time": np.array([model.cycles(int(b)) for b in link_bytes], dtype=np.int64),
+            "noc_time": noc_time,
             "link": labels,
+            "layer_link_bytes": layer_link_bytes,
+            "layer_noc_time": layer_noc_time,
         }
     )
+
+
+def layer_heaviest(loads: pd.DataFrame, steps: pd.DataFrame) -> pd.Series:
+    """Per layer_name: the bytes of its heaviest directed link over all its steps (`loads`: group_loads)."""
+    layer_of = steps.set_index("step")["layer_name"]
+    per_link = loads.assign(layer_name=layer_of.reindex(loads["step"]).to_numpy()).groupby(
+        ["layer_name", "x", "y", "direction", "to_x", "to_y"], sort=False
+    )["bytes"].sum()
+    return per_link.groupby(level="layer_name", sort=False).max()
+
+
+def step_compute(index: IRIndex) -> np.ndarray:
+    """Per step: its longest workload's `time` (the IR's compute time of that batch group)."""
+    of_workload, keys = workload_steps(index)
+    longest = np.zeros(len(keys), dtype=np.int64)
+    for ref in index.workloads():
+        step = of_workload[(ref.core_id, ref.position)]
+        longest[step] = max(longest[step], ref.workload.time)
+    return longest
 
 
 def noc_durations(index: IRIndex, times: pd.DataFrame) -> tuple[list[int], list[int]]:
@@ -228,11 +276,7 @@ def layer_bounds(index: IRIndex, times: pd.DataFrame) -> pd.DataFrame:
     noc_added sums over the layer's steps the cycles by which the step's NoC time exceeds its longest
     workload; bound is `NoC` when that is positive; noc_link is the heaviest link of the step adding most.
     """
-    of_workload, _ = workload_steps(index)
-    longest = np.zeros(len(times), dtype=np.int64)
-    for ref in index.workloads():
-        step = of_workload[(ref.core_id, ref.position)]
-        longest[step] = max(longest[step], ref.workload.time)
+    longest = step_compute(index)
     steps = times.assign(added=np.maximum(times["noc_time"].to_numpy() - longest, 0))
     slowest = steps.sort_values("added", ascending=False, kind="stable").drop_duplicates("layer_name")
     out = steps.groupby("layer_name", sort=False)["added"].sum().to_frame("noc_added")

@@ -70,3 +70,37 @@ def step_link_loads(links: pd.DataFrame, steps: pd.DataFrame, weights: np.ndarra
     shared = per_layer.merge(steps[["step", "layer_name"]], on="layer_name").set_index(keys)["bytes"]
     total = pd.concat([loads, -own, shared]).groupby(level=keys, sort=False).sum()
     return total[total > 0].reset_index()
+
+
+def step_traffic(links: pd.DataFrame, steps: pd.DataFrame, weights: np.ndarray, xlen: int) -> pd.DataFrame:
+    """Per step, what Gemini counts for its batch group: `hops` (bytes x hops, its NoC_tot_hops) and
+    `dram_bytes` (its DRAM acc), each layer's DRAM weights shared evenly by its steps (integer division
+    of the layer's totals, as `NoC::operator/=`). One row per step of `steps`, in its order.
+
+    A DRAM read leaves its port column (x = -1 or xlen) once per port, on its first link; a DRAM write
+    enters the port column once, on its last horizontal link: those links' bytes are the DRAM bytes
+    (Gemini's `bytes // 4` per channel, as routed).
+    """
+    weight = is_weight(links, weights)
+    x, to_x = links["x"].to_numpy(), links["to_x"].to_numpy()
+    kind = links["kind"].to_numpy()
+    port = (x < 0) | (x >= xlen)
+    to_port = (to_x < 0) | (to_x >= xlen)
+    dram = ((kind == "dram_read") & port & ~to_port) | ((kind == "dram_write") & to_port & ~port)
+    frame = pd.DataFrame(
+        {
+            "step": links["step"].to_numpy(),
+            "weight": weight,
+            "hops": links["bytes"].to_numpy(),
+            "dram_bytes": np.where(dram, links["bytes"].to_numpy(), 0),
+        }
+    )
+    sums = frame.groupby(["step", "weight"], sort=False)[["hops", "dram_bytes"]].sum().reset_index()
+    own = sums[~sums["weight"]].set_index("step")[["hops", "dram_bytes"]]
+    layer_of = steps.set_index("step")["layer_name"]
+    shared = sums[sums["weight"]].assign(layer_name=lambda f: layer_of.reindex(f["step"]).to_numpy())
+    per_layer = shared.groupby("layer_name", sort=False)[["hops", "dram_bytes"]].sum()
+    per_layer = per_layer.floordiv(layer_groups(steps).reindex(per_layer.index), axis=0)
+    spread = steps[["step", "layer_name"]].join(per_layer, on="layer_name").set_index("step")
+    total = own.reindex(steps["step"], fill_value=0) + spread[["hops", "dram_bytes"]].fillna(0).astype("int64")
+    return total.astype("int64").reset_index()

@@ -21,8 +21,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from irtools.analysis.batch_groups import step_link_loads, weight_transfers
-from irtools.analysis.routing import from_dram, link_label, link_loads, route, to_dram
+from irtools.analysis.batch_groups import step_link_loads, step_traffic, weight_transfers
+from irtools.analysis.routing import DRAM_CHANNELS, from_dram, link_label, link_loads, route, to_dram
 from irtools.analysis.timeline import Schedule, dependency
 from irtools.gemini import GEMINI_FREQUENCY
 from irtools.loading.index import IRIndex
@@ -35,16 +35,29 @@ class NocModel:
 
     bandwidth: int
     frequency: float = GEMINI_FREQUENCY
+    dram_bw: int | None = None
+    """DRAM bandwidth as in Gemini's input line (e.g. 1024000); None leaves the DRAM term out."""
 
     def __post_init__(self) -> None:
         if self.bandwidth <= 0:
             raise ValueError(f"NoC bandwidth must be a positive integer, got {self.bandwidth}")
         if not self.frequency > 0:
             raise ValueError(f"NoC frequency must be positive, got {self.frequency}")
+        if self.dram_bw is not None and self.dram_bw // 1024 // DRAM_CHANNELS <= 0:
+            raise ValueError(f"DRAM bandwidth must be at least {1024 * DRAM_CHANNELS}, got {self.dram_bw}")
 
     def cycles(self, link_bytes: int) -> int:
         """Gemini's NoC time of a step whose heaviest link carries `link_bytes`, in the IR's time unit."""
         return int(math.ceil(link_bytes / self.bandwidth) / self.frequency)
+
+    def dram_cycles(self, dram_bytes: int) -> int | None:
+        """Gemini's DRAM time of `dram_bytes` interleaved over its 4 channels (`NoC::get_dram_time`: each
+        channel moves `dram_bw / 1024 / 4` bytes per cycle, src/main.cpp), in the IR's unit; None
+        without a DRAM bandwidth."""
+        if self.dram_bw is None:
+            return None
+        per_channel = self.dram_bw // 1024 // DRAM_CHANNELS
+        return int(-(-(dram_bytes // DRAM_CHANNELS) // per_channel) / self.frequency)
 
 
 def workload_steps(index: IRIndex) -> tuple[dict[tuple[int, int], int], list[tuple[str, int]]]:
@@ -154,22 +167,22 @@ def step_frame(index: IRIndex) -> pd.DataFrame:
     )
 
 
-def group_loads(index: IRIndex, links: pd.DataFrame) -> pd.DataFrame:
-    """Bytes per (step, directed link) as Gemini charges a batch group (irtools.analysis.batch_groups)."""
-    return step_link_loads(links, step_frame(index), weight_transfers(index))
-
-
 def noc_times(index: IRIndex, model: NocModel, links: pd.DataFrame | None = None) -> pd.DataFrame:
     """One row per step: layer_name, instance, link_bytes, noc_time, link (label of the heaviest link),
-    layer_link_bytes and layer_noc_time (the heaviest link over all the layer's steps, and its time).
+    hops and dram_bytes (what Gemini counts for the step), dram_time (with a DRAM bandwidth), and the
+    layer's own: layer_link_bytes, layer_link, layer_noc_time (over all its steps).
 
-    A layer's steps are Gemini's batch groups of one segment (irtools.analysis.batch_groups): the segment
-    takes `max(its groups' times, its own NoC time)` (`Cut::construct`: `noc *= num_bgrp`, then the NoC
-    time once, truncated once). So the last step's noc_time is raised to what the layer's NoC time leaves
-    after its earlier steps, when that is more (a few cycles of rounding on the shared runs).
+    noc_time is Gemini's `NoC::get_time`: the heaviest link's time, or the DRAM time when that is
+    longer. A layer's steps are Gemini's batch groups of one segment (irtools.analysis.batch_groups):
+    the segment takes `max(its groups' times, its own NoC time)` (`Cut::construct`: `noc *= num_bgrp`,
+    then the time once, truncated once). So the last step's noc_time is raised to what the layer's NoC
+    time leaves after its earlier steps, when that is more (a few cycles of rounding on the shared runs).
     """
     steps = step_frame(index)
-    loads = group_loads(index, noc_links(index) if links is None else links)
+    links = noc_links(index) if links is None else links
+    weights = weight_transfers(index)
+    loads = step_link_loads(links, steps, weights)
+    traffic = step_traffic(links, steps, weights, index.ir.xlen or 0)
     heaviest = step_loads(loads)
     xlen = index.ir.xlen or 0
     merged = steps.merge(heaviest, on="step", how="left")
@@ -178,10 +191,17 @@ def noc_times(index: IRIndex, model: NocModel, links: pd.DataFrame | None = None
         None if pd.isna(b) else link_label(int(x), int(y), int(tx), int(ty), xlen)
         for b, x, y, tx, ty in zip(merged["bytes"], merged["x"], merged["y"], merged["to_x"], merged["to_y"])
     ]
+    dram_bytes = traffic["dram_bytes"].to_numpy()
+    dram_time = [model.dram_cycles(int(b)) for b in dram_bytes]
     noc_time = np.array([model.cycles(int(b)) for b in link_bytes], dtype=np.int64)
-    layer_bytes = layer_heaviest(loads, steps)
-    layer_link_bytes = steps["layer_name"].map(layer_bytes).fillna(0).astype("int64").to_numpy()
-    layer_noc_time = np.array([model.cycles(int(b)) for b in layer_link_bytes], dtype=np.int64)
+    noc_time = np.maximum(noc_time, [t or 0 for t in dram_time])
+    layers = layer_heaviest(loads, steps, xlen)
+    layer_link_bytes = steps["layer_name"].map(layers["bytes"]).fillna(0).astype("int64").to_numpy()
+    layer_dram = traffic.groupby(steps["layer_name"].to_numpy(), sort=False)["dram_bytes"].sum()
+    layer_noc_time = np.maximum(
+        [model.cycles(int(b)) for b in layer_link_bytes],
+        [model.dram_cycles(int(b)) or 0 for b in steps["layer_name"].map(layer_dram)],
+    )
     step_time = np.maximum(step_compute(index), noc_time)
     earlier = pd.Series(step_time).groupby(steps["layer_name"].to_numpy(), sort=False).cumsum().to_numpy() - step_time
     last = ~steps.duplicated("layer_name", keep="last").to_numpy()
@@ -194,19 +214,34 @@ def noc_times(index: IRIndex, model: NocModel, links: pd.DataFrame | None = None
             "link_bytes": link_bytes,
             "noc_time": noc_time,
             "link": labels,
+            "hops": traffic["hops"].to_numpy(),
+            "dram_bytes": dram_bytes,
+            "dram_time": pd.array(dram_time, dtype="Int64"),
             "layer_link_bytes": layer_link_bytes,
+            "layer_link": steps["layer_name"].map(layers["link"]).to_numpy(),
             "layer_noc_time": layer_noc_time,
         }
     )
 
 
-def layer_heaviest(loads: pd.DataFrame, steps: pd.DataFrame) -> pd.Series:
-    """Per layer_name: the bytes of its heaviest directed link over all its steps (`loads`: group_loads)."""
+def layer_heaviest(loads: pd.DataFrame, steps: pd.DataFrame, xlen: int = 0) -> pd.DataFrame:
+    """Per layer_name (index): `bytes` of its heaviest directed link over all its steps and its `link`
+    label (`loads`: group_loads)."""
     layer_of = steps.set_index("step")["layer_name"]
-    per_link = loads.assign(layer_name=layer_of.reindex(loads["step"]).to_numpy()).groupby(
-        ["layer_name", "x", "y", "direction", "to_x", "to_y"], sort=False
-    )["bytes"].sum()
-    return per_link.groupby(level="layer_name", sort=False).max()
+    keys = ["x", "y", "direction", "to_x", "to_y"]
+    per_link = (
+        loads.assign(layer_name=layer_of.reindex(loads["step"]).to_numpy())
+        .groupby(["layer_name", *keys], sort=False)["bytes"]
+        .sum()
+        .reset_index()
+        .sort_values(["bytes", "layer_name", *keys], ascending=[False, True, *[True] * len(keys)], kind="stable")
+        .drop_duplicates("layer_name")
+    )
+    per_link["link"] = [
+        link_label(int(x), int(y), int(tx), int(ty), xlen)
+        for x, y, tx, ty in zip(per_link["x"], per_link["y"], per_link["to_x"], per_link["to_y"], strict=True)
+    ]
+    return per_link.set_index("layer_name")[["bytes", "link"]]
 
 
 def step_compute(index: IRIndex) -> np.ndarray:

@@ -1,0 +1,91 @@
+"""Gemini's energy `E`, term by term, as far as the IR determines it.
+
+Gemini's `E` (its cost line `E:… T:…`) sums, per layer, `Ubuf/Buf/Bus/Mac` (the core's unified
+buffer, its inner buffers, bus and MACs, from the intra-core mapping), `NoC energy` (bytes x hops times
+`NoC::NoC_hop_cost`), `NoP energy` (die-to-die hops, on chiplet packages) and `DRAM energy` (DRAM bytes
+times `NoC::DRAM_acc_cost`); src/schnode.cpp `SchNode::print_res`, src/noc.cpp `NoC::get_cost`.
+
+What the IR determines:
+- **NoC**: bytes x hops are routed from the IR's transfers (`NoC_tot_hops`, irtools.analysis.batch_groups);
+  the per-unit energy is Gemini's 7 nm one (irtools.gemini.GEMINI_NOC_HOP_ENERGY), the process whose
+  frequency (1.3) the `noc` model already assumes.
+- **DRAM**: the DRAM bytes are the IR's; the per-byte energy depends on the DRAM type of Gemini's input
+  line, which the IR does not record: determined only when it is given (`dram_type`).
+- **NoP**: the IR records no chiplet cut, so which hops cross a die boundary is unknown (on a one-chip
+  run, as every shared run, Gemini's NoP energy is 0).
+- **MAC** and **buffers** (Ubuf, Buf, Bus): Gemini computes them from the intra-core mapping it chose
+  (`PolarInst::getCost`, src/coremapping.cpp: accesses per buffer level), which the IR records only as
+  each workload's time.
+An undetermined term is None, named with its reason, and left out of the total.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from irtools.gemini import GEMINI_DRAM_ACCESS_ENERGY, GEMINI_NOC_HOP_ENERGY
+
+TERMS = ("noc", "nop", "dram", "mac", "buffers")
+"""Gemini's energy terms, in the order its printout gives them (buffers = Ubuf + Buf + Bus)."""
+
+UNDETERMINED = {
+    "nop": "the IR records no chiplet cut, so no hop is known to cross a die (0 on a one-chip run)",
+    "mac": "Gemini's MAC energy comes from the intra-core mapping, which the IR does not record",
+    "buffers": "Gemini's Ubuf/Buf/Bus energy comes from the intra-core mapping, which the IR does not record",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class EnergyModel:
+    """Gemini's per-unit energies (pJ) that the IR lets irtools apply."""
+
+    noc_hop: float = GEMINI_NOC_HOP_ENERGY
+    """Energy per byte and NoC hop."""
+    dram_type: str | None = None
+    """The input line's DRAM type (LPDDR5, GDDR6X, HBM); None: the DRAM term is undetermined."""
+
+    def __post_init__(self) -> None:
+        if self.dram_type is not None and self.dram_type not in GEMINI_DRAM_ACCESS_ENERGY:
+            known = ", ".join(GEMINI_DRAM_ACCESS_ENERGY)
+            raise ValueError(f"unknown DRAM type {self.dram_type!r}; Gemini knows {known}")
+
+    @property
+    def dram_access(self) -> float | None:
+        """Energy per DRAM byte, or None without a DRAM type."""
+        return None if self.dram_type is None else GEMINI_DRAM_ACCESS_ENERGY[self.dram_type]
+
+    def undetermined(self) -> dict[str, str]:
+        """Term -> why the IR does not determine it."""
+        missing = dict(UNDETERMINED)
+        if self.dram_type is None:
+            missing["dram"] = "the per-byte DRAM energy depends on the DRAM type, which the IR does not record"
+        return {t: missing[t] for t in TERMS if t in missing}
+
+
+def layer_energy(hops: np.ndarray, dram_bytes: np.ndarray, model: EnergyModel) -> dict[str, Any]:
+    """Per layer, each term's energy column (`<term>_energy`, pJ; NaN where undetermined)."""
+    nan = np.full(len(hops), np.nan)
+    dram = nan if model.dram_access is None else dram_bytes * model.dram_access
+    return {
+        "noc_energy": hops * model.noc_hop,
+        "nop_energy": nan,
+        "dram_energy": dram,
+        "mac_energy": nan,
+        "buffers_energy": nan,
+    }
+
+
+def energy_summary(layer_cost: pd.DataFrame, model: EnergyModel) -> dict[str, Any]:
+    """The run's energy: `total` (pJ, the determined terms only), `terms` (pJ or None) and `undetermined`."""
+    missing = model.undetermined()
+    terms = {t: None if t in missing else float(layer_cost[f"{t}_energy"].sum()) for t in TERMS}
+    return {
+        "total": sum(v for v in terms.values() if v is not None),
+        "unit": "pJ",
+        "terms": terms,
+        "undetermined": missing,
+    }

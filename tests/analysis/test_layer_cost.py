@@ -1,0 +1,102 @@
+"""The layer_cost table and the energy against Gemini's own printout, layer by layer, on every shared run.
+
+../shared/fixtures/gemini-noc/stdout/ holds the scheduler's printout for each manifest row; every segment
+of those runs holds one layer, so a layer's row (all its batch groups) is held against its segment's line.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+
+from irtools.analysis import AnalysisOptions, analyze
+from irtools.analysis.energy import EnergyModel
+from tests.analysis.builders import MESH
+from tests.analysis.gemini_printout import layers, parse_printout
+from tests.conftest import FIXTURES, NO_FIXTURES, RunCli
+
+NOC = FIXTURES / "gemini-noc"
+
+
+def _runs() -> list[dict[str, str]]:
+    manifest = NOC / "manifest.csv"
+    if not manifest.exists():
+        return []
+    with manifest.open(newline="") as f:
+        return list(csv.DictReader(f))
+
+
+RUNS = _runs()
+
+
+def _printout(row: dict[str, str]) -> Path:
+    return NOC / "stdout" / f"{row['net']}_{row['mesh_x']}x{row['mesh_y']}_b{row['batch']}_noc{row['noc_bw']}_ul{row['ul3_kb']}.stdout.txt"
+
+
+def _options(row: dict[str, str]) -> AnalysisOptions:
+    dram_type = row["input_line"].split()[14]  # Gemini's input line: ... NoP_bw DRAM_type DRAM_bw NoC_bw ...
+    return AnalysisOptions(noc_bw=int(row["noc_bw"]), dram_bw=int(row["dram_bw"]), dram_type=dram_type)
+
+
+@pytest.mark.skipif(not RUNS, reason=NO_FIXTURES)
+@pytest.mark.parametrize("row", RUNS, ids=[f"{r['name']}@noc{r['noc_bw']}" for r in RUNS])
+def test_every_layer_costs_what_gemini_printed(row: dict[str, str]) -> None:
+    cost = analyze(NOC / row["name"], _options(row)).layer_cost.set_index("layer_name")
+    printed = layers(parse_printout(_printout(row)))
+    assert sorted(cost.index) == sorted(layer.name for _, layer in printed)
+    for segment, layer in printed:
+        ours, theirs = cost.loc[layer.name], segment.values
+        assert segment.children == [layer], "every segment of the shared runs holds one layer"
+        assert ours["groups"] == segment.groups
+        # Integers Gemini prints exactly: equal.
+        assert ours["hops"] == theirs["noc_hops"], layer.name
+        assert ours["dram_bytes"] == theirs["dram_acc"], layer.name
+        assert ours["time"] == theirs["time"], layer.name
+        assert ours["compute_time"] == segment.groups * layer.values["computing_time"], layer.name
+        # NoCtime is a double printed with 4 significant digits.
+        assert ours["noc_time"] == pytest.approx(theirs["noc_time"], rel=5e-4), layer.name
+        # NoC energy too; DRAM energy is 0 for LPDDR5 (Gemini's DRAM_acc_cost), as printed.
+        assert ours["noc_energy"] == pytest.approx(theirs["noc_energy"], rel=5e-4), layer.name
+        assert ours["dram_energy"] == theirs["dram_energy"] == 0
+
+
+@pytest.mark.skipif(not RUNS, reason=NO_FIXTURES)
+@pytest.mark.parametrize("row", RUNS, ids=[f"{r['name']}@noc{r['noc_bw']}" for r in RUNS])
+def test_the_determined_energy_terms_are_geminis(row: dict[str, str]) -> None:
+    a = analyze(NOC / row["name"], _options(row))
+    energy = a.energy()
+    top = parse_printout(_printout(row)).values
+    assert energy is not None and a.layer_cost["time"].sum() == a.makespan("noc") == top["time"]
+    assert energy["terms"]["noc"] == pytest.approx(top["noc_energy"], rel=5e-4)
+    assert energy["terms"]["dram"] == top["dram_energy"] == 0
+    # MAC, buffers and NoP are not in the IR: named, left out of the total.
+    assert set(energy["undetermined"]) == {"nop", "mac", "buffers"}
+    assert energy["total"] == energy["terms"]["noc"] + energy["terms"]["dram"]
+    # What is left out is the rest of Gemini's E (Ubuf + Buf + Bus + Mac, NoP 0 on one chip).
+    rest = top["ubuf"] + top["buf"] + top["bus"] + top["mac"]
+    assert energy["total"] + rest == pytest.approx(top["energy"], rel=2e-3)
+
+
+def test_layer_cost_needs_a_noc_bandwidth_and_energy_names_what_is_missing() -> None:
+    a = analyze(MESH)
+    assert a.layer_cost.empty and a.energy() is None
+    assert EnergyModel().undetermined()["dram"].startswith("the per-byte DRAM energy depends on the DRAM type")
+    with pytest.raises(ValueError, match="unknown DRAM type"):
+        EnergyModel(dram_type="DDR3")
+
+
+@pytest.mark.skipif(not RUNS, reason=NO_FIXTURES)
+def test_analyze_json_gives_the_energy_beside_the_makespan(run_cli: RunCli, tmp_path: Path) -> None:
+    path = NOC / "vgg_4x4_b1_ul512_ir.json"
+    code, out, err = run_cli("analyze", path, "-o", tmp_path, "--noc-bw", "8", "--dram-type", "LPDDR5", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["makespan"]["noc"] == 1941778
+    # Gemini printed NoC energy = 6.588e+08 for this run (pJ); DRAM energy 0 (LPDDR5).
+    assert data["energy"]["terms"]["noc"] == pytest.approx(6.588e8, rel=5e-4)
+    assert data["energy"]["terms"]["dram"] == 0 and data["energy"]["terms"]["mac"] is None
+    assert "intra-core mapping" in data["energy"]["undetermined"]["buffers"]
+    assert (tmp_path / "layer_cost.csv").exists()

@@ -113,6 +113,13 @@ class Analysis:
             return None
         return energy_summary(self.layer_cost, self.energy_model)
 
+    def energy_at(self, bandwidth: int) -> dict[str, Any]:
+        """The run's energy by term with a NoC model of `bandwidth` (the energy does not depend on it: a
+        sweep's runs that wrote one IR share it)."""
+        model = NocModel(bandwidth, self.options.noc_frequency, self.options.dram_bw)
+        steps = noc_times(self.index, model, self.noc_links)
+        return energy_summary(layer_cost_table(self.index, steps, model, self.energy_model), self.energy_model)
+
     @cached_property
     def noc_links(self) -> pd.DataFrame:
         """Every (layer step, traffic kind, directed link) with its bytes (irtools.analysis.noc.noc_links)."""

@@ -74,6 +74,24 @@ SWEEP = TableSpec(
             "noc_bw column, else --noc-bw): 1 where irtools reproduces the scheduler's latency.",
         ),
         Column("scheduler_energy", "float64", "", "The scheduler's own energy E (manifest cost line)."),
+        Column(
+            "energy",
+            "float64",
+            "pJ",
+            "Gemini's energy from the IR: the sum of the terms it determines (energy_noc, energy_dram); "
+            "needs a NoC bandwidth (--noc-bw or the manifest's noc_bw); docs/noc.md.",
+        ),
+        Column("energy_noc", "float64", "pJ", "NoC term: bytes x hops x Gemini's energy per byte and hop."),
+        Column("energy_dram", "float64", "pJ", "DRAM term; empty: the IR does not record the DRAM type."),
+        Column(
+            "energy_undetermined", "str", "", "Terms the IR does not determine, left out of energy (';')."
+        ),
+        Column(
+            "energy_ratio",
+            "float64",
+            "ratio",
+            "scheduler_energy / energy: the share of E the undetermined terms (mostly buffers) make up.",
+        ),
         Column("peak_l2_max", "Int64", "bytes", "Largest L2 snapshot on any core."),
         Column("peak_l2_fraction", "float64", "fraction", "peak_l2_max / buffersize."),
         Column("peak_l2_per_core", "str", "bytes", "Peak L2 of each core, in core order, joined with ';'."),
@@ -160,6 +178,14 @@ def summarize_with_findings(
         dram_write_bytes=s.dram_write,
     )
     row.update(measured_columns(analysis, path))
+    energy = s.energy or (analysis.energy_at(run_noc_bws[0]) if run_noc_bws else None)
+    if energy is not None:
+        row.update(
+            energy=energy["total"],
+            energy_noc=energy["terms"]["noc"],
+            energy_dram=energy["terms"]["dram"],
+            energy_undetermined=";".join(energy["undetermined"]),
+        )
     if run_noc_bws:
         row[RUN_NOC_MAKESPANS] = [[bw, analysis.noc_makespan_at(bw)] for bw in run_noc_bws]
     return row, findings

@@ -156,6 +156,8 @@ class Sweep:
             row["latency_ratio"] = latency / makespan
         if latency is not None and noc:
             row["noc_latency_ratio"] = latency / noc
+        if row.get("scheduler_energy") is not None and row.get("energy"):
+            row["energy_ratio"] = row["scheduler_energy"] / row["energy"]
         for column in self.manifest.columns():
             row[manifest_column(column)] = run.get(column)
         return row

@@ -100,3 +100,20 @@ def test_analyze_json_gives_the_energy_beside_the_makespan(run_cli: RunCli, tmp_
     assert data["energy"]["terms"]["dram"] == 0 and data["energy"]["terms"]["mac"] is None
     assert "intra-core mapping" in data["energy"]["undetermined"]["buffers"]
     assert (tmp_path / "layer_cost.csv").exists()
+
+
+@pytest.mark.skipif(not RUNS, reason=NO_FIXTURES)
+def test_summarize_has_the_energy_and_its_ratio_to_the_manifests_e(run_cli: RunCli, tmp_path: Path) -> None:
+    out = tmp_path / "s.csv"
+    args = ("summarize", NOC, "--manifest", NOC / "manifest.csv", "-o", out, "--cache-dir", tmp_path / "c")
+    code, _, err = run_cli(*args)
+    assert code == 0, err
+    with out.open(newline="") as f:
+        rows = {(Path(r["path"]).name, r["noc_bw"]): r for r in csv.DictReader(f)}
+    vgg = rows[("vgg_4x4_b1_ul512_ir.json", "8")]
+    # The NoC term is all the IR determines (Gemini printed NoC energy = 6.588e+08 of E = 5.08e+09).
+    assert float(vgg["energy"]) == pytest.approx(6.588e8, rel=5e-4) == float(vgg["energy_noc"])
+    assert float(vgg["energy_ratio"]) == pytest.approx(5.08e9 / 6.588e8, rel=1e-3)
+    assert vgg["energy_undetermined"] == "nop;dram;mac;buffers" and vgg["energy_dram"] == ""
+    # The energy does not depend on the NoC bandwidth: one IR, three runs, one energy.
+    assert {rows[("vgg_4x4_b1_ul512_ir.json", bw)]["energy"] for bw in ("8", "32", "128")} == {vgg["energy"]}

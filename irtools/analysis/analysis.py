@@ -98,12 +98,13 @@ class Analysis:
     @cached_property
     def energy_model(self) -> EnergyModel:
         """Gemini's per-unit energies that the IR and the options determine."""
-        return EnergyModel(dram_type=self.options.dram_type)
+        mesh = self.index.ir.xlen is not None and self.index.ir.ylen is not None
+        return EnergyModel(dram_type=self.options.dram_type, mesh=mesh)
 
     @cached_property
     def layer_cost(self) -> pd.DataFrame:
-        """Gemini's cost per layer (irtools.analysis.layer_cost); empty without a NoC bandwidth."""
-        if self.noc_model is None:
+        """Gemini's cost per layer (irtools.analysis.layer_cost); empty without a NoC bandwidth or a mesh."""
+        if self.noc_model is None or not self.energy_model.mesh:
             return LAYER_COST.empty()
         return layer_cost_table(self.index, self.noc_steps, self.noc_model, self.energy_model)
 

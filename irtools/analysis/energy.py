@@ -47,6 +47,8 @@ class EnergyModel:
     """Energy per byte and NoC hop."""
     dram_type: str | None = None
     """The input line's DRAM type (LPDDR5, GDDR6X, HBM); None: the DRAM term is undetermined."""
+    mesh: bool = True
+    """False for a file without xlen/ylen: its transfers cannot be routed, so neither NoC nor DRAM is known."""
 
     def __post_init__(self) -> None:
         if self.dram_type is not None and self.dram_type not in GEMINI_DRAM_ACCESS_ENERGY:
@@ -61,7 +63,9 @@ class EnergyModel:
     def undetermined(self) -> dict[str, str]:
         """Term -> why the IR does not determine it."""
         missing = dict(UNDETERMINED)
-        if self.dram_type is None:
+        if not self.mesh:
+            missing["noc"] = missing["dram"] = "the file has no mesh (xlen, ylen): its transfers cannot be routed"
+        elif self.dram_type is None:
             missing["dram"] = "the per-byte DRAM energy depends on the DRAM type, which the IR does not record"
         return {t: missing[t] for t in TERMS if t in missing}
 
@@ -84,7 +88,7 @@ def energy_summary(layer_cost: pd.DataFrame, model: EnergyModel) -> dict[str, An
     missing = model.undetermined()
     terms = {t: None if t in missing else float(layer_cost[f"{t}_energy"].sum()) for t in TERMS}
     return {
-        "total": sum(v for v in terms.values() if v is not None),
+        "total": float(sum(v for v in terms.values() if v is not None)),
         "unit": "pJ",
         "terms": terms,
         "undetermined": missing,

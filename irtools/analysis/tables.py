@@ -340,7 +340,7 @@ L2_BLOCKS = TableSpec(
 LAYER_COST = TableSpec(
     "layer_cost",
     "One row per layer: Gemini's cost of the layer as its scheduler prints it (irtools.analysis.layer_cost, "
-    "docs/noc.md), over all its batch groups (its steps). Needs --noc-bw (empty without). Where the "
+    "docs/noc.md), over all its batch groups (its steps). Needs --noc-bw and a mesh (xlen, ylen; empty without). Where the "
     "layers run one after another (every shared Gemini run) `time` sums to the noc makespan; the energy "
     "columns sum to the energy's terms (NaN: not determined by the IR, docs/noc.md).",
     (

@@ -117,3 +117,14 @@ def test_summarize_has_the_energy_and_its_ratio_to_the_manifests_e(run_cli: RunC
     assert vgg["energy_undetermined"] == "nop;dram;mac;buffers" and vgg["energy_dram"] == ""
     # The energy does not depend on the NoC bandwidth: one IR, three runs, one energy.
     assert {rows[("vgg_4x4_b1_ul512_ir.json", bw)]["energy"] for bw in ("8", "32", "128")} == {vgg["energy"]}
+
+
+def test_a_file_without_a_mesh_has_no_noc_or_dram_energy() -> None:
+    # Without xlen/ylen nothing can be routed: no hops, no DRAM bytes, and nothing is claimed about them.
+    doc = json.loads(MESH.read_text())
+    del doc["xlen"], doc["ylen"]
+    a = analyze(json.dumps(doc).encode(), AnalysisOptions(noc_bw=16, dram_type="LPDDR5"))
+    energy = a.energy()
+    assert energy is not None and a.layer_cost.empty
+    assert energy["terms"] == dict.fromkeys(("noc", "nop", "dram", "mac", "buffers")) and energy["total"] == 0
+    assert "no mesh" in energy["undetermined"]["noc"] and "no mesh" in energy["undetermined"]["dram"]

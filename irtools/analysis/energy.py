@@ -21,6 +21,7 @@ An undetermined term is None, named with its reason, and left out of the total.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -84,7 +85,9 @@ def layer_energy(hops: np.ndarray, dram_bytes: np.ndarray, model: EnergyModel) -
 
 
 def energy_summary(layer_cost: pd.DataFrame, model: EnergyModel) -> dict[str, Any]:
-    """The run's energy: `total` (pJ, the determined terms only), `terms` (pJ or None) and `undetermined`."""
+    """The run's energy: `total` (pJ, the determined terms only), `terms` (pJ or None), `undetermined`
+    (term -> why), and the quantities the NoC and DRAM terms multiply: `hops` (bytes x hops) and
+    `dram_bytes` (None without a mesh)."""
     missing = model.undetermined()
     terms = {t: None if t in missing else float(layer_cost[f"{t}_energy"].sum()) for t in TERMS}
     return {
@@ -92,4 +95,25 @@ def energy_summary(layer_cost: pd.DataFrame, model: EnergyModel) -> dict[str, An
         "unit": "pJ",
         "terms": terms,
         "undetermined": missing,
+        "hops": int(layer_cost["hops"].sum()) if model.mesh else None,
+        "dram_bytes": int(layer_cost["dram_bytes"].sum()) if model.mesh else None,
     }
+
+
+def dram_type_in(cells: Iterable[Any]) -> str | None:
+    """The first DRAM type Gemini knows that appears as a word in `cells` (e.g. a manifest row's input line)."""
+    for cell in cells:
+        for word in str(cell).split():
+            if word in GEMINI_DRAM_ACCESS_ENERGY:
+                return word
+    return None
+
+
+def with_dram_type(energy: dict[str, Any], dram_type: str) -> dict[str, Any]:
+    """`energy` (an energy_summary without a DRAM type) with its DRAM term determined by `dram_type`."""
+    if energy["dram_bytes"] is None or "dram" not in energy["undetermined"]:
+        return energy
+    dram = energy["dram_bytes"] * GEMINI_DRAM_ACCESS_ENERGY[dram_type]
+    undetermined = {t: why for t, why in energy["undetermined"].items() if t != "dram"}
+    terms = energy["terms"] | {"dram": float(dram)}
+    return energy | {"terms": terms, "undetermined": undetermined, "total": energy["total"] + dram}

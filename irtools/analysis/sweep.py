@@ -92,6 +92,12 @@ SWEEP = TableSpec(
             "energy_undetermined", "str", "", "Terms the IR does not determine, left out of energy (';')."
         ),
         Column(
+            "energy_delay",
+            "float64",
+            "pJ x cycles",
+            "energy x makespan_noc: the energy-delay product of the determined terms (a sweep page axis).",
+        ),
+        Column(
             "energy_ratio",
             "float64",
             "ratio",
@@ -130,6 +136,10 @@ RUN_NOC_MAKESPANS = "noc_makespan_per_run_bw"
 
 ENERGY = "energy_by_term"
 """Row key (not a column): the file's energy_summary, for a manifest run's DRAM type to complete."""
+
+
+def _product(energy: float | None, makespan: int | None) -> float | None:
+    return None if energy is None or makespan is None else energy * makespan
 
 
 def energy_columns(energy: dict[str, Any]) -> dict[str, Any]:
@@ -198,7 +208,7 @@ def summarize_with_findings(
     row.update(measured_columns(analysis, path))
     energy = s.energy or (analysis.energy_at(run_noc_bws[0]) if run_noc_bws else None)
     if energy is not None:
-        row.update(energy_columns(energy))
+        row.update(energy_columns(energy), energy_delay=_product(energy["total"], row["makespan_noc"]))
         row[ENERGY] = energy
     if run_noc_bws:
         row[RUN_NOC_MAKESPANS] = [[bw, analysis.noc_makespan_at(bw)] for bw in run_noc_bws]

@@ -160,6 +160,8 @@ class Sweep:
         energy, dram_type = row.get(ENERGY), dram_type_in(run.values())
         if energy is not None and dram_type is not None:
             row.update(energy_columns(with_dram_type(energy, dram_type)))
+        if row.get("energy") is not None and row.get("makespan_noc"):  # this run's makespan
+            row["energy_delay"] = row["energy"] * row["makespan_noc"]
         if row.get("scheduler_energy") is not None and row.get("energy"):
             row["energy_ratio"] = row["scheduler_energy"] / row["energy"]
         for column in self.manifest.columns():

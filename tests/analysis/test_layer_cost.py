@@ -116,6 +116,8 @@ def test_summarize_has_the_energy_and_its_ratio_to_the_manifests_e(run_cli: RunC
     assert float(vgg["energy_ratio"]) == pytest.approx(5.08e9 / 6.588e8, rel=1e-3)
     # The manifest's input line names the DRAM type (LPDDR5: Gemini's per-byte energy 0): DRAM is determined.
     assert vgg["energy_undetermined"] == "nop;mac;buffers" and float(vgg["energy_dram"]) == 0
+    # The energy-delay product of each run is its energy times its own noc makespan (= T).
+    assert float(vgg["energy_delay"]) == pytest.approx(float(vgg["energy"]) * 1941778)
     # The energy does not depend on the NoC bandwidth: one IR, three runs, one energy.
     assert {rows[("vgg_4x4_b1_ul512_ir.json", bw)]["energy"] for bw in ("8", "32", "128")} == {vgg["energy"]}
 

@@ -8,7 +8,8 @@ frequency` in `LNode::searchLayer` / `Cut::construct`). The IR's workload `time`
 
 A *step* is one execution of a layer: the k-th workload of a layer on each core (a layer that a
 temporal cut runs once per batch group has one step per group). Its NoC time applies to each of its
-workloads: the `noc` timing model stretches a workload to max(time, its step's NoC time).
+workloads: the `noc` timing model stretches a workload to max(time, its step's NoC time). The steps of a
+layer share its DRAM weights as Gemini's batch groups do (irtools.analysis.batch_groups).
 """
 
 from __future__ import annotations
@@ -226,7 +227,7 @@ def noc_times(index: IRIndex, model: NocModel, links: pd.DataFrame | None = None
 
 def layer_heaviest(loads: pd.DataFrame, steps: pd.DataFrame, xlen: int = 0) -> pd.DataFrame:
     """Per layer_name (index): `bytes` of its heaviest directed link over all its steps and its `link`
-    label (`loads`: group_loads)."""
+    label (`loads`: batch_groups.step_link_loads)."""
     layer_of = steps.set_index("step")["layer_name"]
     keys = ["x", "y", "direction", "to_x", "to_y"]
     per_link = (

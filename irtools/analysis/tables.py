@@ -344,7 +344,7 @@ LAYER_COST = TableSpec(
     "layers run one after another (every shared Gemini run) `time` sums to the noc makespan; the energy "
     "columns sum to the energy's terms (NaN: not determined by the IR, docs/noc.md).",
     (
-        _LAYER,
+        _c("layer_name", "str", "", "The layer, by the IR's layer_name."),
         _c("groups", "int64", "", "Batch groups: the layer's steps (its k-th workload on each core)."),
         _c("compute_time", "int64", "cycles", "Sum over the groups of the longest workload's time."),
         _c(

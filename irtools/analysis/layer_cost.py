@@ -9,14 +9,11 @@ aggregated by columns, never walked per object.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pandas as pd
 
 from irtools.analysis.energy import EnergyModel, layer_energy
 from irtools.analysis.noc import NocModel, step_compute
-from irtools.analysis.routing import DRAM_CHANNELS
 from irtools.analysis.tables import LAYER_COST
 from irtools.loading.index import IRIndex
 
@@ -40,16 +37,9 @@ def layer_cost_table(index: IRIndex, steps: pd.DataFrame, model: NocModel, energ
         link_bytes=("layer_link_bytes", "first"),
         link=("layer_link", "first"),
     ).reset_index()
-    link_time = np.array([math.ceil(int(b) / model.bandwidth) / model.frequency for b in layers["link_bytes"]])
+    link_time = np.array([model.link_time(int(b)) for b in layers["link_bytes"]])
     dram_time = [model.dram_cycles(int(b)) for b in layers["dram_bytes"]]
-    dram_exact = np.array(
-        [
-            np.nan
-            if model.dram_bw is None
-            else math.ceil((int(b) // DRAM_CHANNELS) / (model.dram_bw // 1024 // DRAM_CHANNELS)) / model.frequency
-            for b in layers["dram_bytes"]
-        ]
-    )
+    dram_exact = np.array([model.dram_time(int(b)) for b in layers["dram_bytes"]], dtype=float)
     noc_time = np.fmax(link_time, dram_exact)
     slower = layers["time"].to_numpy() > layers["compute_time"].to_numpy()
     bound = np.where(~slower, "compute", np.where(dram_exact > link_time, "DRAM", "NoC"))

@@ -49,16 +49,25 @@ class NocModel:
 
     def cycles(self, link_bytes: int) -> int:
         """Gemini's NoC time of a step whose heaviest link carries `link_bytes`, in the IR's time unit."""
-        return int(math.ceil(link_bytes / self.bandwidth) / self.frequency)
+        return int(self.link_time(link_bytes))
+
+    def link_time(self, link_bytes: int) -> float:
+        """`ceil(link_bytes / bandwidth) / frequency` before Gemini truncates it (as its printout shows it)."""
+        return math.ceil(link_bytes / self.bandwidth) / self.frequency
 
     def dram_cycles(self, dram_bytes: int) -> int | None:
-        """Gemini's DRAM time of `dram_bytes` interleaved over its 4 channels (`NoC::get_dram_time`: each
-        channel moves `dram_bw / 1024 / 4` bytes per cycle, src/main.cpp), in the IR's unit; None
-        without a DRAM bandwidth."""
+        """Gemini's DRAM time of `dram_bytes` interleaved over its 4 channels, in the IR's unit (truncated);
+        None without a DRAM bandwidth."""
+        exact = self.dram_time(dram_bytes)
+        return None if exact is None else int(exact)
+
+    def dram_time(self, dram_bytes: int) -> float | None:
+        """`NoC::get_dram_time` over the frequency, before truncation: each channel moves its quarter of the
+        bytes at `dram_bw / 1024 / 4` bytes per cycle (src/main.cpp:868); None without a DRAM bandwidth."""
         if self.dram_bw is None:
             return None
         per_channel = self.dram_bw // 1024 // DRAM_CHANNELS
-        return int(-(-(dram_bytes // DRAM_CHANNELS) // per_channel) / self.frequency)
+        return -(-(dram_bytes // DRAM_CHANNELS) // per_channel) / self.frequency
 
 
 def workload_steps(index: IRIndex) -> tuple[dict[tuple[int, int], int], list[tuple[str, int]]]:

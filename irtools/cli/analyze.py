@@ -16,7 +16,7 @@ from irtools.cli.common import (
     positive_float,
     show_progress,
 )
-from irtools.cli.noc_args import add_noc_arguments
+from irtools.cli.noc_args import add_dram_arguments, add_noc_arguments
 from irtools.cli.trace_args import add_trace_argument, load_measured, print_measured
 from irtools.config import add_settings
 from irtools.findings import Severity
@@ -47,6 +47,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     )
     ana.add_argument("--json", action="store_true", help="print the summary as JSON")
     add_noc_arguments(ana)
+    add_dram_arguments(ana)
     add_trace_argument(ana)
     add_settings(ana, "analyze")
 
@@ -89,7 +90,16 @@ def _analysis(
 
     if show_progress():
         sys.stderr.write(f"loading {path}\n")
-    noc = {"noc_bw": args.noc_bw, "noc_frequency": args.noc_frequency} if args is not None else {}
+    noc = (
+        {
+            "noc_bw": args.noc_bw,
+            "noc_frequency": args.noc_frequency,
+            "dram_bw": getattr(args, "dram_bw", None),
+            "dram_type": getattr(args, "dram_type", None),
+        }
+        if args is not None
+        else {}
+    )
     analysis = analyze(path, AnalysisOptions(wl0_size=wl0_size, l2_size=l2_size, **noc), max_bytes=limit)
     # The models live until the command ends: out of the collector's sight, its passes while the
     # tables are built no longer rescan millions of them.

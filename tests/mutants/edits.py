@@ -1,0 +1,98 @@
+"""Small IRs one edit away from a clean one, checked on both cores, for the boundary tests of the rules.
+
+The base is the clean 2x2 sample (sample_ir/valid/mesh2x2_conv_b1_c4_bw16_stschedule.json, five
+workloads on four cores) or a small synth file of the raw or alloc dialect. A test edits one value and
+asserts the exact findings of one code. Every check runs on the fast core and on the reference core
+(irtools.reference) and both must agree, so a broken rule is caught whichever path it breaks: the
+equivalence harness alone cannot see a break in the reference or in what both share.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from irtools.findings import Finding
+from irtools.reference import reference_core
+from irtools.rules.context import CheckOptions
+from irtools.synth import SynthOptions, synthesize
+from irtools.synth.alloc import to_alloc
+from irtools.synth.build import KIB
+from irtools.synth.raw import to_raw
+from irtools.validate import validate_file
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+MESH = ROOT / "sample_ir" / "valid" / "mesh2x2_conv_b1_c4_bw16_stschedule.json"
+
+Doc = dict[str, Any]
+Row = tuple[str, str, str]
+"""(code, pointer, message) of one finding."""
+
+
+@functools.cache
+def _text(path: Path) -> str:
+    return path.read_text()
+
+
+def mesh_doc() -> Doc:
+    """A fresh copy of the clean 2x2 sample."""
+    return json.loads(_text(MESH))
+
+
+@functools.cache
+def _synth_alloc() -> str:
+    # One core, 16 workloads; tensors persist across snapshots, so start_loading is both true and false.
+    options = SynthOptions(xlen=1, ylen=1, layers=3, batch=1, buffersize=256 * KIB, seed=1)
+    return json.dumps(to_alloc(to_raw(synthesize(options).document)))
+
+
+def alloc_doc() -> Doc:
+    """A fresh copy of a clean one-core file of the alloc dialect (L2 addresses in 1 KiB blocks)."""
+    return json.loads(_synth_alloc())
+
+
+@functools.cache
+def _synth_raw() -> str:
+    options = SynthOptions(xlen=2, ylen=1, layers=4, batch=1, buffersize=256 * KIB, seed=1)
+    return json.dumps(to_raw(synthesize(options).document))
+
+
+def raw_doc() -> Doc:
+    """A fresh copy of a clean two-core file of the raw dialect."""
+    return json.loads(_synth_raw())
+
+
+def check(tmp: Path, doc: Doc, options: CheckOptions | None = None) -> list[Finding]:
+    """Validate `doc` as a file on both cores; the findings, which must be the same on both."""
+    path = tmp / f"ir-{len(list(tmp.iterdir()))}.json"
+    path.write_text(json.dumps(doc))
+    fast = validate_file(str(path), options).findings
+    with reference_core():
+        reference = validate_file(str(path), options).findings
+    assert fast == reference, "the fast and the reference core disagree"
+    assert not [f for f in fast if f.code == "GIR001"], "a rule crashed"
+    return fast
+
+
+def rows(findings: Iterable[Finding], code: str, *, info: bool = False) -> list[Row]:
+    """(code, pointer, message) of the findings of `code`, notes at info left out unless `info`."""
+    return [
+        (f.code, f.pointer, f.message)
+        for f in findings
+        if f.code == code and (info or f.severity.value != "info")
+    ]
+
+
+def edited(doc: Doc, *edits: tuple[tuple[str | int, ...], Any]) -> Doc:
+    """A copy of `doc` with each (path, value) set; the path is keys and indices from the top."""
+    out = copy.deepcopy(doc)
+    for path, value in edits:
+        node: Any = out
+        for key in path[:-1]:
+            node = node[key]
+        node[path[-1]] = value
+    return out

@@ -97,6 +97,15 @@ def _link_shared() -> None:
         link.symlink_to(shared, target_is_directory=True)
 
 
+def _forget_unmutated(only: list[str]) -> None:
+    """Drop the plain copies in ./mutants of files to mutate now: mutmut keeps a copy whose mtime is
+    newer than its source, so a file copied unmutated by a run with another --only stays unmutated."""
+    for copy in (ROOT / "mutants" / "irtools").rglob("*.py"):
+        source = copy.relative_to(ROOT / "mutants").as_posix()
+        if any(fnmatch.fnmatch(source, p) for p in only) and not copy.with_name(copy.name + ".meta").exists():
+            copy.unlink()
+
+
 def _results() -> dict[str, int | None]:
     """Mutant name -> mutmut's exit code (None: not checked yet), from the .meta files in ./mutants."""
     codes: dict[str, int | None] = {}
@@ -136,7 +145,7 @@ def score(paths: list[str], show: int) -> float | None:
     for mutant in survivors[:show]:
         print(f"  survived: {mutant}")
     if len(survivors) > show:
-        print(f"  ... and {len(survivors) - show} more: `mutmut results` lists them, `mutmut show NAME` shows one")
+        print(f"  ... and {len(survivors) - show} more: `mutmut results` lists them, `mutmut show NAME` one")
     checked = total["killed"] + total["survived"] + total["no tests"]
     return total["killed"] / checked if checked else None
 
@@ -164,6 +173,7 @@ def run(
         config.pytest_add_cli_args_test_selection = tests
     if only:
         config.only_mutate = only
+    _forget_unmutated(config.only_mutate)
     if max_seconds:
         # mutmut stops on Ctrl-C and keeps what it checked: send ourselves one when the time is up.
         timer = threading.Timer(max_seconds, os.kill, (os.getpid(), signal.SIGINT))

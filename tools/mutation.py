@@ -174,6 +174,8 @@ def run(
     if only:
         config.only_mutate = only
     _forget_unmutated(config.only_mutate)
+    # A shell starts background jobs with SIGINT ignored, and Python keeps it so: take it back.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     if max_seconds:
         # mutmut stops on Ctrl-C and keeps what it checked: send ourselves one when the time is up.
         timer = threading.Timer(max_seconds, os.kill, (os.getpid(), signal.SIGINT))

@@ -124,6 +124,52 @@ TRANSFERS = [
         )
         for wid in (1, 3)
     ),
+    Case(
+        "GIR204-raw-network-input-is-0",
+        _edit((("1", 0, "ifmap", "max_workload_id"), 1), base=raw_doc),
+        "GIR204",
+        [
+            (
+                "GIR204",
+                "/1/0/ifmap/max_workload_id",
+                "ifmap max_workload_id 1 but no workload produces transfers [0] (then it is 0)",
+            )
+        ],
+    ),
+    Case(
+        "GIR204-raw-waits-for-itself",
+        _edit(
+            (("1", 1, "ifmap", "transfer_id"), [7]), (("1", 1, "ifmap", "max_workload_id"), 2), base=raw_doc
+        ),
+        "GIR204",
+        [
+            ("GIR204", "/1/1/ifmap", "reads transfer 7 produced by workload 2, which is this workload"),
+            (
+                "GIR204",
+                "/1/1/ifmap/max_workload_id",
+                "ifmap waits for workload 2 (max_workload_id), which is this workload",
+            ),
+        ],
+    ),
+    Case(
+        "GIR204-raw-waits-for-the-next",
+        _edit(
+            (("1", 1, "ifmap", "transfer_id"), [11]), (("1", 1, "ifmap", "max_workload_id"), 4), base=raw_doc
+        ),
+        "GIR204",
+        [
+            (
+                "GIR204",
+                "/1/1/ifmap",
+                "reads transfer 11 produced by workload 4, which runs later on this core",
+            ),
+            (
+                "GIR204",
+                "/1/1/ifmap/max_workload_id",
+                "ifmap waits for workload 4 (max_workload_id), which runs later on this core",
+            ),
+        ],
+    ),
 ]
 
 
@@ -156,6 +202,8 @@ def _held(source: tuple[int, int], into: int, workload_id: int) -> Callable[[], 
 
 
 _L2 = CheckOptions(l2_size=256 * 1024)
+_RAW_PEAK = 81
+"""The most blocks a snapshot of the raw file lists (core 1; core 2's peak is 80, one less)."""
 _ALLOC_TOP = 130
 """The highest block the alloc file's entries reach (address + block)."""
 
@@ -219,6 +267,25 @@ BUFFERS = [
             )
         ],
         CheckOptions(l2_size=(_ALLOC_TOP - 1) * 1024),
+    ),
+    Case("GIR301-raw-blocks-at-the-l2-size", raw_doc, "GIR301", [], CheckOptions(l2_size=_RAW_PEAK * 1024)),
+    Case(
+        "GIR301-raw-one-block-short",
+        raw_doc,
+        "GIR301",
+        [
+            (
+                "GIR301",
+                "/1/3/buffer",
+                (
+                    "snapshot lists 81 blocks (82,944 B), more than the L2 size of 80 blocks (81,920 B); "
+                    "1 of the core's 12 snapshots exceeds it: an allocator taking the file as written (whole "
+                    "tensors, inputs held ahead) overflows this core; the scheduler tiles tensors larger than "
+                    "the L2, which the IR does not record"
+                ),
+            )
+        ],
+        CheckOptions(l2_size=(_RAW_PEAK - 1) * 1024),
     ),
     Case("GIR302-touching", _edit((("0", 0, "buffer", 1, "address"), 0x10000 - 1024)), "GIR302", []),
     Case(
@@ -387,7 +454,26 @@ BUFFERS = [
             )
         ],
     ),
+    Case(
+        "GIR304-raw-held-but-not-in-its-snapshot",
+        lambda: edited(_held((1, 2), 0, 2)(), (("1", 1, "buffer", 2, "layer"), "Conv_9")),
+        "GIR304",
+        [
+            (
+                "GIR304",
+                "/1/0/buffer/3/workload_id",
+                "ifmap of layer 'Conv_0' is held for workload 2, whose own snapshot does not hold it",
+            )
+        ],
+    ),
     Case("GIR305-clean", mesh_doc, "GIR305", []),
+    Case("GIR305-raw-clean", raw_doc, "GIR305", []),
+    Case(
+        "GIR305-raw-one-id-more",
+        _edit((("1", 0, "buffer", 0, "transfer_id"), [0, 99]), base=raw_doc),
+        "GIR305",
+        [("GIR305", "/1/0/buffer/0", "transfer_id [0, 99] differs from the sources' ids [0]")],
+    ),
     Case(
         "GIR305-box-one-short",
         _edit((("0", 0, "buffer", 0, "upper"), [0, 2, 16, 30])),

@@ -159,8 +159,31 @@ def _row(name: str, count: Counter[str]) -> str:
     )
 
 
+def _sample(patterns: list[str], size: int, seed: int, jobs: int) -> list[str]:
+    """`size` mutant names drawn at random (by `seed`) among those matching `patterns`; generates the
+    mutants first if needed. The same seed on the same source draws the same mutants."""
+    import random
+
+    from mutmut.__main__ import create_mutants
+    from mutmut.utils.file_utils import copy_also_copy_files, copy_src_dir, setup_source_paths
+
+    Path("mutants").mkdir(exist_ok=True)
+    copy_src_dir()
+    copy_also_copy_files()
+    setup_source_paths()
+    create_mutants(jobs)
+    names = sorted(n for n in _results() if any(fnmatch.fnmatch(n, p) for p in patterns))
+    return sorted(random.Random(seed).sample(names, min(size, len(names))))
+
+
 def run(
-    paths: list[str], tests: list[str] | None, only: list[str] | None, jobs: int, max_seconds: float | None
+    paths: list[str],
+    tests: list[str] | None,
+    only: list[str] | None,
+    jobs: int,
+    max_seconds: float | None,
+    sample: int | None = None,
+    seed: int = 0,
 ) -> None:
     """`mutmut run` on the mutants of `paths`, in this process; stopped (results kept) after max_seconds."""
     os.chdir(ROOT)
@@ -184,8 +207,11 @@ def run(
     import click
     from mutmut.__main__ import cli
 
+    names = [PATHS[p] for p in paths]
+    if sample:
+        names = _sample(names, sample, seed, jobs)
     try:
-        cli(["run", "--max-children", str(jobs), *(PATHS[p] for p in paths)], standalone_mode=False)
+        cli(["run", "--max-children", str(jobs), *names], standalone_mode=False)
     except (KeyboardInterrupt, click.exceptions.Abort):
         print("time is up: the score below is of the mutants checked so far")
     except SystemExit as exc:
@@ -203,12 +229,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--jobs", type=int, default=1, help="mutants checked at once (default 1)")
     parser.add_argument("--max-seconds", type=float, help="stop after this long, keeping what was checked")
+    parser.add_argument("--sample", type=int, help="check this many mutants drawn at random (see --seed)")
+    parser.add_argument("--seed", type=int, default=0, help="the draw of --sample (default 0)")
     parser.add_argument("--score-only", action="store_true", help="print the score of earlier runs")
     parser.add_argument("--show", type=int, default=20, help="survivors to list (default 20)")
     args = parser.parse_args(argv)
     paths = args.path or list(PATHS)
     if not args.score_only:
-        run(paths, args.tests, args.only, args.jobs, args.max_seconds)
+        run(paths, args.tests, args.only, args.jobs, args.max_seconds, args.sample, args.seed)
     result = score(paths, args.show)
     print("mutation score:", "no mutant checked" if result is None else f"{100 * result:.1f}%")
     return 0

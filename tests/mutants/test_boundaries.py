@@ -69,6 +69,66 @@ TRANSFERS = [
         "GIR202",
         [("GIR202", "/1/0/ofmap/0", "transfer 10 is also produced at /0/0/ofmap/0")],
     ),
+    Case("GIR203-clean", mesh_doc, "GIR203", []),
+    Case(
+        "GIR203-existing-workload-not-using-it",
+        _edit((("0", 0, "ofmap", 0, "destination", 0, "workload_id"), 1)),
+        "GIR203",
+        [
+            (
+                "GIR203",
+                "/0/0/ofmap/0/destination/0",
+                "destination core 2 workload 1 does not use transfer 10 (not in its ifmap, weight, buffer or WL0)",
+            ),
+            (
+                "GIR203",
+                "/2/0/ifmap/0",
+                (
+                    "ifmap reads transfer 10 from core 0 workload 0, whose ofmap does not list this workload as a "
+                    "destination"
+                ),
+            ),
+        ],
+    ),
+    Case(
+        "GIR203-missing-workload",
+        _edit((("0", 0, "ofmap", 0, "destination", 0, "workload_id"), 9)),
+        "GIR203",
+        [
+            (
+                "GIR203",
+                "/0/0/ofmap/0/destination/0",
+                "destination core 2 workload 9 of transfer 10 does not exist",
+            ),
+            (
+                "GIR203",
+                "/2/0/ifmap/0",
+                (
+                    "ifmap reads transfer 10 from core 0 workload 0, whose ofmap does not list this workload as a "
+                    "destination"
+                ),
+            ),
+        ],
+    ),
+    Case("GIR204-clean", mesh_doc, "GIR204", []),
+    Case(
+        "GIR204-reads-its-own-output",
+        _edit((("2", 0, "ifmap", 0, "transfer_id"), [12])),
+        "GIR204",
+        [("GIR204", "/2/0/ifmap/0", "reads transfer 12 produced by workload 0, which is this workload")],
+    ),
+    Case(
+        "GIR204-reads-the-next-output",
+        _edit((("2", 0, "ifmap", 0, "transfer_id"), [14])),
+        "GIR204",
+        [
+            (
+                "GIR204",
+                "/2/0/ifmap/0",
+                "reads transfer 14 produced by workload 1, which runs later on this core",
+            )
+        ],
+    ),
     Case("GIR205-clean", mesh_doc, "GIR205", []),
     Case(
         "GIR205-other-layer",
@@ -502,6 +562,18 @@ BUFFERS = [
             )
         ],
     ),
+    Case(
+        "GIR306-flagged-holding-none",
+        _edit((("0", 0, "buffer", 2, "cur_wl_ifmap"), True)),
+        "GIR306",
+        [
+            (
+                "GIR306",
+                "/0/0/buffer/2/cur_wl_ifmap",
+                "ifmap tensor 2 [transfer 10] is flagged cur_wl_ifmap but holds none of the ifmap transfers [0]",
+            )
+        ],
+    ),
     Case("GIR307-exact", mesh_doc, "GIR307", []),
     Case(
         "GIR307-one-byte-more",
@@ -591,6 +663,13 @@ ORDERING = [
         _edit((("2", 1, "workload_id"), 0)),
         "GIR501",
         [("GIR501", "/2/1/workload_id", "workload_id 0 is used twice on this core")],
+    ),
+    Case("GIR502-cross-core-wait", mesh_doc, "GIR502", []),
+    Case(
+        "GIR502-two-core-cycle",
+        _edit((("2", 0, "ofmap", 0, "destination"), [{"core_id": 0, "type": "core", "workload_id": 0}])),
+        "GIR502",
+        [("GIR502", "/0/0", "deadlock: core 0/wl 0 -> core 2/wl 0 -> core 0/wl 0")],
     ),
     Case("GIR503-linear-last-core", mesh_doc, "GIR503", []),
     Case(

@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from irtools import pointer as jp
 from irtools.findings import Finding
 from irtools.reference import reference_core
 from irtools.rules.context import CheckOptions
@@ -75,7 +76,46 @@ def check(tmp: Path, doc: Doc, options: CheckOptions | None = None) -> list[Find
         reference = validate_file(str(path), options).findings
     assert fast == reference, "the fast and the reference core disagree"
     assert not [f for f in fast if f.code == "GIR001"], "a rule crashed"
+    for finding in fast:
+        assert_located(doc, finding)
     return fast
+
+
+def _ids(value: Any) -> set[int]:
+    """Every int in a transfer_id value as written (an int, a list, or the raw dialect's nested lists)."""
+    if isinstance(value, bool):
+        return set()
+    if isinstance(value, int):
+        return {value}
+    if isinstance(value, list):
+        return set().union(*map(_ids, value)) if value else set()
+    return set()
+
+
+def assert_located(doc: Doc, finding: Finding) -> None:
+    """A finding's location agrees with the file: its pointer and every related pointer resolve, the
+    core and workload ids are those of the workload the pointer is in, and a transfer id is one that
+    an object on the pointer's path carries (the structured location a report's reader relies on)."""
+    for ptr in (finding.pointer, *finding.related):
+        tokens = jp.split(ptr)
+        # Raises for a pointer into nothing; a flag the entry lacks may be named (where to add it).
+        parent = jp.resolve(doc, jp.join(*tokens[:-1]))
+        assert not tokens or isinstance(parent, dict) or int(tokens[-1]) < len(parent), ptr
+    tokens = jp.split(finding.pointer)
+    if not tokens or tokens[0] == "-1" or not tokens[0].isdigit():
+        return
+    if finding.core_id is not None:
+        assert finding.core_id == int(tokens[0]), finding
+    if len(tokens) >= 2 and finding.workload_id is not None:
+        assert finding.workload_id == doc[tokens[0]][int(tokens[1])]["workload_id"], finding
+    if finding.transfer_id is not None:
+        carried: set[int] = set()
+        node: Any = doc
+        for token in tokens:
+            node = node[int(token)] if isinstance(node, list) else node.get(token)
+            if isinstance(node, dict):
+                carried |= _ids(node.get("transfer_id"))
+        assert finding.transfer_id in carried, finding
 
 
 def rows(findings: Iterable[Finding], code: str, *, info: bool = False) -> list[Row]:

@@ -197,6 +197,18 @@ TRANSFERS = [
         ],
     ),
     Case(
+        "GIR204-raw-weight-from-dram-is-0",
+        _edit((("1", 0, "weight", "max_workload_id"), 1), base=raw_doc),
+        "GIR204",
+        [
+            (
+                "GIR204",
+                "/1/0/weight/max_workload_id",
+                "weight max_workload_id 1 but no workload produces transfers [1] (then it is 0)",
+            )
+        ],
+    ),
+    Case(
         "GIR204-raw-waits-for-itself",
         _edit(
             (("1", 1, "ifmap", "transfer_id"), [7]), (("1", 1, "ifmap", "max_workload_id"), 2), base=raw_doc
@@ -247,12 +259,14 @@ def _consecutive_overlap() -> Doc:
     return d
 
 
-def _held(source: tuple[int, int], into: int, workload_id: int) -> Callable[[], Doc]:
-    """The raw file with a copy of core 1's entry `source` (position, index) held at position `into`
-    for `workload_id`."""
+def _held(
+    source: tuple[int, int], into: int, workload_id: int, base: Callable[[], Doc] = raw_doc
+) -> Callable[[], Doc]:
+    """The raw (or alloc) file with a copy of core 1's entry `source` (position, index) held at position
+    `into` for `workload_id`."""
 
     def doc() -> Doc:
-        d = raw_doc()
+        d = base()
         entry = copy.deepcopy(d["1"][source[0]]["buffer"][source[1]])
         entry["workload_id"] = workload_id
         d["1"][into]["buffer"].append(entry)
@@ -374,6 +388,25 @@ BUFFERS = [
                 (
                     "weight tensor 1 [transfer 2] (Conv_0) [0x10000, 0x10400) overlaps "
                     "ifmap tensor 2 [transfer 10] [0x10000, 0x12000)"
+                ),
+            )
+        ],
+    ),
+    Case(
+        "GIR302-wrapped-piece",
+        _edit(
+            (("0", 0, "buffer", 0, "address"), 0x7F000),
+            (("0", 0, "buffer", 0, "size"), 0x2000),
+            (("0", 0, "buffer", 1, "address"), 0x800),
+        ),
+        "GIR302",
+        [
+            (
+                "GIR302",
+                "/0/0/buffer/0",
+                (
+                    "ifmap tensor 0 [transfer 0] [0x7f000, 0x80000) + [0x0, 0x1000) overlaps "
+                    "weight tensor 1 [transfer 2] (Conv_0) [0x800, 0xc00)"
                 ),
             )
         ],
@@ -526,6 +559,19 @@ BUFFERS = [
             )
         ],
     ),
+    Case(
+        "GIR304-alloc-held-for-the-one-after",
+        _held((1, 2), 0, 4, base=alloc_doc),
+        "GIR304",
+        [
+            (
+                "GIR304",
+                "/1/0/buffer/3/workload_id",
+                "ifmap of layer 'Conv_0' is held for workload 4, but workload 1 runs next on this core",
+            )
+        ],
+        _L2,
+    ),
     Case("GIR305-clean", mesh_doc, "GIR305", []),
     Case("GIR305-raw-clean", raw_doc, "GIR305", []),
     Case(
@@ -604,13 +650,13 @@ def test_buffer_rules_at_their_boundaries(case: Case, tmp_path: Path) -> None:
     _run(case, tmp_path)
 
 
-def _second_weight(address: int) -> Callable[[], Doc]:
+def _second_weight(address: int, size: int = 448) -> Callable[[], Doc]:
     """Core 0's WL0 snapshot with a second copy of its weight (448 bytes at 0) at `address`."""
 
     def doc() -> Doc:
         d = mesh_doc()
         wl0 = d["0"][0]["wl0_buffer"]
-        wl0.append(copy.deepcopy(wl0[0]) | {"address": address})
+        wl0.append(copy.deepcopy(wl0[0]) | {"address": address, "size": size})
         return d
 
     return doc
@@ -634,6 +680,7 @@ WL0 = [
             )
         ],
     ),
+    Case("GIR401-empty-weight-inside", _second_weight(0x10, size=0), "GIR401", []),
     Case("GIR402-off-without-the-option", mesh_doc, "GIR402", []),
     Case("GIR402-ends-at-the-size", mesh_doc, "GIR402", [], CheckOptions(wl0_size=0x900)),
     Case(

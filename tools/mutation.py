@@ -114,9 +114,12 @@ def _results() -> dict[str, int | None]:
     return codes
 
 
-def score(paths: list[str], show: int) -> float | None:
-    """Print the score of each path and in all (killed / checked), and the first `show` survivors."""
+def score(paths: list[str], show: int, only: list[str] | None = None) -> float | None:
+    """Print the score of each path and in all (killed / checked), and the first `show` survivors;
+    with `only`, of those mutants alone (a --sample draw)."""
     codes = _results()
+    if only is not None:
+        codes = {name: codes.get(name) for name in only}
     total: Counter[str] = Counter()
     survivors: list[str] = []
     print(f"{'path':10} {'killed':>7} {'survived':>9} {'no tests':>9} {'unchecked':>10} {'score':>7}")
@@ -184,7 +187,7 @@ def run(
     max_seconds: float | None,
     sample: int | None = None,
     seed: int = 0,
-) -> None:
+) -> list[str] | None:
     """`mutmut run` on the mutants of `paths`, in this process; stopped (results kept) after max_seconds."""
     os.chdir(ROOT)
     _link_shared()
@@ -217,6 +220,7 @@ def run(
     except SystemExit as exc:
         if exc.code not in (0, None):
             raise
+    return names if sample else None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -235,9 +239,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--show", type=int, default=20, help="survivors to list (default 20)")
     args = parser.parse_args(argv)
     paths = args.path or list(PATHS)
+    drawn = None
     if not args.score_only:
-        run(paths, args.tests, args.only, args.jobs, args.max_seconds, args.sample, args.seed)
-    result = score(paths, args.show)
+        drawn = run(paths, args.tests, args.only, args.jobs, args.max_seconds, args.sample, args.seed)
+    result = score(paths, args.show, drawn)
     print("mutation score:", "no mutant checked" if result is None else f"{100 * result:.1f}%")
     return 0
 

@@ -29,6 +29,11 @@ class RunOptions:
     timing model and the busy share of each link in the noc_links table."""
     noc_frequency: float = GEMINI_FREQUENCY
     """--noc-frequency: Gemini's frequency, which divides the NoC time (irtools.analysis.noc)."""
+    dram_bw: int | None = None
+    """--dram-bw: DRAM bandwidth as in Gemini's input line (e.g. 1024000); with noc_bw, adds Gemini's DRAM
+    time (each of 4 channels moves dram_bw / 1024 / 4 bytes per cycle) to the noc model's NoC time."""
+    dram_type: str | None = None
+    """--dram-type: DRAM type as in Gemini's input line (LPDDR5, GDDR6X, HBM): its per-byte energy."""
     noc_links: bool = False
     """--noc-links: route the NoC traffic (the noc_links table, the busiest link) without --noc-bw."""
     max_bytes: int | None = None

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import os
 from functools import cached_property
+from typing import Any
 
 import pandas as pd
 
 from irtools.analysis.blocks import KIB, add_positions, l2_blocks_table, l2_capacity_kib
 from irtools.analysis.buffers import l2_tables, wl0_tables
+from irtools.analysis.energy import EnergyModel, energy_summary
+from irtools.analysis.layer_cost import layer_cost_table
 from irtools.analysis.layers import layers_table
 from irtools.analysis.link_load import (
     LinkLoads,
@@ -19,7 +22,7 @@ from irtools.analysis.link_load import (
 )
 from irtools.analysis.noc import NocModel, layer_bounds, noc_links, noc_schedule, noc_times
 from irtools.analysis.schedule_tables import core_transfers_table, cores_table, timeline_table
-from irtools.analysis.tables import L2_OCCUPANCY, L2_REGIONS, TABLES, TENSORS
+from irtools.analysis.tables import L2_OCCUPANCY, L2_REGIONS, LAYER_COST, TABLES, TENSORS
 from irtools.analysis.tiles import held_bytes, tile_table
 from irtools.analysis.timeline import MODELS, Schedule, schedules
 from irtools.analysis.traffic import dram_traffic, dram_transfers
@@ -28,7 +31,7 @@ from irtools.errors import AnalysisError
 from irtools.loading.graph import find_cycles, wait_graph
 from irtools.loading.index import IRIndex, workload_inputs
 from irtools.loading.load import LoadedIR, load_ir
-from irtools.loading.mesh import MESH, core_label
+from irtools.loading.mesh import MESH, core_label, mesh_problem
 from irtools.loading.reader import gc_paused
 from irtools.options import RunOptions
 from irtools.reference import fast_path
@@ -55,6 +58,13 @@ class Analysis:
         self.loaded = loaded
         self.options = options or RunOptions()
         self.index = IRIndex(loaded, self.options)
+        # Before any table: the NoC tables lay out every mesh position, so a header's numbers must not
+        # decide the memory an analysis takes (GIR506).
+        mesh = mesh_problem(
+            list(self.index.cores), self.index.numbering, self.index.ir.xlen, self.index.ir.ylen
+        )
+        if mesh is not None:
+            raise AnalysisError(f"{loaded.path}: cannot be analyzed: GIR506 /{mesh.key}: {mesh.message}")
 
     @property
     def path(self) -> str:
@@ -74,7 +84,7 @@ class Analysis:
     def noc_model(self) -> NocModel | None:
         """The NoC of the `noc` model, or None without a NoC bandwidth."""
         bw = self.options.noc_bw
-        return None if bw is None else NocModel(bw, self.options.noc_frequency)
+        return None if bw is None else NocModel(bw, self.options.noc_frequency, self.options.dram_bw)
 
     @cached_property
     def schedules(self) -> dict[str, Schedule]:
@@ -83,6 +93,34 @@ class Analysis:
         if self.noc_model is not None:
             found["noc"] = noc_schedule(self.index, self.noc_model, self.noc_steps)
         return found
+
+    @cached_property
+    def energy_model(self) -> EnergyModel:
+        """Gemini's per-unit energies that the IR and the options determine."""
+        mesh = self.index.ir.xlen is not None and self.index.ir.ylen is not None
+        return EnergyModel(dram_type=self.options.dram_type, mesh=mesh)
+
+    @cached_property
+    def layer_cost(self) -> pd.DataFrame:
+        """Gemini's cost per layer (irtools.analysis.layer_cost); empty without a NoC bandwidth or a mesh."""
+        if self.noc_model is None or not self.energy_model.mesh:
+            return LAYER_COST.empty()
+        return layer_cost_table(self.index, self.noc_steps, self.noc_model, self.energy_model)
+
+    def energy(self) -> dict[str, Any] | None:
+        """The run's energy by term (irtools.analysis.energy.energy_summary); None without a NoC bandwidth."""
+        if self.noc_model is None:
+            return None
+        return energy_summary(self.layer_cost, self.energy_model)
+
+    def energy_at(self, bandwidth: int) -> dict[str, Any]:
+        """The run's energy by term with a NoC model of `bandwidth` (the energy does not depend on it: a
+        sweep's runs that wrote one IR share it)."""
+        model = NocModel(bandwidth, self.options.noc_frequency, self.options.dram_bw)
+        steps = noc_times(self.index, model, self.noc_links)
+        return energy_summary(
+            layer_cost_table(self.index, steps, model, self.energy_model), self.energy_model
+        )
 
     @cached_property
     def noc_links(self) -> pd.DataFrame:
@@ -102,7 +140,7 @@ class Analysis:
     def noc_makespan_at(self, bandwidth: int) -> int | None:
         """The noc model's makespan at another NoC bandwidth, on this index and its routed links (a sweep's
         runs that wrote the same IR differ only in it)."""
-        model = NocModel(bandwidth, self.options.noc_frequency)
+        model = NocModel(bandwidth, self.options.noc_frequency, self.options.dram_bw)
         return noc_schedule(self.index, model, noc_times(self.index, model, self.noc_links)).makespan
 
     def critical_path(self, model: str) -> list[tuple[int, int]]:

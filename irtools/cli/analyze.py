@@ -9,8 +9,8 @@ import sys
 from typing import TYPE_CHECKING
 
 from irtools.atomic import write_text_atomic
-from irtools.cli.common import EXIT_OK, positive_float, show_progress
-from irtools.cli.noc_args import add_noc_arguments
+from irtools.cli.common import EXCEL_SAFE_HELP, EXIT_OK, positive_float, show_progress
+from irtools.cli.noc_args import add_dram_arguments, add_noc_arguments
 from irtools.cli.trace_args import add_trace_argument, load_measured, print_measured
 from irtools.config import add_settings, run_options
 from irtools.findings import Severity
@@ -38,12 +38,11 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     ana.add_argument(
         "--excel-safe",
         action="store_true",
-        help="CSV for spreadsheets: text cells starting with = + - @ tab or CR get a leading ' so Excel "
-        "or LibreOffice cannot run them as formulas (numbers unchanged; off by default: pandas users "
-        "read the names back as written)",
+        help=EXCEL_SAFE_HELP,
     )
     ana.add_argument("--json", action="store_true", help="print the summary as JSON")
     add_noc_arguments(ana)
+    add_dram_arguments(ana)
     ana.add_argument(
         "--noc-links",
         action="store_true",

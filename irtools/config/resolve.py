@@ -147,7 +147,7 @@ class Settings:
 
 def make_run_options(values: Mapping[str, Any], args: argparse.Namespace | None = None) -> RunOptions:
     """The one RunOptions of a command: resolved setting values (keys as in SETTINGS) and the NoC flags
-    (--noc-bw, --noc-frequency, --noc-links) of the commands that take them."""
+    (--noc-bw, --noc-frequency, --dram-bw, --dram-type, --noc-links) of the commands that take them."""
     max_mb = values.get("max-mb")
     return RunOptions(
         l2_size=values.get("l2-size"),
@@ -155,6 +155,8 @@ def make_run_options(values: Mapping[str, Any], args: argparse.Namespace | None 
         addr_align=values.get("addr-align"),
         noc_bw=getattr(args, "noc_bw", None),
         noc_frequency=getattr(args, "noc_frequency", None) or GEMINI_FREQUENCY,
+        dram_bw=getattr(args, "dram_bw", None),
+        dram_type=getattr(args, "dram_type", None),
         noc_links=bool(getattr(args, "noc_links", False)),
         max_bytes=int(max_mb) * 10**6 if max_mb else None,
         severities=dict(values.get("severity") or {}),

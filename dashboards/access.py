@@ -15,9 +15,10 @@ import socket
 from collections.abc import Iterable
 from html import escape
 from typing import Any
-from urllib.parse import unquote_plus, urlencode
+from urllib.parse import unquote_plus, urlencode, urlsplit
 
-from flask import Flask, redirect, request, session
+from flask import Flask, current_app, redirect, request, session
+from werkzeug.routing import RequestRedirect
 from werkzeug.serving import WSGIRequestHandler
 from werkzeug.wrappers import Response
 
@@ -105,6 +106,10 @@ def _own_path() -> str:
     """
     rule = request.url_rule
     own = rule.rule.split("<", 1)[0] if rule is not None else "/"
+    moved = request.routing_exception
+    if rule is None and isinstance(moved, RequestRedirect):  # `/sweep` for the route `/sweep/`
+        wanted = urlsplit(moved.new_url).path
+        own = wanted if wanted in {r.rule for r in current_app.url_map.iter_rules()} else "/"
     return own if own.startswith("/") and not own.startswith("//") else "/"
 
 

@@ -81,6 +81,8 @@ def test_the_token_redirect_stays_on_this_server(client: FlaskClient, path: str)
 def test_the_sweep_page_keeps_its_own_address(client: FlaskClient) -> None:
     moved = client.get(f"/sweep/?token={TOKEN}")
     assert moved.status_code == 302 and moved.headers["Location"] == "/sweep/"
+    moved = client.get(f"/sweep?token={TOKEN}")  # the route is /sweep/: its own name, not the request's
+    assert moved.status_code == 302 and moved.headers["Location"] == "/sweep/"
     page = client.get("/sweep/%5Cevil.example", headers={**HTML, "Cookie": ""})
     assert re.findall(r'action="([^"]*)"', page.get_data(as_text=True)) in ([], ["/sweep/"])
 

@@ -219,7 +219,7 @@ class FileStore:
         self.options = options or store_options(wl0_size, l2_size, noc, max_file_bytes)
         """The run's options for every file served (`options`, else made from the separate arguments)."""
         self.noc = (
-            NocModel(self.options.noc_bw, self.options.noc_frequency)
+            NocModel(self.options.noc_bw, self.options.noc_frequency, self.options.dram_bw)
             if self.options.noc_bw is not None
             else None
         )

@@ -362,15 +362,8 @@ LAYER_COST = TableSpec(
             "Gemini's NoCtime of the layer's segment: ceil(heaviest link's bytes over all groups / NoC "
             "bandwidth), or the DRAM time when longer (with --dram-bw), over the frequency (not truncated).",
         ),
-        _c(
-            "dram_time", "Int64", "cycles", "DRAM time of all groups (with --dram-bw), truncated; else empty."
-        ),
-        _c(
-            "time",
-            "int64",
-            "cycles",
-            "The layer's time in the noc model: sum of max(compute, NoC) per group.",
-        ),
+        _c("dram_time", "Int64", "cycles", "DRAM time of all groups (with --dram-bw), truncated; else empty."),
+        _c("time", "int64", "cycles", "The layer's time in the noc model: sum of max(compute, NoC) per group."),
         _c("bound", "str", "", "`compute`, `NoC` or `DRAM`: what sets the layer's time."),
         _c("link", "str", "", "The heaviest directed link over all groups, e.g. `DRAM W0->(0,0)`."),
         _c("link_bytes", "int64", "bytes", "Bytes on that link over all groups."),
@@ -380,9 +373,7 @@ LAYER_COST = TableSpec(
         _c("nop_energy", "float64", "pJ", "Die-to-die hops' energy: NaN (the IR records no chiplet cut)."),
         _c("dram_energy", "float64", "pJ", "dram_bytes x Gemini's per-byte DRAM energy (with --dram-type)."),
         _c("mac_energy", "float64", "pJ", "MAC energy: NaN (from the intra-core mapping, not in the IR)."),
-        _c(
-            "buffers_energy", "float64", "pJ", "Ubuf/Buf/Bus energy: NaN (intra-core mapping, not in the IR)."
-        ),
+        _c("buffers_energy", "float64", "pJ", "Ubuf/Buf/Bus energy: NaN (intra-core mapping, not in the IR)."),
     ),
 )
 
@@ -390,8 +381,9 @@ NOC_LINKS = TableSpec(
     "noc_links",
     "One row per directed NoC link that carries bytes, heaviest first: core-to-core and DRAM transfers "
     "routed as Gemini's NoC does (X first along the source row, then Y; multicast trees; DRAM reads and "
-    "writes interleaved over the ports on the edge columns x = -1 and x = xlen). Empty without a mesh. `irtools analyze` writes it only with --noc-links "
-    "or --noc-bw (routing a 64-core file costs about as much as parsing it).",
+    "writes interleaved over the ports on the edge columns x = -1 and x = xlen). Empty without a mesh. "
+    "`irtools analyze` writes it only with --noc-links or --noc-bw (routing a 64-core file costs about as "
+    "much as parsing it).",
     (
         _c("link", "str", "", "The link, e.g. `(0,1)->(1,1)` or `DRAM W0->(0,0)` (port west of row 0)."),
         _c("x", "int64", "", "Mesh column of the link's start (-1 / xlen: a DRAM port)."),

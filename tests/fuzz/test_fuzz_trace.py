@@ -19,6 +19,7 @@ from dashboards.measured import measured_timeline_figure, slot_figure
 from irtools.analysis import Analysis, analyze
 from irtools.trace import MEASURED_TABLES, measure, parse_trace
 from irtools.trace.perfetto import add_measured_lanes
+from tests.budget import examples
 
 STEM = "int8_resnet50.sim_quantized_b1_c1_bw16"
 _JUNK = ["'", '"', "[", "]", "{", "}", ",", ":", "<", ">", "-1", "True", "None", "\x00", "é", "1e999", "NaN"]
@@ -74,7 +75,9 @@ def survives(analysis: Analysis, data: bytes) -> None:
         json.dumps(document)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(rng=st.randoms(use_true_random=False))
 def test_damaged_traces_give_findings_not_tracebacks(fixtures_dir: Path, rng: random.Random) -> None:
     lines = (fixtures_dir / "zebu" / f"{STEM}_sim.txt").read_text().splitlines()
@@ -83,7 +86,9 @@ def test_damaged_traces_give_findings_not_tracebacks(fixtures_dir: Path, rng: ra
     survives(_analysis(fixtures_dir), _damage(window, rng))
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(data=st.binary(max_size=400))
 def test_arbitrary_bytes(fixtures_dir: Path, data: bytes) -> None:
     survives(_analysis(fixtures_dir), data)

@@ -55,7 +55,7 @@ def pytest_configure(config: pytest.Config) -> None:
     profile = settings.get_current_profile_name()
     seed = int(given) if given is not None else FIXED_SEEDS.get(profile, secrets.randbelow(2**32))
     # The same global that --hypothesis-seed sets (hypothesis's pytest plugin does exactly this).
-    hypothesis_core.global_force_seed = seed
+    hypothesis_core.global_force_seed = seed  # type: ignore[assignment]  # declared as None
     config.stash[_SEED] = seed
 
 

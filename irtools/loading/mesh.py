@@ -7,6 +7,7 @@ Gemini numbers a core by its mesh position with a DRAM-port column on either sid
 from __future__ import annotations
 
 from collections.abc import Iterable
+from itertools import islice
 
 LINEAR = "linear"
 MESH = "mesh"
@@ -19,13 +20,26 @@ def mesh_ids(xlen: int, ylen: int) -> list[int]:
     return [y * (xlen + 2) + x + 1 for y in range(ylen) for x in range(xlen)]
 
 
+def first_mesh_ids(xlen: int, ylen: int, count: int) -> list[int]:
+    """The first `count` of `mesh_ids(xlen, ylen)`, without listing the others (a header may claim any mesh)."""
+    return list(islice((y * (xlen + 2) + x + 1 for y in range(ylen) for x in range(xlen)), count))
+
+
+def is_mesh_id(core_id: int, xlen: int, ylen: int) -> bool:
+    """Whether `core_id` is one of `mesh_ids(xlen, ylen)`, computed rather than looked up in the list."""
+    if core_id < 1 or xlen < 1:
+        return False
+    row, column = divmod(core_id - 1, xlen + 2)
+    return column < xlen and row < ylen
+
+
 def numbering(core_ids: Iterable[int], xlen: int | None, ylen: int | None) -> str:
     """LINEAR when every core fits 0..xlen*ylen-1 (or the mesh is unknown), else MESH if more cores fit that."""
     ids = list(core_ids)
     if xlen is None or ylen is None or all(c < xlen * ylen for c in ids):
         return LINEAR
-    mesh = set(mesh_ids(xlen, ylen))
-    fit_mesh = sum(c in mesh for c in ids)
+    # Per core, never per mesh position: the file's xlen and ylen may be any size (issue 34's fuzzing).
+    fit_mesh = sum(is_mesh_id(c, xlen, ylen) for c in ids)
     fit_linear = sum(c < xlen * ylen for c in ids)
     return MESH if fit_mesh > fit_linear else LINEAR
 

@@ -7,9 +7,9 @@ from collections.abc import Iterable, Iterator
 from irtools import pointer as jp
 from irtools.findings import Finding, Severity
 from irtools.loading.index import IRIndex, Range, inverted
-from irtools.loading.mesh import MESH, mesh_ids
+from irtools.loading.mesh import MESH, first_mesh_ids, is_mesh_id
 from irtools.reference import fast_path
-from irtools.rules.context import CheckContext, id_list
+from irtools.rules.context import MESSAGE_IDS, CheckContext, id_list
 from irtools.rules.registry import rule
 from irtools.rules.screens import inverted_rows, screened, workload_range_rows
 
@@ -146,18 +146,18 @@ def core_outside_mesh(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
         return
     count = xlen * ylen
     if ir.numbering == MESH:
-        ids = mesh_ids(xlen, ylen)
+        ids = _mesh_id_text(xlen, ylen)
         yield ctx.finding(
             "GIR503",
-            f"cores are numbered by mesh position y*(xlen+2)+x+1 (Gemini's mesh ids: {id_list(ids, ', ')})",
+            f"cores are numbered by mesh position y*(xlen+2)+x+1 (Gemini's mesh ids: {ids})",
             "",
             severity=Severity.INFO,
         )
         for core_id in ir.cores:
-            if core_id not in ids:
+            if not is_mesh_id(core_id, xlen, ylen):
                 yield ctx.finding(
                     "GIR503",
-                    f"core {core_id} is outside the {xlen}x{ylen} mesh (mesh ids {id_list(ids, ', ')})",
+                    f"core {core_id} is outside the {xlen}x{ylen} mesh (mesh ids {ids})",
                     jp.join(str(core_id)),
                     core_id=core_id,
                 )
@@ -170,6 +170,13 @@ def core_outside_mesh(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
                 jp.join(str(core_id)),
                 core_id=core_id,
             )
+
+
+def _mesh_id_text(xlen: int, ylen: int) -> str:
+    """The mesh ids as `id_list` writes them, listing only those it shows (the mesh may be huge)."""
+    first = first_mesh_ids(xlen, ylen, MESSAGE_IDS)
+    more = xlen * ylen - len(first)
+    return id_list(first, ", ") + (f", ... ({more} more)" if more > 0 else "")
 
 
 def _inside(lower: list[int], upper: list[int], box_lo: list[int], box_hi: list[int]) -> bool:

@@ -14,9 +14,10 @@ import pytest
 
 from irtools.loading.index import IRIndex
 from irtools.loading.load import load_ir
-from irtools.loading.mesh import LINEAR, MESH, numbering
+from irtools.loading.mesh import LINEAR, MESH, first_mesh_ids, is_mesh_id, mesh_ids, numbering
 from irtools.rules.context import CheckOptions
 from irtools.validate import check_loaded
+from tests.budget import memory_bound
 
 
 @pytest.mark.parametrize(
@@ -59,3 +60,28 @@ def test_a_file_with_a_tie_is_read_and_checked_with_linear_numbering(minimal_ir:
         if f.code == "GIR503"
     ]
     assert outside == [("warning", "/5", "core 5 is outside the 2x2 mesh (cores 0..3)")]
+
+
+@pytest.mark.parametrize(("xlen", "ylen"), [(1, 1), (2, 2), (3, 2), (4, 4), (1, 5)])
+def test_mesh_ids_are_recognized_without_listing_them(xlen: int, ylen: int) -> None:
+    listed = set(mesh_ids(xlen, ylen))
+    for core_id in range(-2, (xlen + 2) * (ylen + 1) + 3):
+        assert is_mesh_id(core_id, xlen, ylen) == (core_id in listed), core_id
+    assert first_mesh_ids(xlen, ylen, 5) == mesh_ids(xlen, ylen)[:5]
+
+
+def test_a_huge_mesh_costs_per_core_not_per_position(minimal_ir: dict[str, Any]) -> None:
+    # Found by the fuzz suite under its memory bound: ylen 12,234,068 with a core 999999999 made
+    # numbering() and GIR503 list and hash all 24 million mesh ids (GIR001: MemoryError). Core
+    # 48000001 is a mesh id only (row 12000000, column 0), 999999999 neither.
+    doc = json.loads(_two_cores(48_000_001, 999_999_999, minimal_ir))
+    doc["ylen"] = 12_234_068
+    loaded = load_ir(json.dumps(doc).encode(), "huge.json")
+    with memory_bound(0.25):
+        assert IRIndex(loaded).numbering == MESH
+        found = [
+            (f.pointer, f.message) for f in check_loaded(loaded, CheckOptions()) if f.code.startswith("GIR50")
+        ]
+    ids = "1, 2, 5, 6, 9, 10, 13, 14, 17, 18, 21, 22, 25, 26, 29, 30, ... (24468120 more)"
+    assert ("", f"cores are numbered by mesh position y*(xlen+2)+x+1 (Gemini's mesh ids: {ids})") in found
+    assert ("/999999999", f"core 999999999 is outside the 2x12234068 mesh (mesh ids {ids})") in found

@@ -25,6 +25,10 @@ LINK_OFFSET = 0.11
 LINK_WIDTHS = (1.5, 3.0, 5.0, 7.5, 10.0)
 LINK_COLORS = ("#f7c99e", "#f3a35e", "#e8782a", "#c5520f", "#8c3405")
 """Links by their bytes against the busiest link, in five steps (width and colour together)."""
+TILE_FIELDS = 9
+"""customdata fields of a tile's marker (the core id first); a click tells tiles and links apart by it."""
+LINK_FIELDS = 11
+"""customdata fields of a link's marker (x, y, to_x, to_y last)."""
 _OFFSETS = {
     "+x": (0.0, -LINK_OFFSET),
     "-x": (0.0, LINK_OFFSET),

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from dash import Dash, Input, Output, State, ctx, dcc, html, no_update
+import pandas as pd
+from dash import Dash, Input, Output, State, dcc, html, no_update
 
 from dashboards.data import FileStore
 from dashboards.figures import format_bytes
-from dashboards.mesh import mesh_view
+from dashboards.mesh import LINK_FIELDS, TILE_FIELDS, mesh_view
 from dashboards.shared_range import view_window
+from dashboards.wiring import Trigger, wire
 from irtools.analysis.link_load import crossing
 from irtools.analysis.tiles import METRICS, mesh_shape
 
@@ -57,14 +59,60 @@ def mesh_section() -> html.Div:
     )
 
 
-def register_mesh(app: Dash, store: FileStore) -> None:
-    def analysis(key: str | None, first_view: bool = False) -> Any:
-        entry = store.find(key)
-        if entry and first_view:
-            entry.after_first_view()  # routing a large file's traffic takes seconds: after the first view
-        return entry.analysis if entry else None
+def _analysis(store: FileStore, key: str | None, first_view: bool = False) -> Any:
+    entry = store.find(key)
+    if entry and first_view:
+        entry.after_first_view()  # routing a large file's traffic takes seconds: after the first view
+    return entry.analysis if entry else None
 
-    @app.callback(
+
+def draw(
+    store: FileStore, trigger: Trigger, key: str | None, model: str, metric: str, view: Any, core: int | None
+) -> tuple[Any, ...]:
+    """The mesh section shown (files with a mesh) and its figure for the view's range."""
+    a = _analysis(store, key, first_view=True)
+    if a is None or mesh_shape(a.index) is None:
+        return _HIDDEN, {}
+    return _SHOWN, mesh_view(a, model, metric, view_window(view, key), core)
+
+
+def click(
+    store: FileStore, trigger: Trigger, data: dict[str, Any] | None, key: str | None, model: str, view: Any
+) -> tuple[Any, ...]:
+    """A tile clicked picks its core; a link clicked lists the transfers crossing it."""
+    a = _analysis(store, key)
+    points = (data or {}).get("points") or []
+    custom = points[0].get("customdata") if points else None
+    if a is None or not isinstance(custom, list):
+        return no_update, no_update, no_update, no_update
+    if len(custom) == TILE_FIELDS:  # a tile: core id first
+        core = int(custom[0])
+        focus: dict[str, Any] = {"workloads": [], "transfer": None, "core": core, "position": None}
+        return core, focus, f"{a.core_label(core)} picked on the mesh", no_update
+    if len(custom) == LINK_FIELDS and trigger.id == "mesh":  # a link: its key last
+        rows = link_transfers(a, model, view_window(view, key), tuple(int(v) for v in custom[-4:]))
+        if rows is None:
+            return no_update, no_update, no_update, no_update
+        return no_update, no_update, no_update, _crossing_table(custom[0], rows)
+    return no_update, no_update, no_update, no_update
+
+
+def link_transfers(
+    a: Any, model: str, window: tuple[float, float] | None, link: tuple[int, ...]
+) -> pd.DataFrame | None:
+    """The transfers crossing directed `link` (x, y, to_x, to_y) under `model` in `window`."""
+    loads = a.link_loads(model)
+    if loads is None:
+        return None
+    return crossing(loads, link, window)  # type: ignore[arg-type]
+
+
+def register_mesh(app: Dash, store: FileStore) -> None:
+    """Wire the mesh section's callbacks; no logic here."""
+    wire(
+        app,
+        draw,
+        store,
         Output("mesh-section", "style"),
         Output("mesh", "figure"),
         Input("current", "data"),
@@ -73,13 +121,10 @@ def register_mesh(app: Dash, store: FileStore) -> None:
         Input("view", "data"),
         Input("core", "value"),
     )
-    def draw(key: str | None, model: str, metric: str, view: Any, core: int | None) -> tuple[Any, ...]:
-        a = analysis(key, first_view=True)
-        if a is None or mesh_shape(a.index) is None:
-            return _HIDDEN, {}
-        return _SHOWN, mesh_view(a, model, metric, view_window(view, key), core)
-
-    @app.callback(
+    wire(
+        app,
+        click,
+        store,
         Output("core", "value", allow_duplicate=True),
         Output("focus", "data", allow_duplicate=True),
         Output("focus-note", "children", allow_duplicate=True),
@@ -90,25 +135,6 @@ def register_mesh(app: Dash, store: FileStore) -> None:
         State("view", "data"),
         prevent_initial_call=True,
     )
-    def click(data: dict[str, Any] | None, key: str | None, model: str, view: Any) -> tuple[Any, ...]:
-        a = analysis(key)
-        points = (data or {}).get("points") or []
-        custom = points[0].get("customdata") if points else None
-        if a is None or not isinstance(custom, list):
-            return no_update, no_update, no_update, no_update
-        if len(custom) == 9:  # a tile: core id first
-            core = int(custom[0])
-            focus: dict[str, Any] = {"workloads": [], "transfer": None, "core": core, "position": None}
-            return core, focus, f"{a.core_label(core)} picked on the mesh", no_update
-        if len(custom) == 11 and ctx.triggered_id == "mesh":  # a link: its key last
-            window = view_window(view, key)
-            loads = a.link_loads(model)
-            if loads is None:
-                return no_update, no_update, no_update, no_update
-            x, y, to_x, to_y = (int(v) for v in custom[7:11])
-            link = (x, y, to_x, to_y)
-            return no_update, no_update, no_update, _crossing_table(custom[0], crossing(loads, link, window))
-        return no_update, no_update, no_update, no_update
 
 
 def _crossing_table(label: str, rows: Any) -> html.Div:

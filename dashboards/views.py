@@ -9,6 +9,7 @@ from dashboards.blocks import blocks_figure
 from dashboards.figures import Focus, empty_figure, occupancy_figure
 from dashboards.timeline import ARROWS_BY_DEFAULT, timeline_figure
 from irtools.analysis import Analysis
+from irtools.analysis.selection import of_core
 from irtools.analysis.spans import with_cycles
 from irtools.dialects.base import Capability
 
@@ -32,10 +33,10 @@ def core_maps(
     if not a.index.has(
         Capability.L2_ADDRESSES
     ):  # no addresses to draw rectangles with: blocks held over time
-        held = a.l2_blocks[a.l2_blocks["core_id"] == core_id]
+        held = of_core(a.l2_blocks, core_id)
         makespan = a.timeline.loc[a.timeline["model"] == model, "end"].max()
         blocks = blocks_figure(
-            with_cycles(held, a.timeline[a.timeline["core_id"] == core_id], model, "position", "position")
+            with_cycles(held, of_core(a.timeline, core_id), model, "position", "position")
             if cycles
             else held,
             core_id=core_id,
@@ -46,15 +47,15 @@ def core_maps(
             x_extent=None if pd.isna(makespan) else float(makespan),
         )
         return blocks, empty_figure(no_wl0)
-    regions = a.l2_regions[a.l2_regions["core_id"] == core_id][["region_start", "region_end"]]
+    regions = of_core(a.l2_regions, core_id)[["region_start", "region_end"]]
     bounds = sorted(set(zip(regions["region_start"].tolist(), regions["region_end"].tolist())))
     tensors, l2, wl0_tensors, wl0 = a.tensors, a.l2_occupancy, a.wl0_tensors, a.wl0_occupancy
     if cycles:
-        mine = a.timeline[a.timeline["core_id"] == core_id]
-        tensors = with_cycles(tensors[tensors["core_id"] == core_id], mine, model)
-        wl0_tensors = with_cycles(wl0_tensors[wl0_tensors["core_id"] == core_id], mine, model)
-        l2 = with_cycles(l2[l2["core_id"] == core_id], mine, model, "position", "position")
-        wl0 = with_cycles(wl0[wl0["core_id"] == core_id], mine, model, "position", "position")
+        mine = of_core(a.timeline, core_id)
+        tensors = with_cycles(of_core(tensors, core_id), mine, model)
+        wl0_tensors = with_cycles(of_core(wl0_tensors, core_id), mine, model)
+        l2 = with_cycles(of_core(l2, core_id), mine, model, "position", "position")
+        wl0 = with_cycles(of_core(wl0, core_id), mine, model, "position", "position")
     makespan = a.timeline.loc[a.timeline["model"] == model, "end"].max()
     options = {
         "core_id": core_id,

@@ -17,7 +17,7 @@ from dash import ALL, Dash, Input, Output, State, no_update
 from dash.dcc.express import send_data_frame
 
 from dashboards.data import AccessError, FileStore, filter_findings
-from dashboards.figures import Focus, empty_figure, format_bytes
+from dashboards.figures import Focus, empty_figure
 from dashboards.layout import FINDINGS_PER_PAGE, arrow_options, findings_table, page_note, summary_header
 from dashboards.shared_range import range_patch as _range_patch
 from dashboards.shared_range import view_window
@@ -30,6 +30,7 @@ from irtools.analysis import MODELS, Analysis, AnalysisError
 from irtools.analysis.io import spreadsheet_safe
 from irtools.analysis.selection import cores_under
 from irtools.analysis.summary import Summary, summarize
+from irtools.analysis.units import format_bytes
 from irtools.dialects import Capability
 
 Figure = Any

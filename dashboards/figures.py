@@ -17,6 +17,8 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from irtools.analysis.units import format_bytes
+
 TYPE_COLORS = {"ifmap": "#4C78A8", "ofmap": "#F58518", "weight": "#54A24B"}
 """Tensor types: blue, orange, green (distinguishable for the common color-vision deficiencies)."""
 LAYER_TYPE_COLORS = ["#4C78A8", "#F58518", "#54A24B", "#B279A2", "#9D755D", "#72B7B2", "#EECA3B", "#BAB0AC"]
@@ -134,14 +136,6 @@ def byte_ticks(top: float) -> tuple[list[int], list[str]]:
         step //= 2
     values = list(range(0, int(top) + 1, step))
     return values, [format_bytes(v) for v in values]
-
-
-def format_bytes(n: float) -> str:
-    """Bytes in binary units: '448 B', '13 KiB', '1.5 MiB'."""
-    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= scale:
-            return f"{n / scale:.3g} {unit}"
-    return f"{int(n)} B"
 
 
 def occupancy_figure(

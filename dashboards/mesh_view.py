@@ -13,12 +13,12 @@ import pandas as pd
 from dash import Dash, Input, Output, State, dcc, html, no_update
 
 from dashboards.data import FileStore
-from dashboards.figures import format_bytes
 from dashboards.mesh import LINK_FIELDS, TILE_FIELDS, mesh_view
 from dashboards.shared_range import view_window
 from dashboards.wiring import Trigger, wire
 from irtools.analysis.link_load import crossing
 from irtools.analysis.tiles import METRICS, mesh_shape
+from irtools.analysis.units import format_bytes
 
 _HIDDEN = {"display": "none"}
 _SHOWN = {"display": "block", "marginTop": "6px"}

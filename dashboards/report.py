@@ -10,7 +10,6 @@ import pandas as pd
 import plotly.io as pio
 
 from dashboards.data import FINDING_COLUMNS, load_entry
-from dashboards.figures import format_bytes
 from dashboards.measured import load_measured
 from dashboards.measured_report import report_section
 from dashboards.mesh import mesh_view
@@ -20,6 +19,7 @@ from irtools.analysis import Analysis
 from irtools.analysis.noc import NocModel
 from irtools.analysis.summary import models_agree, summarize
 from irtools.analysis.tiles import mesh_shape
+from irtools.analysis.units import format_bytes
 from irtools.atomic import write_text_atomic
 
 MAX_FINDING_ROWS = 5000

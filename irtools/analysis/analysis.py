@@ -11,8 +11,9 @@ import pandas as pd
 from irtools.analysis.blocks import KIB, add_positions, l2_blocks_table, l2_capacity_kib
 from irtools.analysis.buffers import l2_tables, wl0_tables
 from irtools.analysis.layers import layers_table
-from irtools.analysis.link_load import LinkLoads, noc_links_table, timed_links
-from irtools.analysis.noc import NocModel, layer_bounds, noc_links, noc_schedule, noc_times
+from irtools.analysis.link_cost import link_costs
+from irtools.analysis.link_load import LinkLoads, noc_links_table, step_spans, timed_links
+from irtools.analysis.noc import NocModel, layer_bounds, noc_links, noc_schedule, noc_times, step_costs
 from irtools.analysis.schedule_tables import core_transfers_table, cores_table, timeline_table
 from irtools.analysis.tables import L2_OCCUPANCY, L2_REGIONS, TABLES, TENSORS
 from irtools.analysis.tiles import held_bytes, tile_table
@@ -227,6 +228,19 @@ class Analysis:
         if model not in self._whole_schedule:
             self._whole_schedule[model] = noc_links_table(self.link_loads(model), self.options.noc_bw)
         return self._whole_schedule[model]
+
+    def link_costs(
+        self, model: str = "noc", window: tuple[float, float] | None = None
+    ) -> pd.DataFrame | None:
+        """Per link that bounds a layer step: the NoC cycles it adds (irtools.analysis.link_cost) in `window`
+        of `model`'s timeline; None without a NoC bandwidth (then only bytes can rank links)."""
+        if self.noc_model is None:
+            return None
+        key = f"link costs {model}"
+        if key not in self._whole_schedule:
+            self._whole_schedule[key] = step_costs(self.index, self.noc_steps)
+            self._whole_schedule[f"spans {model}"] = step_spans(self.index, self.timeline, model)
+        return link_costs(self._whole_schedule[key], self._whole_schedule[f"spans {model}"], window)
 
     @cached_property
     def _whole_schedule(self) -> dict[str, pd.DataFrame]:

@@ -11,6 +11,7 @@ from irtools.analysis.analysis import Analysis
 from irtools.analysis.balance import Balance, balance, spread_text
 from irtools.analysis.blocks import KIB
 from irtools.analysis.noc import noc_headline
+from irtools.analysis.units import format_bytes as _size
 from irtools.dialects import BY_NAME, DOCUMENTED, Capability
 from irtools.loading.mesh import LINEAR, MESH, core_label
 
@@ -157,13 +158,6 @@ def models_agree(analysis: Analysis) -> bool:
     cores that never wait for each other): one timeline then shows both."""
     sequential, dependency = analysis.schedules["sequential"], analysis.schedules["dependency"]
     return sequential.start == dependency.start and sequential.end == dependency.end
-
-
-def _size(n: int) -> str:
-    for unit, scale in (("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= scale:
-            return f"{n / scale:.1f} {unit}"
-    return f"{n} B"
 
 
 def summarize(analysis: Analysis, links: bool = True) -> Summary:

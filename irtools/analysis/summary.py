@@ -63,8 +63,7 @@ class Summary:
         if self.dialect != DOCUMENTED.name:
             lines.append(f"  {self.dialect} dialect: {BY_NAME[self.dialect].title}")
         if self.numbering == MESH:
-            cores = ", ".join(self.core_labels[c] for c in sorted(self.core_labels))
-            lines.append(f"  cores by mesh position y*(xlen+2)+x+1: {cores}")
+            lines.append(f"  cores by mesh position y*(xlen+2)+x+1: {_mesh_ids(self.core_labels)}")
         for model, value in self.makespan.items():
             text = (
                 f"{value:,} cycles"
@@ -105,6 +104,22 @@ class Summary:
                 f"  {self.incomplete} workloads lost entries to schema errors (run `irtools validate`)"
             )
         return "\n".join(lines) + "\n"
+
+
+LISTED_CORES = 8
+"""Cores whose mesh position the text summary lists one by one; past that the first and last few."""
+
+
+def _mesh_ids(labels: dict[int, str]) -> str:
+    """`1 (0,0), 2 (1,0), 5 (0,1), 6 (1,0)`; on a large mesh the ends and where the rest is (one line, not 671
+    characters on 64 cores)."""
+    ordered = [labels[c] for c in sorted(labels)]
+    if len(ordered) <= LISTED_CORES:
+        return ", ".join(ordered)
+    return (
+        f"{', '.join(ordered[:3])} … {', '.join(ordered[-2:])} "
+        f"({len(ordered)} cores; every one in --json's core_labels and the cores table)"
+    )
 
 
 def _busiest_link_line(link: dict[str, Any]) -> str:

@@ -35,6 +35,8 @@ from irtools.dialects import Capability
 
 Figure = Any
 SEVERITIES = ("error", "warning", "info")
+WL0_SHOWN = {"flex": "2", "minWidth": "380px"}
+WL0_HIDDEN = {"display": "none"}
 
 
 def choose(
@@ -392,25 +394,29 @@ def occupancy(
     model: str,
     axis: str,
     view: Any,
-) -> tuple[Figure, Figure]:
-    """The L2 (and WL0) maps of the picked core, for the view's range on the cycles axis."""
+) -> tuple[Figure, Figure, Any]:
+    """The L2 and WL0 maps of the picked core, for the view's range on the cycles axis, and the WL0
+    panel's style (hidden for a dialect without WL0)."""
     e = store.find(key)
     if e is not None and not e.analysis.index.cores:
         e.sent("maps")  # no core, no maps: the findings (all there is to see) need not wait
     if e is None or core is None:
         blank = empty_figure("no IR loaded")
-        return blank, blank
+        return blank, blank, WL0_SHOWN
     cycles = axis == "cycles"
     window = view_window(view, key)
+    has_wl0 = e.analysis.index.has(Capability.WL0)
     if trigger.only_view:
         if not cycles:
-            return no_update, no_update  # positions do not follow the cycles range
+            return no_update, no_update, no_update  # positions do not follow the cycles range
         if not e.analysis.index.has(Capability.L2_ADDRESSES):  # one panel (the blocks held), no WL0 map
-            return _range_patch(window, ("xaxis",)), no_update
-        return _range_patch(window, ("xaxis", "xaxis2")), _range_patch(window, ("xaxis", "xaxis2"))
-    maps = core_maps(e.analysis, core, _focus(focus), model=model, cycles=cycles, window=window)
+            return _range_patch(window, ("xaxis",)), no_update, no_update
+        both = ("xaxis", "xaxis2")
+        return _range_patch(window, both), _range_patch(window, both) if has_wl0 else no_update, no_update
+    l2, wl0 = core_maps(e.analysis, core, _focus(focus), model=model, cycles=cycles, window=window)
     e.sent("maps")
-    return maps
+    # A dialect without WL0 gets no WL0 panel: the L2 map takes the row.
+    return l2, wl0 if wl0 is not None else {}, WL0_SHOWN if wl0 is not None else WL0_HIDDEN
 
 
 def download(store: FileStore, trigger: Trigger, _: int, name: str, key: str | None) -> Any:
@@ -573,6 +579,7 @@ def register(app: Dash, store: FileStore) -> None:
         store,
         Output("l2-map", "figure"),
         Output("wl0-map", "figure"),
+        Output("wl0-box", "style"),
         Input("current", "data"),
         Input("core", "value"),
         Input("focus", "data"),

@@ -333,6 +333,7 @@ def build_layout(
                     ),
                     html.Div(
                         dcc.Loading(dcc.Graph(id="wl0-map", config=GRAPH_CONFIG), type="dot"),
+                        id="wl0-box",
                         style={"flex": "2", "minWidth": "380px"},
                     ),
                 ],

@@ -249,7 +249,12 @@ def _tiles(
             "colorscale": _SCALES.get(metric, "Blues"),
             "cmin": 0,
             "cmax": top,
-            "colorbar": {"title": {"text": f"tiles:<br>{label}", "font": {"size": 11}}, "len": 0.8, "x": 1.0, **ticks},
+            "colorbar": {
+                "title": {"text": f"tiles:<br>{label}", "font": {"size": 11}},
+                "len": 0.8,
+                "x": 1.0,
+                **ticks,
+            },
         },
         text=text,
         textfont={

@@ -6,7 +6,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from dashboards.blocks import blocks_figure
-from dashboards.figures import Focus, empty_figure, occupancy_figure
+from dashboards.figures import Focus, occupancy_figure
 from dashboards.timeline import ARROWS_BY_DEFAULT, timeline_figure
 from irtools.analysis import Analysis
 from irtools.analysis.selection import of_core
@@ -22,14 +22,14 @@ def core_maps(
     model: str = "dependency",
     cycles: bool = True,
     window: tuple[float, float] | None = None,
-) -> tuple[go.Figure, go.Figure]:
-    """The L2 and WL0 occupancy maps of one core, with its ring regions (as the dashboard shows them).
+) -> tuple[go.Figure, go.Figure | None]:
+    """The L2 and WL0 occupancy maps of one core, with its ring regions (as the dashboard shows them);
+    no WL0 map (None) for a file whose dialect has no WL0 snapshot, rather than an empty panel saying so.
 
     With `cycles`, x is the cycles of `model` (the timeline's axis), `window` the range shown;
     otherwise the workload position on the core.
     """
     a = analysis
-    no_wl0 = f"no WL0 snapshot in this file ({a.loaded.dialect.name} dialect)"
     if not a.index.has(
         Capability.L2_ADDRESSES
     ):  # no addresses to draw rectangles with: blocks held over time
@@ -46,7 +46,7 @@ def core_maps(
             window=window,
             x_extent=None if pd.isna(makespan) else float(makespan),
         )
-        return blocks, empty_figure(no_wl0)
+        return blocks, None
     regions = of_core(a.l2_regions, core_id)[["region_start", "region_end"]]
     bounds = sorted(set(zip(regions["region_start"].tolist(), regions["region_end"].tolist())))
     tensors, l2, wl0_tensors, wl0 = a.tensors, a.l2_occupancy, a.wl0_tensors, a.wl0_occupancy
@@ -68,7 +68,7 @@ def core_maps(
     wl0_top = int(extent.max()) if len(extent) else None  # all cores' maps on one scale
     l2_map = occupancy_figure(tensors, l2, capacity=a.buffersize, regions=bounds, **options)  # type: ignore[arg-type]
     if not a.index.has(Capability.WL0):
-        return l2_map, empty_figure(no_wl0)
+        return l2_map, None
     return (
         l2_map,
         occupancy_figure(
@@ -91,4 +91,5 @@ def first_view(analysis: Analysis) -> list[go.Figure]:
         wait_cycles=analysis.wait_cycles,
     )
     first_core = next(iter(analysis.index.cores), None)
-    return [timeline, *(core_maps(analysis, first_core) if first_core is not None else ())]
+    maps = core_maps(analysis, first_core) if first_core is not None else ()
+    return [timeline, *(m for m in maps if m is not None)]

@@ -89,14 +89,23 @@ def test_a_zoom_of_the_timeline_sets_the_view_and_an_address_zoom_of_a_map_does_
 
 def test_a_new_range_only_moves_the_axes_of_the_maps(store: FileStore) -> None:
     view = {"file": MESH_FILE, "x": [0, 50]}
-    l2, wl0 = callbacks.occupancy(
-        store, Trigger("view", ("view.data",)), MESH_FILE, 0, None, "dependency", "cycles", view
-    )
-    assert isinstance(l2, Patch) and isinstance(wl0, Patch)
-    l2, wl0 = callbacks.occupancy(
+    only_view = Trigger("view", ("view.data",))
+    l2, wl0, box = callbacks.occupancy(store, only_view, MESH_FILE, 0, None, "dependency", "cycles", view)
+    assert isinstance(l2, Patch) and isinstance(wl0, Patch) and box is no_update
+    l2, wl0, box = callbacks.occupancy(
         store, Trigger("core", ("core.value",)), MESH_FILE, 0, None, "dependency", "cycles", view
     )
-    assert list(l2.layout.xaxis.range) == [0, 50]
+    assert list(l2.layout.xaxis.range) == [0, 50] and box == callbacks.WL0_SHOWN
+
+
+def test_a_dialect_without_wl0_gets_no_wl0_panel() -> None:
+    raw = FileStore(Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "gemini-raw", 10**7)
+    l2, wl0, box = callbacks.occupancy(
+        raw, Trigger("core"), "resnet_2x2_b1_ir.json", 1, None, "dependency", "cycles", None
+    )
+    assert (
+        box == callbacks.WL0_HIDDEN and wl0 == {} and l2.layout.title.text.startswith("L2 KiB held on core 1")
+    )
 
 
 def test_picking_a_transfer_focuses_its_producer_and_readers(store: FileStore) -> None:

@@ -18,7 +18,14 @@ from dash.dcc.express import send_data_frame
 
 from dashboards.data import AccessError, FileStore, filter_findings
 from dashboards.figures import Focus, empty_figure
-from dashboards.layout import FINDINGS_PER_PAGE, arrow_options, findings_table, page_note, summary_header
+from dashboards.layout import (
+    COMPACT_FROM,
+    FINDINGS_PER_PAGE,
+    arrow_options,
+    findings_table,
+    page_note,
+    summary_header,
+)
 from dashboards.shared_range import range_patch as _range_patch
 from dashboards.shared_range import view_window
 from dashboards.shared_range import was_reset as _reset
@@ -30,6 +37,7 @@ from irtools.analysis import MODELS, Analysis, AnalysisError
 from irtools.analysis.io import spreadsheet_safe
 from irtools.analysis.selection import cores_under
 from irtools.analysis.summary import Summary, summarize
+from irtools.analysis.tiles import mesh_shape
 from irtools.analysis.units import format_bytes
 from irtools.dialects import Capability
 
@@ -141,6 +149,25 @@ def first_core(analysis: Analysis, key: str | None, want: dict[str, Any]) -> int
     return cores[0] if cores else None
 
 
+def opening_note(store: FileStore, key: str | None) -> str:
+    """What the page says while its first file loads: `reading x.json (69.5 MB)…`; "" when it is ready."""
+    if not key or store.ready(key):
+        return ""
+    size = store.size(key)
+    return f"Loading: reading {key}" + (f" ({size / 1e6:,.1f} MB)" if size else "") + "…"
+
+
+def progress(store: FileStore, trigger: Trigger, _ticks: int, key: str | None) -> tuple[str, bool]:
+    """What loading the file does now and for how long; the poll stops once the file is ready."""
+    if not key or store.ready(key):
+        return "", True
+    now = store.loading(key)
+    if now is None:
+        return opening_note(store, key), False  # not begun yet: the header callback starts it
+    what, seconds = now
+    return f"Loading {key}: {what}, {seconds:.0f} s so far", False
+
+
 def header(store: FileStore, trigger: Trigger, key: str | None, model: str) -> Any:
     """The file in one line, the makespans, the balance and a card (or cell) per core."""
     if not key:
@@ -161,8 +188,17 @@ def header_view(a: Analysis, model: str) -> Any:
     b = s.balance
     note = b.text(a.core_label(b.busiest)) if b is not None and b.cores > 1 else ""
     columns = a.index.ir.xlen if all(c["position"] for c in cards) else None
+    # On a chip the mesh section shows every core where it sits: a second small grid of them says less.
+    strip = len(cards) < COMPACT_FROM or mesh_shape(a.index) is None
     return summary_header(
-        first, s.makespan, s.unscheduled, model, cards, b.bottleneck if b else None, note, columns
+        first,
+        s.makespan,
+        s.unscheduled,
+        model,
+        cards if strip else [],
+        b.bottleneck if b else None,
+        note,
+        columns,
     )
 
 
@@ -507,6 +543,15 @@ def register(app: Dash, store: FileStore) -> None:
         prevent_initial_call="initial_duplicate",
     )
     wire(app, header, store, Output("status", "children"), Input("current", "data"), Input("model", "value"))
+    wire(
+        app,
+        progress,
+        store,
+        Output("loading-note", "children"),
+        Output("loading-poll", "disabled"),
+        Input("loading-poll", "n_intervals"),
+        Input("current", "data"),
+    )
     wire(
         app,
         load_findings,

@@ -6,6 +6,7 @@ import base64
 import binascii
 import gc
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
@@ -27,6 +28,8 @@ FINDING_COLUMNS = ["severity", "code", "core_id", "workload_id", "transfer_id", 
 FIRST_VIEW_FIGURES = frozenset({"timeline", "maps"})
 """The figures of a file's first view: the timeline and the core's maps (`Entry.sent`)."""
 FREEZE_FROM_BYTES = 8 * 10**6
+Stage = Callable[[str], None] | None
+"""Told what loading a file does now (`reading and parsing the JSON`...), for the page's loading note."""
 """Files from this size have their objects frozen out of the collector's sight (load_entry)."""
 FIRST_VIEW_WAIT = 5.0
 """Seconds the later work on a file (its check, the mesh's routing) waits for its first view at most."""
@@ -53,10 +56,12 @@ class Entry:
         self._sent: set[str] = set()
         self._first_view = threading.Event()
 
-    def prepare_first_view(self) -> Entry:
+    def prepare_first_view(self, stage: Stage = None) -> Entry:
         """Compute the tables the first view draws from (timeline, transfers, layers, cores, the L2
         panel's), so its figures are built in a blink once the entry is handed out."""
         a = self.analysis
+        if stage:
+            stage(f"timing the schedule of {len(a.index.cores)} cores and building the tables")
         with gc_paused():
             try:
                 a.timeline, a.core_transfers, a.layers, a.cores  # noqa: B018 - cached on first access
@@ -132,6 +137,7 @@ def load_entry(
     max_bytes: int | None = None,
     noc: NocModel | None = None,
     l2_size: int | None = None,
+    stage: Stage = None,
 ) -> Entry:
     """Load (a path or bytes) and wrap an IR; AnalysisError with the reason when it is not an IR at all
     (or a file over `max_bytes`). `noc` adds the noc timing model."""
@@ -144,7 +150,12 @@ def load_entry(
     # while the index and the tables are built, and later, cost seconds (3 s of a 67 MB file's first
     # view), so they are frozen out of its sight; `collect_dropped` frees them with the entry.
     with gc_paused():
-        entry = Entry(name, Analysis(load_ir(source, name, max_bytes), options))
+        if stage:
+            stage("reading and parsing the JSON")
+        loaded = load_ir(source, name, max_bytes)
+        if stage:
+            stage("indexing the workloads, transfers and buffers")
+        entry = Entry(name, Analysis(loaded, options))
         entry.frozen = _size(source) >= FREEZE_FROM_BYTES
         if entry.frozen:
             with _FROZEN:
@@ -212,6 +223,8 @@ class FileStore:
         self._cache_size = cache_size
         self._lock = threading.Lock()
         self._building: dict[tuple[object, ...], threading.Lock] = {}
+        self._stages: dict[str, tuple[str, float]] = {}
+        """key -> (what loading it does now, when loading began) while it loads."""
 
     def files(self) -> list[str]:
         """*.json under the root (golden *.expected.json left out), as sorted relative paths."""
@@ -291,10 +304,48 @@ class FileStore:
             raise AccessError(f"{key}: {problem} (irtools serve --max-mb)")
         return self._cached(
             (key, stat.st_mtime_ns, stat.st_size),
-            lambda: load_entry(
-                path, key, self.wl0_size, l2_size=self.l2_size, noc=self.noc
-            ).prepare_first_view(),
+            lambda: self._load(key, path, stat.st_size),
         )
+
+    def _load(self, key: str, path: Path, size: int) -> Entry:
+        started = time.monotonic()
+
+        def stage(what: str) -> None:
+            self._stages[key] = (f"{what} ({size / 1e6:,.1f} MB)", started)
+
+        try:
+            entry = load_entry(path, key, self.wl0_size, l2_size=self.l2_size, noc=self.noc, stage=stage)
+            return entry.prepare_first_view(stage)
+        finally:
+            self._stages.pop(key, None)
+
+    def ready(self, key: str | None) -> bool:
+        """Whether `key` is analyzed and cached (showing it waits for nothing)."""
+        if not key:
+            return False
+        try:
+            cache_key: tuple[object, ...]
+            if key.startswith(UPLOAD_PREFIX):
+                cache_key = (key,)
+            else:
+                stat = self.resolve(key).stat()
+                cache_key = (key, stat.st_mtime_ns, stat.st_size)
+        except (AccessError, OSError):
+            return True  # nothing to wait for: showing it reports the problem
+        with self._lock:
+            return cache_key in self._cache
+
+    def size(self, key: str) -> int | None:
+        """The file's size in bytes, or None for an upload or a file that cannot be read."""
+        try:
+            return None if key.startswith(UPLOAD_PREFIX) else self.resolve(key).stat().st_size
+        except (AccessError, OSError):
+            return None
+
+    def loading(self, key: str | None) -> tuple[str, float] | None:
+        """(what loading `key` does now, seconds since it began) while it loads; None when it does not."""
+        now = self._stages.get(key or "")
+        return None if now is None else (now[0], time.monotonic() - now[1])
 
     def warm(self, key: str) -> threading.Thread:
         """Load, analyze and check `key` in the background, so showing it does not wait for that.

@@ -11,6 +11,7 @@ from __future__ import annotations
 import html
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -96,6 +97,19 @@ def note_above(fig: go.Figure, text: str) -> None:
         showarrow=False,
         font={"size": 12, "color": "#555"},
     )
+
+
+def placeholder() -> dict[str, Any]:
+    """A figure with nothing drawn, not even axes: what a graph shows before its file is read (no empty
+    default axes from -1 to 6)."""
+    hidden = {"visible": False}
+    return {
+        "data": [],
+        "layout": {"xaxis": hidden, "yaxis": hidden, "height": 120, "template": "plotly_white"},
+    }
+
+
+"""From this many cores the header shows one small cell per core, laid out as the mesh, instead of cards."""
 
 
 def empty_figure(message: str) -> go.Figure:

@@ -169,9 +169,15 @@ def mesh_figure(
     )
     title = f"Mesh {shape.xlen}x{shape.ylen}: tiles by {METRICS[metric]}" + (f" ({scope})" if scope else "")
     fig.update_layout(showlegend=False, plot_bgcolor="white", clickmode="event")
-    finish_layout(fig, title, int(min(max(90 * shape.ylen, 300), 640)) + 60)
+    # An 8x8 chip in 480 px (not 700): with the header and the controls it fits the first screen.
+    finish_layout(fig, title, mesh_height(shape))
     note_above(fig, busiest_link_text(links, bandwidth, scale.rank_by))
     return fig
+
+
+def mesh_height(shape: MeshShape) -> int:
+    """The mesh figure's plot height in px for `shape`."""
+    return int(min(max(60 * shape.ylen, 300), 420)) + 60
 
 
 def busiest_link_text(links: pd.DataFrame, bandwidth: int | None, rank_by: str = "bytes") -> str:
@@ -311,6 +317,8 @@ def _link_traces(links: pd.DataFrame, bandwidth: int | None, scale: LinkScale) -
     ax, ay = x0 + sx * gap + dx, y0 + sy * gap + dy
     bx, by = x1 - sx * gap + dx, y1 - sy * gap + dy
     traces = []
+    # Arrowheads small enough to leave the link visible on an 8x8 chip (about 45 px per tile).
+    arrow = 4.0 if max(x1.max(), y1.max()) > 5 else 6.0
     for k in range(-1, len(LINK_WIDTHS)):
         pick = np.flatnonzero(step == k)
         if not len(pick):
@@ -331,7 +339,7 @@ def _link_traces(links: pd.DataFrame, bandwidth: int | None, scale: LinkScale) -
                 marker={
                     "symbol": "arrow",
                     "angleref": "previous",
-                    "size": [0, 7 + width * 1.2, 0] * len(pick),
+                    "size": [0, arrow + width * 0.5, 0] * len(pick),
                     "color": IDLE_LINK if k < 0 else LINK_COLORS[k],
                 },
                 hoverinfo="skip",

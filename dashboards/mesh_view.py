@@ -13,7 +13,8 @@ import pandas as pd
 from dash import Dash, Input, Output, State, dcc, html, no_update
 
 from dashboards.data import FileStore
-from dashboards.mesh import LINK_FIELDS, TILE_FIELDS, mesh_view
+from dashboards.figures import placeholder
+from dashboards.mesh import LINK_FIELDS, TILE_FIELDS, mesh_height, mesh_view
 from dashboards.shared_range import view_window
 from dashboards.wiring import Trigger, wire
 from irtools.analysis.link_load import crossing
@@ -51,7 +52,12 @@ def mesh_section() -> html.Div:
                 "the schedule. Click a tile for that core in the timeline and maps, a link for its transfers.",
                 style={"fontSize": "12px", "color": "#666"},
             ),
-            dcc.Loading(dcc.Graph(id="mesh", config={"displaylogo": False}), type="dot"),
+            html.Div(
+                dcc.Loading(
+                    dcc.Graph(id="mesh", config={"displaylogo": False}, figure=placeholder()), type="dot"
+                ),
+                id="mesh-box",
+            ),
             html.Div(id="mesh-links", style={"maxHeight": "260px", "overflowY": "auto"}),
         ],
         id="mesh-section",
@@ -66,14 +72,24 @@ def _analysis(store: FileStore, key: str | None, first_view: bool = False) -> An
     return entry.analysis if entry else None
 
 
+def show(store: FileStore, trigger: Trigger, key: str | None) -> tuple[Any, ...]:
+    """The mesh section, shown for a file with a mesh as soon as the file is read, with the figure's
+    height kept for it: the figure (routing the traffic takes seconds) then fills it without a jump."""
+    a = _analysis(store, key)
+    shape = None if a is None else mesh_shape(a.index)
+    if shape is None:
+        return _HIDDEN, {}
+    return _SHOWN, {"minHeight": f"{mesh_height(shape) + 14}px"}
+
+
 def draw(
     store: FileStore, trigger: Trigger, key: str | None, model: str, metric: str, view: Any, core: int | None
-) -> tuple[Any, ...]:
-    """The mesh section shown (files with a mesh) and its figure for the view's range."""
+) -> Any:
+    """The mesh figure for the view's range (a blank one for a file without a mesh: its section is hidden)."""
     a = _analysis(store, key, first_view=True)
     if a is None or mesh_shape(a.index) is None:
-        return _HIDDEN, {}
-    return _SHOWN, mesh_view(a, model, metric, view_window(view, key), core)
+        return {}
+    return mesh_view(a, model, metric, view_window(view, key), core)
 
 
 def click(
@@ -111,9 +127,16 @@ def register_mesh(app: Dash, store: FileStore) -> None:
     """Wire the mesh section's callbacks; no logic here."""
     wire(
         app,
-        draw,
+        show,
         store,
         Output("mesh-section", "style"),
+        Output("mesh-box", "style"),
+        Input("current", "data"),
+    )
+    wire(
+        app,
+        draw,
+        store,
         Output("mesh", "figure"),
         Input("current", "data"),
         Input("model", "value"),

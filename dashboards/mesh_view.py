@@ -17,7 +17,7 @@ from dashboards.figures import placeholder
 from dashboards.mesh import LINK_FIELDS, TILE_FIELDS, mesh_height, mesh_view
 from dashboards.shared_range import view_window
 from dashboards.wiring import Trigger, wire
-from irtools.analysis.link_load import crossing
+from irtools.analysis.link_load import crossing, crossing_ends
 from irtools.analysis.tiles import METRICS, mesh_shape
 from irtools.analysis.units import format_bytes
 
@@ -120,7 +120,10 @@ def link_transfers(
     loads = a.link_loads(model)
     if loads is None:
         return None
-    return crossing(loads, link, window)  # type: ignore[arg-type]
+    rows = crossing(loads, link, window)  # type: ignore[arg-type]
+    # Only the listed ones need their ends (a link of a 64-core file is crossed by thousands).
+    listed = crossing_ends(a.noc_transfers, link, rows.head(MAX_LISTED))  # type: ignore[arg-type]
+    return pd.concat([listed, rows.iloc[MAX_LISTED:].assign(source="", reached="")], ignore_index=True)
 
 
 def register_mesh(app: Dash, store: FileStore) -> None:
@@ -161,7 +164,8 @@ def register_mesh(app: Dash, store: FileStore) -> None:
 
 
 def _crossing_table(label: str, rows: Any) -> html.Div:
-    """The transfers crossing one link: kind, transfer id, layer step, its cycles, bytes on the link."""
+    """The transfers crossing one link: kind, transfer id, where from and to whom through the link (which
+    port feeds which core), layer step, its cycles, bytes on the link."""
     total = int(rows["bytes"].sum()) if len(rows) else 0
     head = html.Div(
         f"link {label}: {len(rows):,} transfers, {format_bytes(total)}"
@@ -169,12 +173,22 @@ def _crossing_table(label: str, rows: Any) -> html.Div:
         id="mesh-links-head",
         style={"fontSize": "13px", "fontWeight": 600, "margin": "4px 0"},
     )
-    names = ("kind", "transfer", "layer step", "step cycles", "bytes on this link")
+    names = (
+        "kind",
+        "transfer",
+        "from",
+        "to (through this link)",
+        "layer step",
+        "step cycles",
+        "bytes on this link",
+    )
     body = [
         html.Tr(
             [
                 html.Td(r.kind, style=_CELL),
                 html.Td(str(r.transfer), style=_CELL),
+                html.Td(r.source, style=_CELL),
+                html.Td(r.reached, style=_CELL),
                 html.Td(r.layer, style=_CELL),
                 html.Td(
                     "not scheduled"

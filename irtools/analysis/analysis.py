@@ -13,7 +13,15 @@ from irtools.analysis.buffers import l2_tables, wl0_tables
 from irtools.analysis.layers import layers_table
 from irtools.analysis.link_cost import link_costs
 from irtools.analysis.link_load import LinkLoads, noc_links_table, step_spans, timed_links
-from irtools.analysis.noc import NocModel, layer_bounds, noc_links, noc_schedule, noc_times, step_costs
+from irtools.analysis.noc import (
+    NocModel,
+    layer_bounds,
+    noc_links,
+    noc_schedule,
+    noc_times,
+    noc_transfers,
+    step_costs,
+)
 from irtools.analysis.schedule_tables import core_transfers_table, cores_table, timeline_table
 from irtools.analysis.tables import L2_OCCUPANCY, L2_REGIONS, TABLES, TENSORS
 from irtools.analysis.tiles import held_bytes, tile_table
@@ -92,6 +100,11 @@ class Analysis:
     def noc_links(self) -> pd.DataFrame:
         """Every (layer step, traffic kind, directed link) with its bytes (irtools.analysis.noc.noc_links)."""
         return noc_links(self.index)
+
+    @cached_property
+    def noc_transfers(self) -> dict[str, pd.DataFrame]:
+        """The traffic as routing input (irtools.analysis.noc.noc_transfers): who sends what to whom, per step."""
+        return noc_transfers(self.index)
 
     @cached_property
     def noc_steps(self) -> pd.DataFrame:

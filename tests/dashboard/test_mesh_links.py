@@ -94,3 +94,15 @@ def test_byte_colour_bars_tick_in_binary_units() -> None:
     tiles = next(t for t in fig.data if t.name == "tiles")
     assert all(label.endswith(("B", "0")) for label in tiles.marker.colorbar.ticktext)
     assert all("M" not in t or "MiB" in t for t in tiles.text)  # tiles print MiB, never SI "8.13M"
+
+
+def test_a_links_transfers_say_where_from_and_which_cores_they_reach_through_it() -> None:
+    a = analyze(VGG.parents[1] / "gemini-raw" / "resnet_4x4_b4_ff1_ss2_rr50_ir.json")
+    rows = link_transfers(a, "dependency", None, (3, 3, 3, 2))  # northbound in column 3, row 3 -> 2
+    assert rows is not None and len(rows) == 595
+    # Transfer 258 is written by core (0,3) for (3,2): XY routing runs along row 3, then up column 3.
+    first = rows[(rows["kind"] == "core") & (rows["transfer"] == 258)].iloc[0]
+    assert (first["source"], first["reached"]) == ("(0,3)", "(3,2)")
+    # A DRAM read through this link reaches only column 3's cores above row 3.
+    read = rows[rows["kind"] == "dram_read"].iloc[0]
+    assert read["source"] == "DRAM" and set(read["reached"].split(", ")) <= {"(3,0)", "(3,1)", "(3,2)"}

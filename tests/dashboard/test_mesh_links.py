@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from dashboards.mesh import _SCALES, LINK_COLORS, link_steps, mesh_links, mesh_view
+from dashboards.mesh_view import link_transfers
 from irtools.analysis import analyze
 from irtools.analysis.analysis import AnalysisOptions
 from irtools.analysis.units import byte_ticks, format_bytes

@@ -26,6 +26,7 @@ from dashboards.layout import (
     page_note,
     summary_header,
 )
+from dashboards.noc_choice import NocRuns, split_key, with_bandwidth
 from dashboards.shared_range import range_patch as _range_patch
 from dashboards.shared_range import view_window
 from dashboards.shared_range import was_reset as _reset
@@ -71,7 +72,7 @@ def choose(
         return no_update, no_update, no_update, no_update, no_update
     try:
         if not selected.startswith("upload:"):
-            store.resolve(selected)
+            store.resolve(split_key(selected)[0])
     except AccessError as exc:
         return no_update, f"⚠ {exc}", no_update, no_update, no_update
     return selected, "", no_update, no_update, no_update
@@ -118,8 +119,10 @@ def load(
     core_now: int | None,
     search: Any,
     focus_now: Any,
+    model_now: str | None = None,
 ) -> tuple[Any, ...]:
-    """A new file's layer and core pickers, arrow choices; the filters and the focus reset."""
+    """A new file's layer and core pickers, arrow choices, NoC bandwidths and timing models; the filters
+    and the focus reset."""
     # Write the core, the filters and the focus only when they change: every output written
     # re-runs the figures that read it (a 100 MB file's timeline took twice as long).
     reset_layers: Any = [] if layers_now else no_update
@@ -127,9 +130,23 @@ def load(
     reset_focus = (None, "") if focus_now else (no_update, no_update)
     e = store.find(key)
     if e is None:
-        return [], reset_layers, [], None, reset_transfer, no_update, *reset_focus
+        return (
+            [],
+            reset_layers,
+            [],
+            None,
+            reset_transfer,
+            no_update,
+            *reset_focus,
+            [],
+            None,
+            no_update,
+            no_update,
+        )
     a = e.analysis
     core = first_core(a, key, parse_link(search))
+    runs = store.noc_runs(key)
+    bandwidth = a.noc_model.bandwidth if a.noc_model else None
     return (
         a.layers["layer_name"].tolist(),
         reset_layers,
@@ -138,7 +155,20 @@ def load(
         reset_transfer,
         arrow_options(len(a.core_transfers)),
         *reset_focus,
+        [{"label": f"{bw}", "value": bw} for bw in runs.bandwidths],
+        bandwidth,
+        [{"label": m, "value": m} for m in a.models],
+        "dependency" if model_now not in a.models else no_update,  # no noc model without a bandwidth
     )
+
+
+def choose_noc(store: FileStore, trigger: Trigger, bandwidth: int | None, key: str | None) -> Any:
+    """Another of the file's NoC bandwidths picked: the file is timed again at it (a new key, its own cache)."""
+    if not key or bandwidth is None:
+        return no_update
+    default = store.noc_runs(key).default
+    new = with_bandwidth(key, None if bandwidth == default else int(bandwidth))
+    return new if new != key else no_update
 
 
 def first_core(analysis: Analysis, key: str | None, want: dict[str, Any]) -> int | None:
@@ -176,15 +206,24 @@ def header(store: FileStore, trigger: Trigger, key: str | None, model: str) -> A
         e = store.get(key)
     except (AccessError, AnalysisError, OSError) as exc:
         return f"⚠ {exc}"
-    return header_view(e.analysis, model)
+    return header_view(e.analysis, model, store.noc_runs(key))
 
 
-def header_view(a: Analysis, model: str) -> Any:
+def noc_text(a: Analysis, runs: NocRuns) -> str:
+    """`NoC 32 B/cycle per link (manifest.csv; runs at 8, 32, 128)`, or that none is known."""
+    if a.noc_model is None:
+        return "NoC bandwidth unknown (--noc-bw or a manifest.csv noc_bw column adds the noc model)"
+    others = f"; runs at {', '.join(map(str, runs.bandwidths))}" if len(runs.bandwidths) > 1 else ""
+    return f"NoC {a.noc_model.bandwidth} B/cycle per link ({runs.source or 'chosen'}{others})"
+
+
+def header_view(a: Analysis, model: str, runs: NocRuns | None = None) -> Any:
     """The header of `a` under `model` (pure: the summary and the cores table decide it)."""
     s = summarize(a, links=False)  # the header names no link; the mesh section routes the traffic
     cards = core_cards(a, s, model)
     size = format_bytes(s.buffersize) if s.buffersize else "size unknown"
     first = f"{s.path}: {plural(s.cores, 'core')}, {plural(s.workloads, 'workload')}, L2 {size}"
+    first += "; " + noc_text(a, runs or NocRuns())
     b = s.balance
     note = b.text(a.core_label(b.busiest)) if b is not None and b.cores > 1 else ""
     columns = a.index.ir.xlen if all(c["position"] for c in cards) else None
@@ -534,13 +573,27 @@ def register(app: Dash, store: FileStore) -> None:
         Output("arrows", "options"),
         Output("focus", "data", allow_duplicate=True),
         Output("focus-note", "children", allow_duplicate=True),
+        Output("noc-bw", "options"),
+        Output("noc-bw", "value"),
+        Output("model", "options"),
+        Output("model", "value", allow_duplicate=True),
         Input("current", "data"),
         State("layers", "value"),
         State("transfer", "value"),
         State("core", "value"),
         State("url", "search"),
         State("focus", "data"),
+        State("model", "value"),
         prevent_initial_call="initial_duplicate",
+    )
+    wire(
+        app,
+        choose_noc,
+        store,
+        Output("current", "data", allow_duplicate=True),
+        Input("noc-bw", "value"),
+        State("current", "data"),
+        prevent_initial_call=True,
     )
     wire(app, header, store, Output("status", "children"), Input("current", "data"), Input("model", "value"))
     wire(

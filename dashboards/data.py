@@ -13,11 +13,13 @@ from pathlib import Path
 
 import pandas as pd
 
+from dashboards.noc_choice import NocRuns, noc_runs, split_key
 from dashboards.upload_store import EVICTED, UPLOAD_PREFIX, UploadStore, default_store_bytes
 from irtools.analysis import Analysis, AnalysisError, AnalysisOptions
 from irtools.analysis.noc import NocModel
 from irtools.dialects import Capability
 from irtools.findings import Finding
+from irtools.gemini import GEMINI_FREQUENCY
 from irtools.limits import size_problem
 from irtools.loading.load import load_ir
 from irtools.loading.reader import gc_paused
@@ -284,37 +286,60 @@ class FileStore:
     def get(self, key: str) -> Entry:
         """The entry for a relative path or an upload key, analyzing it if needed."""
         if key.startswith(UPLOAD_PREFIX):
+            upload = split_key(key)[0]
             try:
-                name, data = self.uploads.get(key)
+                name, data = self.uploads.get(upload)
             except KeyError:
                 raise AccessError(EVICTED) from None
+            noc = self.noc_model(key)
             entry = self._cached(
                 (key,),
                 lambda: load_entry(
-                    data, name, self.wl0_size, l2_size=self.l2_size, noc=self.noc
+                    data, name, self.wl0_size, l2_size=self.l2_size, noc=noc
                 ).prepare_first_view(),
             )
-            if key not in self.uploads:  # dropped while it was analyzed: keep no analysis of it
+            if upload not in self.uploads:  # dropped while it was analyzed: keep no analysis of it
                 self._forget(key)
             return entry
-        path = self.resolve(key)
+        base, _ = split_key(key)
+        path = self.resolve(base)
         stat = path.stat()
         problem = size_problem(stat.st_size, self.max_file_bytes)
         if problem:
-            raise AccessError(f"{key}: {problem} (irtools serve --max-mb)")
+            raise AccessError(f"{base}: {problem} (irtools serve --max-mb)")
+        noc = self.noc_model(key)
         return self._cached(
-            (key, stat.st_mtime_ns, stat.st_size),
-            lambda: self._load(key, path, stat.st_size),
+            (base, stat.st_mtime_ns, stat.st_size, noc),
+            lambda: self._load(key, path, stat.st_size, noc),
         )
 
-    def _load(self, key: str, path: Path, size: int) -> Entry:
+    def noc_runs(self, key: str | None) -> NocRuns:
+        """The NoC bandwidths the file of `key` can be timed at (its manifest runs', else --noc-bw)."""
+        base, _ = split_key(key or "")
+        served = self.noc.bandwidth if self.noc else None
+        if not base or base.startswith(UPLOAD_PREFIX):
+            return noc_runs(None, served)
+        try:
+            return noc_runs(self.resolve(base), served)
+        except AccessError:
+            return noc_runs(None, served)
+
+    def noc_model(self, key: str) -> NocModel | None:
+        """The NoC `key` is timed at: the page's choice (its suffix), else the file's default run."""
+        _, chosen = split_key(key)
+        bandwidth = chosen or self.noc_runs(key).default
+        frequency = self.noc.frequency if self.noc else GEMINI_FREQUENCY
+        return None if bandwidth is None else NocModel(bandwidth, frequency)
+
+    def _load(self, key: str, path: Path, size: int, noc: NocModel | None) -> Entry:
         started = time.monotonic()
 
         def stage(what: str) -> None:
             self._stages[key] = (f"{what} ({size / 1e6:,.1f} MB)", started)
 
         try:
-            entry = load_entry(path, key, self.wl0_size, l2_size=self.l2_size, noc=self.noc, stage=stage)
+            base, _ = split_key(key)
+            entry = load_entry(path, base, self.wl0_size, l2_size=self.l2_size, noc=noc, stage=stage)
             return entry.prepare_first_view(stage)
         finally:
             self._stages.pop(key, None)
@@ -328,8 +353,9 @@ class FileStore:
             if key.startswith(UPLOAD_PREFIX):
                 cache_key = (key,)
             else:
-                stat = self.resolve(key).stat()
-                cache_key = (key, stat.st_mtime_ns, stat.st_size)
+                base, _ = split_key(key)
+                stat = self.resolve(base).stat()
+                cache_key = (base, stat.st_mtime_ns, stat.st_size, self.noc_model(key))
         except (AccessError, OSError):
             return True  # nothing to wait for: showing it reports the problem
         with self._lock:
@@ -338,7 +364,7 @@ class FileStore:
     def size(self, key: str) -> int | None:
         """The file's size in bytes, or None for an upload or a file that cannot be read."""
         try:
-            return None if key.startswith(UPLOAD_PREFIX) else self.resolve(key).stat().st_size
+            return None if key.startswith(UPLOAD_PREFIX) else self.resolve(split_key(key)[0]).stat().st_size
         except (AccessError, OSError):
             return None
 

@@ -281,6 +281,12 @@ def build_layout(
                         ),
                     ),
                     _labeled(
+                        "NoC B/cycle per link",
+                        dcc.Dropdown(
+                            id="noc-bw", clearable=False, placeholder="none", style={"width": "120px"}
+                        ),
+                    ),
+                    _labeled(
                         "Cross-core transfer arrows",
                         dcc.RadioItems(
                             id="arrows",

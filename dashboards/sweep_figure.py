@@ -8,7 +8,23 @@ from typing import Any
 import pandas as pd
 import plotly.graph_objects as go
 
+from irtools.analysis.sweep import SWEEP
 from irtools.sweep.pareto import pareto_front
+
+NAME_UNITS = {
+    "l2_kb": "KB, from the name",
+    "dram_gbps": "GB/s, from the name",
+    "noc_bw_in_name": "B/cycle, from the name",
+}
+"""Units of the columns a file name gives (the sweep table's own columns declare theirs)."""
+
+
+def axis_title(column: str) -> str:
+    """`peak_l2_max (bytes)`: the column with its unit, as the sweep table declares it."""
+    units = {c.name: c.unit for c in SWEEP.columns}
+    unit = units.get(column) or NAME_UNITS.get(column, "")
+    return f"{column} ({unit})" if unit else column
+
 
 DEFAULT_AXES = ("peak_l2_max", "makespan_dependency", "l2_kb")
 """Makespan against peak L2, coloured by the L2 size in the name: the trade-off a sweep explores."""
@@ -49,7 +65,7 @@ def sweep_scatter(table: pd.DataFrame, x: str, y: str, color: str | None) -> go.
             color=pd.to_numeric(shown[color], errors="coerce"),
             colorscale="Viridis",
             showscale=True,
-            colorbar={"title": {"text": color}},
+            colorbar={"title": {"text": axis_title(color)}},
         )
     figure = go.Figure(
         go.Scatter(
@@ -78,9 +94,11 @@ def sweep_scatter(table: pd.DataFrame, x: str, y: str, color: str | None) -> go.
                 hoverinfo="skip",
             )
         )
+    _mark_shared_points(figure, shown, x, y)
+    _mark_over_l2(figure, shown, x, y)
     figure.update_layout(
-        xaxis_title=x,
-        yaxis_title=y,
+        xaxis_title=axis_title(x),
+        yaxis_title=axis_title(y),
         height=460,
         margin={"l": 70, "r": 20, "t": 30, "b": 50},
         legend={"orientation": "h", "y": 1.08},
@@ -89,3 +107,64 @@ def sweep_scatter(table: pd.DataFrame, x: str, y: str, color: str | None) -> go.
     figure.update_xaxes(gridcolor="#eee", zeroline=False)
     figure.update_yaxes(gridcolor="#eee", zeroline=False)
     return figure
+
+
+def _mark_shared_points(figure: go.Figure, shown: pd.DataFrame, x: str, y: str) -> None:
+    """Runs that share both values (Gemini writes the same IR at NoC 16 and 64) are one dot: mark it `x2`,
+    and say above the plot how many runs the dots hold."""
+    if shown.empty:
+        return
+    groups = shown.groupby([x, y], dropna=True)
+    sizes = groups.size()
+    shared = sizes[sizes > 1]
+    if shared.empty:
+        return
+    names = groups["path"].apply(lambda p: "<br>".join(html.escape(str(v).rsplit("/", 1)[-1]) for v in p))
+    figure.add_trace(
+        go.Scatter(
+            x=[k[0] for k in shared.index],
+            y=[k[1] for k in shared.index],
+            mode="text",
+            text=[f"x{n}" for n in shared],
+            textposition="top right",
+            textfont={"size": 12, "color": "#333"},
+            # hovertext, not customdata: a click opens the customdata's path (the runs' own dots have it).
+            hovertext=[names[k] for k in shared.index],
+            hovertemplate="%{text} runs here:<br>%{hovertext}<extra></extra>",
+            name="runs on one dot",
+        )
+    )
+    figure.add_annotation(
+        text=f"{len(sizes)} dots show {len(shown)} runs: runs with the same values (runs that wrote the same "
+        f"IR, such as NoC 16 and 64) share a dot, marked x2 and more",
+        xref="paper",
+        yref="paper",
+        x=0,
+        y=1.13,
+        showarrow=False,
+        xanchor="left",
+        font={"size": 12, "color": "#444"},
+    )
+
+
+def _mark_over_l2(figure: go.Figure, shown: pd.DataFrame, x: str, y: str) -> None:
+    """Runs whose schedule needs more L2 than the run has (peak_l2_fraction above 1) get a red square."""
+    if "peak_l2_fraction" not in shown:
+        return
+    over = shown[pd.to_numeric(shown["peak_l2_fraction"], errors="coerce") > 1]
+    if over.empty:
+        return
+    figure.add_trace(
+        go.Scatter(
+            x=over[x],
+            y=over[y],
+            mode="markers",
+            marker={"size": 20, "symbol": "square-open", "color": "#c00", "line": {"width": 2}},
+            hovertext=[
+                f"{html.escape(str(p).rsplit('/', 1)[-1])}: peak L2 is {f:.0%} of the run's L2 size"
+                for p, f in zip(over["path"], over["peak_l2_fraction"], strict=True)
+            ],
+            hovertemplate="%{hovertext}<extra></extra>",
+            name="needs more L2 than the run has",
+        )
+    )

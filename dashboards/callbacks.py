@@ -13,7 +13,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlencode
 
 import pandas as pd
-from dash import ALL, Dash, Input, Output, State, no_update
+from dash import ALL, Dash, Input, Output, State, html, no_update
 from dash.dcc.express import send_data_frame
 
 from dashboards.data import AccessError, FileStore, filter_findings
@@ -46,6 +46,8 @@ Figure = Any
 SEVERITIES = ("error", "warning", "info")
 WL0_SHOWN = {"flex": "2", "minWidth": "380px"}
 WL0_HIDDEN = {"display": "none"}
+PEAK_ROWS = 12
+"""Buffers listed at an L2 peak (the largest)."""
 
 
 def choose(
@@ -494,6 +496,54 @@ def occupancy(
     return l2, wl0 if wl0 is not None else {}, WL0_SHOWN if wl0 is not None else WL0_HIDDEN
 
 
+def peak_buffers(
+    store: FileStore, trigger: Trigger, key: str | None, core: int | None, model: str, view: Any
+) -> Any:
+    """Which buffers are live at the picked core's L2 peak in the range on screen (XProf's memory viewer)."""
+    e = store.find(key)
+    if e is None or core is None:
+        return ""
+    return peak_table(e.analysis, core, model, view_window(view, key))
+
+
+def peak_table(a: Analysis, core: int, model: str, window: tuple[float, float] | None) -> Any:
+    """`At the L2 peak of core 1 (0,0) in ...: 1,014 KiB in 9 buffers` and the buffers, largest first."""
+    peak = a.live_at_peak(core, model, window)
+    if peak is None:
+        return ""
+    scope = "the whole schedule" if window is None else f"cycles {window[0]:,.0f}-{window[1]:,.0f}"
+    head = (
+        f"Live at the L2 peak of {a.core_label(core)} in {scope}: {format_bytes(peak.held_bytes)} in "
+        f"{plural(len(peak.buffers), 'buffer')}, before workload {peak.workload_id} ({peak.layer_name}, "
+        f"position {peak.position})"
+    )
+    cell = {"border": "1px solid #ddd", "padding": "1px 6px", "fontSize": "12px"}
+    rows = [
+        html.Tr(
+            [
+                html.Td(r.type, style=cell),
+                html.Td(r.layer_name, style=cell),
+                html.Td(format_bytes(r.bytes), style=cell),
+            ]
+        )
+        for r in peak.buffers.head(PEAK_ROWS).itertuples()
+    ]
+    more = len(peak.buffers) - PEAK_ROWS
+    return html.Div(
+        [
+            html.Div(head, id="l2-peak-head", style={"fontSize": "13px", "fontWeight": 600}),
+            html.Table(
+                [
+                    html.Thead(html.Tr([html.Th(n, style=cell) for n in ("kind", "layer", "size")])),
+                    html.Tbody(rows),
+                ],
+                style={"borderCollapse": "collapse"},
+            ),
+            *([html.Div(f"and {more} smaller", style={"fontSize": "12px"})] if more > 0 else []),
+        ]
+    )
+
+
 def download(store: FileStore, trigger: Trigger, _: int, name: str, key: str | None) -> Any:
     """The table `name` of the file as CSV, safe to open in a spreadsheet."""
     e = store.find(key)
@@ -683,6 +733,16 @@ def register(app: Dash, store: FileStore) -> None:
         Input("focus", "data"),
         Input("model", "value"),
         Input("map-axis", "value"),
+        Input("view", "data"),
+    )
+    wire(
+        app,
+        peak_buffers,
+        store,
+        Output("l2-peak", "children"),
+        Input("current", "data"),
+        Input("core", "value"),
+        Input("model", "value"),
         Input("view", "data"),
     )
     wire(

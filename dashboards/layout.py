@@ -359,6 +359,7 @@ def build_layout(
                 ],
                 style={"display": "flex", "gap": "12px", "flexWrap": "wrap"},
             ),
+            dcc.Loading(html.Div(id="l2-peak", style={"margin": "4px 0 8px"}), type="dot"),
             html.Div(
                 [
                     html.H3("Findings", style={"fontSize": "17px", "margin": "0"}),

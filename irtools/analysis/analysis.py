@@ -13,6 +13,7 @@ from irtools.analysis.buffers import l2_tables, wl0_tables
 from irtools.analysis.layers import layers_table
 from irtools.analysis.link_cost import link_costs
 from irtools.analysis.link_load import LinkLoads, noc_links_table, step_spans, timed_links
+from irtools.analysis.live_buffers import LivePeak, live_at_peak
 from irtools.analysis.noc import (
     NocModel,
     layer_bounds,
@@ -282,6 +283,18 @@ class Analysis:
             capacity=capacity * KIB if capacity else None,
             window=window,
         )
+
+    def live_at_peak(
+        self, core_id: int, model: str = "dependency", window: tuple[float, float] | None = None
+    ) -> LivePeak | None:
+        """The buffers live at core `core_id`'s L2 peak among its workloads running in `window` of `model`."""
+        positions = None
+        if window is not None:
+            rows = self.timeline[(self.timeline["model"] == model) & (self.timeline["core_id"] == core_id)]
+            running = (rows["start"] < window[1]) & (rows["end"] > window[0])
+            positions = set(rows.loc[running.fillna(False), "position"].astype(int))
+        held = held_bytes(self.l2_blocks, self.l2_occupancy, not self.index.has(Capability.L2_ADDRESSES))
+        return live_at_peak(self.index, held, core_id, positions)
 
     def position_of(self, core_id: int, workload_id: int) -> int | None:
         """Position of the workload with this id on the core, if there is one."""

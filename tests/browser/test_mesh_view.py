@@ -160,4 +160,7 @@ def test_a_file_loading_says_what_is_being_read(dash_duo: Any, tmp_path: Path) -
     _wait(lambda: dash_duo.find_element("#loading-note").text == "", 20)
     # A raw file has no WL0: its panel is gone and the L2 map has the row.
     _wait(lambda: not dash_duo.find_element("#wl0-box").is_displayed(), 30)
+    # Under the maps: the buffers live at the picked core's L2 peak, largest first.
+    dash_duo.wait_for_contains_text("#l2-peak-head", "Live at the L2 peak of core 1 (0,0)", timeout=30)
+    assert len(dash_duo.find_elements("#l2-peak tbody tr")) >= 1
     assert dash_duo.get_logs() == []

@@ -133,3 +133,20 @@ def test_a_tile_click_on_the_mesh_picks_its_core(store: FileStore) -> None:
         store, Trigger("mesh"), {"points": [{"customdata": custom}]}, MESH_FILE, "dependency", None
     )
     assert core == 2 and focus["core"] == 2 and "picked on the mesh" in note
+
+
+def test_the_buffers_live_at_a_cores_l2_peak_add_up_to_it() -> None:
+    from irtools.analysis import analyze
+    from irtools.analysis.analysis import AnalysisOptions
+
+    raw = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "gemini-raw" / "resnet_2x2_b1_ir.json"
+    a = analyze(raw, AnalysisOptions(l2_size=512 * 1024))
+    peak = a.live_at_peak(2)
+    # Core 2 holds 716 KiB at its peak (the block map's "peak 716 of 512"): conv_5_br's 512 KiB of weights first.
+    assert peak is not None and peak.held_bytes == 716 * 1024 == peak.buffers["bytes"].sum()
+    assert peak.buffers.iloc[0].tolist() == ["weight", "conv_5_br", 512 * 1024]
+    # In a window the peak is the window's: never more than the whole schedule's.
+    early = a.live_at_peak(2, "dependency", (0, 100_000))
+    assert early is not None and early.held_bytes < peak.held_bytes
+    head = callbacks.peak_table(a, 2, "dependency", None).children[0].children
+    assert head.startswith("Live at the L2 peak of core 2 (1,0) in the whole schedule: 716 KiB in 4 buffers")

@@ -214,7 +214,7 @@ def header(store: FileStore, trigger: Trigger, key: str | None, model: str) -> A
 def noc_text(a: Analysis, runs: NocRuns) -> str:
     """`NoC 32 B/cycle per link (manifest.csv; runs at 8, 32, 128)`, or that none is known."""
     if a.noc_model is None:
-        return "NoC bandwidth unknown (--noc-bw or a manifest.csv noc_bw column adds the noc model)"
+        return "no NoC bandwidth (--noc-bw or manifest.csv)"
     others = f"; runs at {', '.join(map(str, runs.bandwidths))}" if len(runs.bandwidths) > 1 else ""
     return f"NoC {a.noc_model.bandwidth} B/cycle per link ({runs.source or 'chosen'}{others})"
 

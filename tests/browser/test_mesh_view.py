@@ -132,6 +132,7 @@ def test_64_cores_first_screen_shows_header_chip_and_timeline_start(dash_duo: An
 
 def test_a_file_loading_says_what_is_being_read(dash_duo: Any, tmp_path: Path) -> None:
     import threading
+    import time
 
     from irtools.cli.main import main
 
@@ -142,10 +143,10 @@ def test_a_file_loading_says_what_is_being_read(dash_duo: Any, tmp_path: Path) -
     gate = threading.Event()
     load = store._load
 
-    def held_back(key: str, path: Path, size: int) -> Any:  # the load waits until the page said what it reads
-        store._stages[key] = ("reading and parsing the JSON (0.3 MB)", 0.0)
+    def held_back(key: str, *rest: Any) -> Any:  # the load waits until the page said what it reads
+        store._stages[key] = ("reading and parsing the JSON (0.3 MB)", time.monotonic())
         gate.wait(30)
-        return load(key, path, size)
+        return load(key, *rest)
 
     store._load = held_back
     dash_duo.start_server(app)

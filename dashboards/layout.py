@@ -299,7 +299,7 @@ def build_layout(
                     _labeled(
                         "Layers",
                         dcc.Dropdown(
-                            id="layers", multi=True, placeholder="all layers", style={"width": "360px"}
+                            id="layers", multi=True, placeholder="all layers", style={"width": "260px"}
                         ),
                     ),
                     _labeled(

@@ -94,18 +94,18 @@ def sweep_scatter(table: pd.DataFrame, x: str, y: str, color: str | None) -> go.
                 hoverinfo="skip",
             )
         )
-    _mark_shared_points(figure, shown, x, y)
-    _mark_over_l2(figure, shown, x, y)
     figure.update_layout(
         xaxis_title=axis_title(x),
         yaxis_title=axis_title(y),
         height=460,
         margin={"l": 70, "r": 20, "t": 30, "b": 50},
-        legend={"orientation": "h", "y": 1.08},
+        legend={"orientation": "h", "y": 1.02, "yanchor": "bottom"},
         plot_bgcolor="white",
     )
     figure.update_xaxes(gridcolor="#eee", zeroline=False)
     figure.update_yaxes(gridcolor="#eee", zeroline=False)
+    _mark_shared_points(figure, shown, x, y)
+    _mark_over_l2(figure, shown, x, y)
     return figure
 
 
@@ -127,23 +127,25 @@ def _mark_shared_points(figure: go.Figure, shown: pd.DataFrame, x: str, y: str) 
             mode="text",
             text=[f"x{n}" for n in shared],
             textposition="top right",
-            textfont={"size": 12, "color": "#333"},
+            textfont={"size": 13, "color": "#000"},
             # hovertext, not customdata: a click opens the customdata's path (the runs' own dots have it).
             hovertext=[names[k] for k in shared.index],
             hovertemplate="%{text} runs here:<br>%{hovertext}<extra></extra>",
             name="runs on one dot",
         )
     )
-    figure.add_annotation(
-        text=f"{len(sizes)} dots show {len(shown)} runs: runs with the same values (runs that wrote the same "
-        f"IR, such as NoC 16 and 64) share a dot, marked x2 and more",
-        xref="paper",
-        yref="paper",
-        x=0,
-        y=1.13,
-        showarrow=False,
-        xanchor="left",
-        font={"size": 12, "color": "#444"},
+    # As the title: above the legend, where no control covers it.
+    figure.update_layout(
+        title={
+            "text": f"{len(sizes)} dots show {len(shown)} runs: runs with the same values (runs that wrote the "
+            "same IR, such as NoC 16 and 64) share a dot, marked x2 and more",
+            "font": {"size": 12, "color": "#444"},
+            "x": 0.01,
+            "y": 0.985,
+            "yref": "container",
+            "yanchor": "top",
+        },
+        margin={"t": 64},
     )
 
 

@@ -30,7 +30,7 @@ def test_runs_sharing_one_ir_are_marked_on_their_shared_dot(table) -> None:  # t
     # The NoC-16 and NoC-64 runs wrote byte-identical IRs: 10 runs on 5 dots, each dot marked x2.
     shared = next(t for t in fig.data if t.name == "runs on one dot")
     assert list(shared.text) == ["x2"] * 5
-    assert "5 dots show 10 runs" in fig.layout.annotations[0].text
+    assert "5 dots show 10 runs" in fig.layout.title.text
 
 
 def test_the_l2_size_in_the_name_gives_the_fraction_and_overfull_runs_are_flagged(table) -> None:  # type: ignore[no-untyped-def]

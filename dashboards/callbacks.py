@@ -14,7 +14,7 @@ from urllib.parse import parse_qs, urlencode
 
 import pandas as pd
 from dash import ALL, Dash, Input, Output, State, html, no_update
-from dash.dcc.express import send_data_frame
+from flask import abort
 
 from dashboards.data import AccessError, FileStore, filter_findings
 from dashboards.figures import Focus, empty_figure
@@ -35,11 +35,12 @@ from dashboards.timeline import ARROWS_BY_DEFAULT, aggregated, focus_window, plu
 from dashboards.views import core_maps
 from dashboards.wiring import Trigger, wire
 from irtools.analysis import MODELS, Analysis, AnalysisError
-from irtools.analysis.io import spreadsheet_safe
 from irtools.analysis.selection import cores_under
 from irtools.analysis.summary import Summary, summarize
+from irtools.analysis.tables import TABLES
 from irtools.analysis.tiles import mesh_shape
 from irtools.analysis.units import format_bytes
+from irtools.csv_out import csv_text
 from irtools.dialects import Capability
 
 Figure = Any
@@ -546,12 +547,14 @@ def peak_table(a: Analysis, core: int, model: str, window: tuple[float, float] |
 
 def download(store: FileStore, trigger: Trigger, _: int, name: str, key: str | None) -> Any:
     """The table `name` of the file as CSV, safe to open in a spreadsheet."""
+    if name is not None and (not isinstance(name, str) or name not in TABLES):
+        abort(400, "no such table")  # a crafted request: a client error, not a traceback in the log
     e = store.find(key)
     if e is None or not name:
         return no_update
     # Downloads are opened in spreadsheets: no cell may run as a formula there.
-    table = spreadsheet_safe(e.analysis.table(name))
-    return send_data_frame(table.to_csv, f"{name}.csv", index=False)  # type: ignore[no-untyped-call]
+    text = csv_text(e.analysis.table(name), excel_safe=True)
+    return {"content": text, "filename": f"{name}.csv", "type": "text/csv", "base64": False}
 
 
 def register(app: Dash, store: FileStore) -> None:

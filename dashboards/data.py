@@ -157,7 +157,11 @@ def load_entry(
         loaded = load_ir(source, name, max_bytes)
         if stage:
             stage("indexing the workloads, transfers and buffers")
-        entry = Entry(name, Analysis(loaded, options))
+        analysis = Analysis(loaded, options)
+        # The L2 tables the header reads first: sizes near 2**63 (AnalysisError) refuse the file here,
+        # where the page shows why, instead of failing in every figure's callback.
+        analysis.l2_occupancy, analysis.l2_blocks  # noqa: B018
+        entry = Entry(name, analysis)
         entry.frozen = _size(source) >= FREEZE_FROM_BYTES
         if entry.frozen:
             with _FROZEN:

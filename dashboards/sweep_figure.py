@@ -59,6 +59,11 @@ def sweep_scatter(table: pd.DataFrame, x: str, y: str, color: str | None) -> go.
     the Pareto front (both minimized) as a line through its points."""
     shown = table.dropna(subset=[x, y]) if x in table and y in table else table.iloc[:0]
     names = [html.escape(str(p).rsplit("/", 1)[-1]) for p in shown.get("path", [])]
+    if "peak_l2_fraction" in shown:  # the flag's number: the red square itself takes no hover
+        names = [
+            n + ("" if pd.isna(f) else f" (peak L2 {f:.0%} of its L2 size)")
+            for n, f in zip(names, pd.to_numeric(shown["peak_l2_fraction"], errors="coerce"), strict=True)
+        ]
     marker: dict[str, Any] = {"size": 10, "line": {"width": 1, "color": "#333"}}
     if color and color in shown and shown[color].notna().any():
         marker.update(
@@ -119,7 +124,6 @@ def _mark_shared_points(figure: go.Figure, shown: pd.DataFrame, x: str, y: str) 
     shared = sizes[sizes > 1]
     if shared.empty:
         return
-    names = groups["path"].apply(lambda p: "<br>".join(html.escape(str(v).rsplit("/", 1)[-1]) for v in p))
     figure.add_trace(
         go.Scatter(
             x=[k[0] for k in shared.index],
@@ -128,9 +132,8 @@ def _mark_shared_points(figure: go.Figure, shown: pd.DataFrame, x: str, y: str) 
             text=[f"x{n}" for n in shared],
             textposition="top right",
             textfont={"size": 13, "color": "#000"},
-            # hovertext, not customdata: a click opens the customdata's path (the runs' own dots have it).
-            hovertext=[names[k] for k in shared.index],
-            hovertemplate="%{text} runs here:<br>%{hovertext}<extra></extra>",
+            # No hover of its own: a click must reach the run's dot under it (its customdata opens the run).
+            hoverinfo="skip",
             name="runs on one dot",
         )
     )
@@ -162,11 +165,7 @@ def _mark_over_l2(figure: go.Figure, shown: pd.DataFrame, x: str, y: str) -> Non
             y=over[y],
             mode="markers",
             marker={"size": 20, "symbol": "square-open", "color": "#c00", "line": {"width": 2}},
-            hovertext=[
-                f"{html.escape(str(p).rsplit('/', 1)[-1])}: peak L2 is {f:.0%} of the run's L2 size"
-                for p, f in zip(over["path"], over["peak_l2_fraction"], strict=True)
-            ],
-            hovertemplate="%{hovertext}<extra></extra>",
+            hoverinfo="skip",  # the run's own dot says it (peak L2 share) and takes the click
             name="needs more L2 than the run has",
         )
     )

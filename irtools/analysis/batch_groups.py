@@ -26,9 +26,15 @@ from irtools.loading.index import IRIndex
 
 LINK_KEYS = ["x", "y", "direction", "to_x", "to_y"]
 
+
 def weight_transfers(index: IRIndex) -> np.ndarray:
     """Transfer ids that some workload reads as its weight (sorted, unique)."""
-    ids = [t for ref in index.workloads() if ref.workload.weight is not None for t in ref.workload.weight.transfer_id]
+    ids = [
+        t
+        for ref in index.workloads()
+        if ref.workload.weight is not None
+        for t in ref.workload.weight.transfer_id
+    ]
     return np.unique(np.array(ids, dtype=np.int64))
 
 
@@ -102,5 +108,7 @@ def step_traffic(links: pd.DataFrame, steps: pd.DataFrame, weights: np.ndarray, 
     per_layer = shared.groupby("layer_name", sort=False)[["hops", "dram_bytes"]].sum()
     per_layer = per_layer.floordiv(layer_groups(steps).reindex(per_layer.index), axis=0)
     spread = steps[["step", "layer_name"]].join(per_layer, on="layer_name").set_index("step")
-    total = own.reindex(steps["step"], fill_value=0) + spread[["hops", "dram_bytes"]].fillna(0).astype("int64")
+    total = own.reindex(steps["step"], fill_value=0) + spread[["hops", "dram_bytes"]].fillna(0).astype(
+        "int64"
+    )
     return total.astype("int64").reset_index()

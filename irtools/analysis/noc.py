@@ -213,7 +213,10 @@ def noc_times(index: IRIndex, model: NocModel, links: pd.DataFrame | None = None
         [model.dram_cycles(int(b)) or 0 for b in steps["layer_name"].map(layer_dram)],
     )
     step_time = np.maximum(step_compute(index), noc_time)
-    earlier = pd.Series(step_time).groupby(steps["layer_name"].to_numpy(), sort=False).cumsum().to_numpy() - step_time
+    earlier = (
+        pd.Series(step_time).groupby(steps["layer_name"].to_numpy(), sort=False).cumsum().to_numpy()
+        - step_time
+    )
     last = ~steps.duplicated("layer_name", keep="last").to_numpy()
     noc_time = np.where(last, np.maximum(noc_time, layer_noc_time - earlier), noc_time)
     return pd.DataFrame(
@@ -244,7 +247,9 @@ def layer_heaviest(loads: pd.DataFrame, steps: pd.DataFrame, xlen: int = 0) -> p
         .groupby(["layer_name", *keys], sort=False)["bytes"]
         .sum()
         .reset_index()
-        .sort_values(["bytes", "layer_name", *keys], ascending=[False, True, *[True] * len(keys)], kind="stable")
+        .sort_values(
+            ["bytes", "layer_name", *keys], ascending=[False, True, *[True] * len(keys)], kind="stable"
+        )
         .drop_duplicates("layer_name")
     )
     per_link["link"] = [
@@ -315,14 +320,18 @@ def noc_headline(
     }
 
 
+def step_costs(index: IRIndex, times: pd.DataFrame) -> pd.DataFrame:
+    """`times` (noc_times) with `added`: the cycles by which each step's NoC time exceeds its longest workload."""
+    return times.assign(added=np.maximum(times["noc_time"].to_numpy() - step_compute(index), 0))
+
+
 def layer_bounds(index: IRIndex, times: pd.DataFrame) -> pd.DataFrame:
     """Per layer (index `layer_name`): noc_added, bound, noc_link.
 
     noc_added sums over the layer's steps the cycles by which the step's NoC time exceeds its longest
     workload; bound is `NoC` when that is positive; noc_link is the heaviest link of the step adding most.
     """
-    longest = step_compute(index)
-    steps = times.assign(added=np.maximum(times["noc_time"].to_numpy() - longest, 0))
+    steps = step_costs(index, times)
     slowest = steps.sort_values("added", ascending=False, kind="stable").drop_duplicates("layer_name")
     out = steps.groupby("layer_name", sort=False)["added"].sum().to_frame("noc_added")
     out["bound"] = np.where(out["noc_added"] > 0, "NoC", "compute")

@@ -8,7 +8,9 @@ import pandas as pd
 from irtools.analysis.batch_groups import step_link_loads, step_traffic
 
 # conv runs in 3 groups (steps 0-2), pool in 1 (step 3), on a 2x1 mesh (ports at x = -1 and x = 2).
-STEPS = pd.DataFrame({"step": [0, 1, 2, 3], "layer_name": ["conv", "conv", "conv", "pool"], "instance": [0, 1, 2, 0]})
+STEPS = pd.DataFrame(
+    {"step": [0, 1, 2, 3], "layer_name": ["conv", "conv", "conv", "pool"], "instance": [0, 1, 2, 0]}
+)
 WEIGHTS = np.array([7])
 
 

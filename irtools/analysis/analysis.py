@@ -27,7 +27,7 @@ from irtools.gemini import GEMINI_FREQUENCY
 from irtools.loading.graph import find_cycles, wait_graph
 from irtools.loading.index import IRIndex, workload_inputs
 from irtools.loading.load import LoadedIR, load_ir
-from irtools.loading.mesh import MESH, core_label
+from irtools.loading.mesh import MESH, core_label, mesh_problem
 from irtools.loading.reader import gc_paused
 
 TABLE_ATTRIBUTES = {"noc_links": "noc_link_table"}
@@ -66,6 +66,13 @@ class Analysis:
         self.loaded = loaded
         self.options = options or AnalysisOptions()
         self.index = IRIndex(loaded, self.options.l2_size)
+        # Before any table: the NoC tables lay out every mesh position, so a header's numbers must not
+        # decide the memory an analysis takes (GIR506).
+        mesh = mesh_problem(
+            list(self.index.cores), self.index.numbering, self.index.ir.xlen, self.index.ir.ylen
+        )
+        if mesh is not None:
+            raise AnalysisError(f"{loaded.path}: cannot be analyzed: GIR506 /{mesh.key}: {mesh.message}")
 
     @property
     def path(self) -> str:

@@ -13,6 +13,7 @@ from typing import Any
 from irtools.analysis.analysis import Analysis, AnalysisOptions
 from irtools.analysis.summary import summarize
 from irtools.analysis.tables import Column, TableSpec
+from irtools.errors import AnalysisError
 from irtools.findings import Finding, Severity
 from irtools.gemini import GEMINI_FREQUENCY
 from irtools.loading.load import load_ir
@@ -181,13 +182,17 @@ def summarize_with_findings(
         row.update(errors=1, warnings=0, analyzed=False, status=f"unreadable: {exc.strerror or exc}")
         return row, []
     options = AnalysisOptions(noc_bw=noc_bw, noc_frequency=noc_frequency)
-    analysis = Analysis(loaded, options) if loaded.ir is not None else None
+    refused = "not an IR that can be analyzed"
+    try:
+        analysis = Analysis(loaded, options) if loaded.ir is not None else None
+    except AnalysisError as exc:  # an IR, but one that cannot be laid out (GIR506): its findings say why
+        analysis, refused = None, f"not analyzed: {str(exc).partition(': cannot be analyzed: ')[2] or exc}"
     findings = check_loaded(loaded, index=analysis.index if analysis else None)
     row["errors"] = sum(f.severity is Severity.ERROR for f in findings)
     row["warnings"] = sum(f.severity is Severity.WARNING for f in findings)
     row["analyzed"] = analysis is not None
     if analysis is None:
-        row["status"] = "not an IR that can be analyzed"
+        row["status"] = refused
         return row, findings
     row["status"] = "ok"
     s = summarize(analysis, links=False)  # routing every file of a sweep costs more than its row says

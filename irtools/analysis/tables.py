@@ -12,6 +12,8 @@ from typing import Any
 
 import pandas as pd
 
+from irtools.errors import AnalysisError
+
 
 @dataclass(frozen=True, slots=True)
 class Column:
@@ -37,7 +39,13 @@ class TableSpec:
         missing = [c.name for c in self.columns if c.name not in data]
         if missing:
             raise KeyError(f"table {self.name}: no data for columns {missing}")
-        return pd.DataFrame({c.name: pd.Series(data[c.name], dtype=c.dtype) for c in self.columns})
+        try:
+            return pd.DataFrame({c.name: pd.Series(data[c.name], dtype=c.dtype) for c in self.columns})
+        except OverflowError:  # sizes near 2**63 (a header or entry set huge): their sums leave int64
+            raise AnalysisError(
+                f"cannot be analyzed: table {self.name}: its numbers do not fit 64 bits "
+                "(sizes or addresses near 2**63 bytes)"
+            ) from None
 
     def empty(self) -> pd.DataFrame:
         return self.frame({c.name: [] for c in self.columns})

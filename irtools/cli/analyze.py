@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from irtools.atomic import write_text_atomic
 from irtools.cli.common import (
+    EXCEL_SAFE_HELP,
     EXIT_OK,
     max_bytes,
     positive_float,
@@ -42,9 +43,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     ana.add_argument(
         "--excel-safe",
         action="store_true",
-        help="CSV for spreadsheets: text cells starting with = + - @ tab or CR get a leading ' so Excel "
-        "or LibreOffice cannot run them as formulas (numbers unchanged; off by default: pandas users "
-        "read the names back as written)",
+        help=EXCEL_SAFE_HELP,
     )
     ana.add_argument("--json", action="store_true", help="print the summary as JSON")
     add_noc_arguments(ana)

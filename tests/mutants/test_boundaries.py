@@ -144,6 +144,19 @@ TRANSFERS = [
     ),
     Case("GIR205-clean", mesh_doc, "GIR205", []),
     Case(
+        "GIR205-no-ofmap-and-no-entry",
+        _edit((("-1", "in", 0, "transfer_id"), 99)),
+        "GIR205",
+        [
+            ("GIR205", "/-1/in/0", "no ofmap sends transfer 99 to DRAM"),
+            (
+                "GIR205",
+                "/2/1/ofmap/0",
+                "ofmap sends transfer 14 to DRAM but the DRAM in list has no entry for it",
+            ),
+        ],
+    ),
+    Case(
         "GIR205-other-layer",
         _edit((("-1", "in", 0, "layer_name"), "Conv_1")),
         "GIR205",

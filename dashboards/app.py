@@ -12,6 +12,8 @@ from dashboards.layout import build_layout
 from dashboards.measured_view import register_measured
 from dashboards.mesh_view import register_mesh
 from dashboards.sweep_page import mount_sweep_page
+from dashboards.upload_guard import register_upload_guard
+from dashboards.upload_store import limit_uploads
 from irtools.analysis import MODELS
 from irtools.analysis.noc import NocModel
 
@@ -54,6 +56,7 @@ def create_app(
     app = Dash(__name__, title="irtools", update_title="")  # "": keep the title while updating
     # Requests larger than an upload at the limit (base64 adds a third) are refused by the server.
     app.server.config["MAX_CONTENT_LENGTH"] = max_upload_bytes * 4 // 3 + (1 << 20)
+    limit_uploads(app.server)  # and at most two at once: each holds its file twice while it is read
     files = store.files()
     selected = selected or (files[0] if files else None)
     if selected is not None:
@@ -63,6 +66,7 @@ def create_app(
     register(app, store)
     register_measured(app, store, {selected: Path(trace)} if trace and selected else {})
     register_mesh(app, store)
+    register_upload_guard(app, max_upload_bytes)
     app.store = store  # type: ignore[attr-defined]  # for tests and the report
     mount_sweep_page(app.server, store.root, max_file_bytes)
     return app

@@ -14,7 +14,7 @@ from urllib.parse import parse_qs, urlencode
 
 import pandas as pd
 from dash import ALL, Dash, Input, Output, State, ctx, no_update
-from dash.dcc.express import send_data_frame
+from flask import abort
 
 from dashboards.data import AccessError, FileStore, filter_findings
 from dashboards.figures import Focus, empty_figure, format_bytes
@@ -26,8 +26,9 @@ from dashboards.shared_range import zoomed_window as _window
 from dashboards.timeline import ARROWS_BY_DEFAULT, aggregated, focus_window, plural, timeline_figure
 from dashboards.views import core_maps
 from irtools.analysis import MODELS, AnalysisError
-from irtools.analysis.io import spreadsheet_safe
 from irtools.analysis.summary import summarize
+from irtools.analysis.tables import TABLES
+from irtools.csv_out import csv_text
 from irtools.dialects import Capability
 
 Figure = Any
@@ -446,12 +447,14 @@ def register(app: Dash, store: FileStore) -> None:
         prevent_initial_call=True,
     )
     def download(_: int, name: str, key: str | None) -> Any:
+        if name is not None and (not isinstance(name, str) or name not in TABLES):
+            abort(400, "no such table")  # a crafted request: a client error, not a traceback in the log
         e = entry(key)
         if e is None or not name:
             return no_update
         # Downloads are opened in spreadsheets: no cell may run as a formula there.
-        table = spreadsheet_safe(e.analysis.table(name))
-        return send_data_frame(table.to_csv, f"{name}.csv", index=False)  # type: ignore[no-untyped-call]
+        text = csv_text(e.analysis.table(name), excel_safe=True)
+        return {"content": text, "filename": f"{name}.csv", "type": "text/csv", "base64": False}
 
 
 def link(key: str | None, core: int | None, model: str, axis: str, window: tuple[float, float] | None) -> str:

@@ -144,7 +144,11 @@ def load_entry(
     # while the index and the tables are built, and later, cost seconds (3 s of a 67 MB file's first
     # view), so they are frozen out of its sight; `collect_dropped` frees them with the entry.
     with gc_paused():
-        entry = Entry(name, Analysis(load_ir(source, name, max_bytes), options))
+        analysis = Analysis(load_ir(source, name, max_bytes), options)
+        # The L2 tables the header reads first: sizes near 2**63 (AnalysisError) refuse the file here,
+        # where the page shows why, instead of failing in every figure's callback.
+        analysis.l2_occupancy, analysis.l2_blocks  # noqa: B018
+        entry = Entry(name, analysis)
         entry.frozen = _size(source) >= FREEZE_FROM_BYTES
         if entry.frozen:
             with _FROZEN:

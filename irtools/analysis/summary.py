@@ -45,6 +45,8 @@ class Summary:
     """Busy cycles over the cores and whether one core is the bottleneck."""
     busiest_link: dict[str, Any] | None = None
     """The noc_links table's heaviest link: link, bytes, share of all link bytes, busy_share (with noc_bw)."""
+    energy: dict[str, Any] | None = None
+    """With a NoC bandwidth: Gemini's energy by term, the undetermined ones named (analysis.energy)."""
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -53,6 +55,8 @@ class Summary:
         data["core_labels"] = {str(k): v for k, v in self.core_labels.items()}
         if self.noc is None:  # without a NoC bandwidth the JSON stays as it was
             del data["noc"]
+        if self.energy is None:
+            del data["energy"]
         return data
 
     def render(self) -> str:
@@ -73,6 +77,8 @@ class Summary:
             lines.append(f"  makespan ({model}): {text}")
         if self.noc is not None:
             lines.extend(_noc_lines(self.noc))
+        if self.energy is not None:
+            lines.append(_energy_line(self.energy))
         # Mesh ids name a position only with it; linear ids are their position already.
         labels = {
             c: self.core_labels.get(c, str(c)) if self.numbering == MESH else str(c) for c in self.core_labels
@@ -131,6 +137,14 @@ def busiest_link(analysis: Analysis) -> dict[str, Any] | None:
         "busy_share": None if pd.isna(busy) else float(busy),
         "bandwidth": analysis.options.noc_bw,
     }
+
+
+def _energy_line(energy: dict[str, Any]) -> str:
+    """`energy: 6.588e+08 pJ (NoC 6.588e+08, DRAM 0); not in the IR: NoP, MAC, buffers (layer_cost)`."""
+    names = {"noc": "NoC", "nop": "NoP", "dram": "DRAM", "mac": "MAC", "buffers": "buffers"}
+    known = ", ".join(f"{names[t]} {v:.4g}" for t, v in energy["terms"].items() if v is not None)
+    missing = ", ".join(names[t] for t in energy["undetermined"])
+    return f"  energy: {energy['total']:.4g} {energy['unit']} ({known}); not determined by the IR: {missing}"
 
 
 def _noc_lines(noc: dict[str, Any]) -> list[str]:
@@ -205,4 +219,5 @@ def summarize(analysis: Analysis, links: bool = True) -> Summary:
             if analysis.noc_model
             else None
         ),
+        energy=analysis.energy(),
     )

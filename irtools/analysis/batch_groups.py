@@ -27,9 +27,15 @@ from irtools.loading.index import IRIndex
 
 LINK_KEYS = ["x", "y", "direction", "to_x", "to_y"]
 
+
 def weight_transfers(index: IRIndex) -> np.ndarray:
     """Transfer ids that some workload reads as its weight (sorted, unique)."""
-    ids = [t for ref in index.workloads() if ref.workload.weight is not None for t in ref.workload.weight.transfer_id]
+    ids = [
+        t
+        for ref in index.workloads()
+        if ref.workload.weight is not None
+        for t in ref.workload.weight.transfer_id
+    ]
     return np.unique(np.array(ids, dtype=np.int64))
 
 
@@ -65,13 +71,22 @@ def step_link_loads(links: pd.DataFrame, steps: pd.DataFrame, weights: np.ndarra
         layer_of_step = np.zeros(int(steps["step"].max()) + 1, dtype=np.int64)
         layer_of_step[steps["step"].to_numpy()] = layer_codes
         own_key = own.index.to_numpy()
-        per_layer = own.groupby(layer_of_step[own_key // codec.size] * codec.size + own_key % codec.size).sum()
+        per_layer = own.groupby(
+            layer_of_step[own_key // codec.size] * codec.size + own_key % codec.size
+        ).sum()
         groups = layer_groups(steps).reindex(layer_names).to_numpy()
         layer = per_layer.index.to_numpy() // codec.size
         shared = pd.DataFrame(
-            {"layer": layer, "link": per_layer.index.to_numpy() % codec.size, "bytes": per_layer.to_numpy() // groups[layer]}
+            {
+                "layer": layer,
+                "link": per_layer.index.to_numpy() % codec.size,
+                "bytes": per_layer.to_numpy() // groups[layer],
+            }
         ).merge(pd.DataFrame({"layer": layer_codes, "step": steps["step"].to_numpy()}), on="layer")
-        spread = pd.Series(shared["bytes"].to_numpy(), index=shared["step"].to_numpy() * codec.size + shared["link"].to_numpy())
+        spread = pd.Series(
+            shared["bytes"].to_numpy(),
+            index=shared["step"].to_numpy() * codec.size + shared["link"].to_numpy(),
+        )
         loads = pd.concat([loads, -own, spread]).groupby(level=0).sum()
         loads = loads[loads > 0]
     keys = loads.index.to_numpy()
@@ -99,7 +114,9 @@ class _LinkCodec:
         if links.empty:
             return cls(0, 1, 0, 1)
         x, y = links["x"], links["y"]
-        return cls(int(x.min()), int(x.max()) - int(x.min()) + 1, int(y.min()), int(y.max()) - int(y.min()) + 1)
+        return cls(
+            int(x.min()), int(x.max()) - int(x.min()) + 1, int(y.min()), int(y.max()) - int(y.min()) + 1
+        )
 
     def encode(self, links: pd.DataFrame) -> np.ndarray:
         direction = pd.Categorical(links["direction"], categories=DIRECTIONS).codes.astype(np.int64)

@@ -1,9 +1,12 @@
-"""Long fuzz campaign for `irtools validate`: python benchmarks/fuzz_campaign.py --count 100000 --seed 1
+"""Long fuzz campaign for `irtools validate` (and `analyze`): python benchmarks/fuzz_campaign.py --count 100000 --seed 1
 
 Generates COUNT inputs with the mutators the fuzz tests use (tests/fuzz/mutators.py): the bundled
 samples, small slices of the real fixtures in ../shared/fixtures and, rarely, a whole fixture,
-mutated at random JSON paths and serialized with occasional raw-text damage. Each input goes
-through load_ir + check_loaded in-process (alternately with the opt-in rules on) and, with
+mutated at random JSON paths and serialized with occasional raw-text damage; a --header-share of
+them instead get header numbers (xlen, ylen, top_batch_cut, buffersize, entry sizes) set huge,
+negative or zero in a piece of each dialect (tests/fuzz/header_numbers.py). Each input goes
+through load_ir + check_loaded in-process (alternately with the opt-in rules on), with --analyze
+through every analysis table as well (a refusal, AnalysisError, is an answer), and, with
 --render, through every reporter. It counts as a failure when it raises, reports GIR001 (a rule
 crashed), breaks the finding contract (code, severity, pointer into the file as written), runs
 longer than --hard-limit seconds (interrupted: a hang), or raises peak RSS by more than --mem-limit
@@ -38,6 +41,7 @@ sys.path.insert(0, str(ROOT))
 from irtools.findings import FileReport, Report
 from irtools.report import REPORTERS
 from tests.fuzz import mutators as M
+from tests.fuzz.header_numbers import dialect_bases, random_header_mutant
 
 
 class Hang(Exception):
@@ -74,8 +78,14 @@ def bases(full_weight: float) -> list[Base]:
     return out
 
 
-def generate(all_bases: list[Base], seed: int, index: int, damage: float) -> tuple[Base, bytes, list[str]]:
+def generate(
+    all_bases: list[Base], seed: int, index: int, damage: float, header_share: float = 0.0
+) -> tuple[Base, bytes, list[str]]:
     rng = random.Random(seed * 1_000_003 + index)
+    if rng.random() < header_share:
+        dialect, data = rng.choice(sorted(dialect_bases().items()))
+        mutant, log = random_header_mutant(data, rng)
+        return Base(f"header:{dialect}", data, 0.0), mutant, log
     base = rng.choices(all_bases, [b.weight for b in all_bases])[0]
     data, log = M.generate(base.data, rng, damage)
     return base, data, log
@@ -93,6 +103,8 @@ class Stats:
     slowest: tuple[float, int, str] = (0.0, -1, "")
     findings: int = 0
     codes: collections.Counter[str] = field(default_factory=collections.Counter)
+    analysis: collections.Counter[str] = field(default_factory=collections.Counter)
+    headers: int = 0
 
 
 def _signature(text: str) -> str:
@@ -101,11 +113,34 @@ def _signature(text: str) -> str:
     return re.sub(r"\d+", "N", text)[:160]
 
 
-def check_one(data: bytes, index: int, render: bool) -> tuple[list[str], str, set[str]]:
+def analyze_all(data: bytes) -> bool:
+    """Every analysis table of one input; False when the analysis refuses it (AnalysisError, one line)."""
+    from irtools.analysis import TABLES, AnalysisError, analyze
+
+    try:
+        analysis = analyze(data)
+        for name in TABLES:
+            analysis.table(name)
+    except AnalysisError as exc:
+        if "\n" in str(exc):
+            raise AssertionError(f"refusal of more than one line: {exc!r}") from None
+        return False
+    return True
+
+
+def check_one(
+    data: bytes,
+    index: int,
+    render: bool,
+    analyze: bool = False,
+    counts: collections.Counter[str] | None = None,
+) -> tuple[list[str], str, set[str]]:
     """(contract problems, traceback if it raised, finding codes) for one input."""
     options = M.OPTIONS[index % 2]
     problems: list[str] = []
     try:
+        if analyze and counts is not None:
+            counts["analyzed" if analyze_all(data) else "refused"] += 1
         findings = M.check_bytes(data, options)
         problems += [
             p if p.startswith("GIR001:") else f"contract: {p}" for p in M.contract_violations(findings)
@@ -149,12 +184,13 @@ def run(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     for index in indices:
-        base, data, log = generate(all_bases, args.seed, index, args.damage)
+        base, data, log = generate(all_bases, args.seed, index, args.damage, args.header_share)
+        stats.headers += base.name.startswith("header:")
         rss_before = _peak_rss()
         t0 = time.perf_counter()
         signal.setitimer(signal.ITIMER_REAL, args.hard_limit)
         try:
-            problems, detail, codes = check_one(data, index, args.render)
+            problems, detail, codes = check_one(data, index, args.render, args.analyze, stats.analysis)
         except Hang:
             problems, detail, codes = (
                 [f"hang: still running after {args.hard_limit:g} s"],
@@ -214,7 +250,16 @@ def summary(stats: Stats, wall: float, checking: float, out: Path) -> None:
     failed = sum(stats.failures.values())
     lines = [
         "fuzz campaign summary",
-        f"  inputs run          {stats.ran} ({stats.bytes_in / 2**20:.1f} MB)",
+        (
+            f"  inputs run          {stats.ran} ({stats.bytes_in / 2**20:.1f} MB), "
+            f"{stats.headers} of them header-number mutants"
+        ),
+        (
+            f"  analyze             {stats.analysis['analyzed']} analyzed (every table), "
+            f"{stats.analysis['refused']} refused in one line"
+            if stats.analysis
+            else "  analyze             not run (--analyze)"
+        ),
         f"  failures            {failed}" + (f"  {dict(stats.failures)}" if failed else ""),
         f"    raised            {stats.failures['raised']}"
         + (f"  {dict(stats.raised)}" if stats.raised else ""),
@@ -253,6 +298,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", type=int, default=3, help="reproducers kept per distinct failure")
     parser.add_argument("--progress", type=int, default=5000, help="report progress every N inputs")
     parser.add_argument("--no-render", dest="render", action="store_false", help="skip the reporters")
+    parser.add_argument(
+        "--analyze", action="store_true", help="also compute every analysis table of each input"
+    )
+    parser.add_argument(
+        "--header-share", type=float, default=0.25, help="share of header-number mutants (default 0.25)"
+    )
     return run(parser.parse_args(argv))
 
 

@@ -12,10 +12,14 @@ import hmac
 import ipaddress
 import secrets
 import socket
+from collections.abc import Iterable
 from html import escape
-from urllib.parse import urlencode
+from typing import Any
+from urllib.parse import unquote_plus, urlencode, urlsplit
 
-from flask import Flask, redirect, request, session
+from flask import Flask, current_app, redirect, request, session
+from werkzeug.routing import RequestRedirect
+from werkzeug.serving import WSGIRequestHandler
 from werkzeug.wrappers import Response
 
 TOKEN_ENV = "IRTOOLS_TOKEN"
@@ -77,9 +81,9 @@ def require_token(server: Flask, token: str, cookie_name: str = "irtools") -> No
         given = request.args.get("token")
         if given is not None and same_token(given, token):
             session["access"] = True
-            if request.method == "GET":  # the same address without the token
+            if request.method == "GET":  # the same page without the token
                 rest = [(k, v) for k, v in request.args.items(multi=True) if k != "token"]
-                return redirect(_local_path() + ("?" + urlencode(rest) if rest else ""), code=302)
+                return redirect(_own_path() + ("?" + urlencode(rest) if rest else ""), code=302)
             return None
         if session.get("access") is True:
             return None
@@ -88,10 +92,25 @@ def require_token(server: Flask, token: str, cookie_name: str = "irtools") -> No
             return None
         return _refused()
 
+    # First among the checks (after the Host check): a request without the token touches nothing else.
+    server.before_request_funcs[None].insert(0, server.before_request_funcs[None].pop())
 
-def _local_path() -> str:
-    """The request's path as a link on this server: "//host/x" would send the browser (and a token) away."""
-    return "/" + request.path.lstrip("/")
+
+def _own_path() -> str:
+    """The page this request asked for, as the server spells it: its route up to any variable part.
+
+    Never text from the request: browsers read `/\\evil.example/x` (a `%5C` in the path) and
+    `/<tab>/evil.example` (`%09`, tabs are dropped) as `//evil.example`, another host, and would
+    send the token there from the form or follow a redirect there. Dash's catch-all `/<path:path>`
+    gives "/"; the sweep page's routes give "/sweep/".
+    """
+    rule = request.url_rule
+    own = rule.rule.split("<", 1)[0] if rule is not None else "/"
+    moved = request.routing_exception
+    if rule is None and isinstance(moved, RequestRedirect):  # `/sweep` for the route `/sweep/`
+        wanted = urlsplit(moved.new_url).path
+        own = wanted if wanted in {r.rule for r in current_app.url_map.iter_rules()} else "/"
+    return own if own.startswith("/") and not own.startswith("//") else "/"
 
 
 def _refused() -> Response:
@@ -102,7 +121,7 @@ def _refused() -> Response:
             for k, v in request.args.items(multi=True)
             if k != "token"
         )
-        page = REFUSED_PAGE.format(path=escape(_local_path()), kept=kept)
+        page = REFUSED_PAGE.format(path=escape(_own_path()), kept=kept)
         return Response(page, status=403, mimetype="text/html")
     return Response(REFUSED_TEXT, status=403, mimetype="text/plain")
 
@@ -115,3 +134,68 @@ def choose_token(host: str, given: str | None, environ: dict[str, str]) -> str |
     if is_loopback(host):
         return None
     return environ.get(TOKEN_ENV) or new_token()
+
+
+LOCAL_NAMES = ("localhost",)
+"""Host names a loopback server answers to besides its loopback addresses (Jupyter's local_hostnames)."""
+HOST_REFUSED = (
+    "irtools serve: this server answers to requests for {names} only (the Host header); "
+    "start it with --allow-host NAME to be reached by another name\n"
+)
+
+
+def allowed_host(host_header: str, allowed: Iterable[str]) -> bool:
+    """Whether a request's Host (name or address, with or without port) is this machine or an allowed name."""
+    host = host_header.strip().lower()
+    if host.startswith("["):  # [::1]:8050
+        host = host[1:].partition("]")[0]
+    elif host.count(":") == 1:
+        host = host.partition(":")[0]
+    names = {n.lower() for n in allowed}
+    if "*" in names or host in names or host in LOCAL_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def require_local_host(server: Flask, allowed: Iterable[str] = ()) -> None:
+    """Refuse requests to a loopback server whose Host header names another machine.
+
+    A web page on any site can make the browser resolve its own name to 127.0.0.1 (DNS
+    rebinding) and then read this server as same-origin; the Host header still carries that
+    site's name. Jupyter refuses such requests unless told otherwise (`allow_remote_access`);
+    so does `irtools serve` on loopback, unless the name is given by `--allow-host` ('*': any).
+    """
+    names = tuple(allowed)
+    shown = ", ".join(sorted({*LOCAL_NAMES, "127.0.0.1", "[::1]", *names}))
+
+    @server.before_request
+    def check_host() -> Response | None:
+        if allowed_host(request.host, names):
+            return None
+        return Response(HOST_REFUSED.format(names=shown), status=403, mimetype="text/plain")
+
+    # Before any other check (the token's among them): a foreign name learns nothing else.
+    server.before_request_funcs[None].insert(0, server.before_request_funcs[None].pop())
+
+
+def without_token(line: str) -> str:
+    """A request line (or any logged text) with the value of every `token` query parameter hidden."""
+    head, mark, rest = line.partition("?")
+    if not mark:
+        return line
+    query, space, tail = rest.partition(" ")
+    parts = []
+    for part in query.split("&"):
+        key, equals, _ = part.partition("=")
+        parts.append(f"{key}=[hidden]" if equals and unquote_plus(key).lower() == "token" else part)
+    return f"{head}?{'&'.join(parts)}{space}{tail}"
+
+
+class QuietTokenHandler(WSGIRequestHandler):
+    """werkzeug's request handler, except that the request log never shows a token."""
+
+    def log(self, type: str, message: str, *args: Any) -> None:
+        super().log(type, "%s", without_token(message % args if args else message))

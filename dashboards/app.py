@@ -6,12 +6,14 @@ from pathlib import Path
 
 from dash import Dash
 
-from dashboards.callbacks import register
+from dashboards.callbacks import opening_note, register
 from dashboards.data import FileStore
 from dashboards.layout import build_layout
 from dashboards.measured_view import register_measured
 from dashboards.mesh_view import register_mesh
 from dashboards.sweep_page import mount_sweep_page
+from dashboards.upload_guard import register_upload_guard
+from dashboards.upload_store import limit_uploads
 from irtools.analysis import MODELS
 from irtools.analysis.noc import NocModel
 
@@ -54,15 +56,19 @@ def create_app(
     app = Dash(__name__, title="irtools", update_title="")  # "": keep the title while updating
     # Requests larger than an upload at the limit (base64 adds a third) are refused by the server.
     app.server.config["MAX_CONTENT_LENGTH"] = max_upload_bytes * 4 // 3 + (1 << 20)
+    limit_uploads(app.server)  # and at most two at once: each holds its file twice while it is read
     files = store.files()
     selected = selected or (files[0] if files else None)
     if selected is not None:
         store.warm(selected)  # large IRs take seconds to load: start before the browser asks
     models = (*MODELS, "noc") if noc else MODELS
-    app.layout = lambda: build_layout(store.files(), selected, max_upload_bytes, models)
+    app.layout = lambda: build_layout(
+        store.files(), selected, max_upload_bytes, models, opening_note(store, selected)
+    )
     register(app, store)
     register_measured(app, store, {selected: Path(trace)} if trace and selected else {})
     register_mesh(app, store)
+    register_upload_guard(app, max_upload_bytes)
     app.store = store  # type: ignore[attr-defined]  # for tests and the report
     mount_sweep_page(app.server, store.root, max_file_bytes)
     return app

@@ -12,6 +12,9 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 
+from flask import Flask, g, request
+from werkzeug.wrappers import Response
+
 UPLOAD_PREFIX = "upload:"
 EVICTED = (
     "that upload is no longer available (the server keeps only the most recent uploads); upload it again"
@@ -79,3 +82,47 @@ class UploadStore:
         with self._lock:
             self._uploads.move_to_end(key)
             return self._uploads[key]
+
+
+UPLOADS_IN_FLIGHT = 2
+"""Uploads read at once: each holds its request (the file in base64) and its decoded bytes until read."""
+UPLOAD_REQUEST_BYTES = 4 * 10**6
+"""A callback request this large carries a file: other callbacks send a few kilobytes of state."""
+UPLOADS_BUSY = (
+    "irtools serve: {slots} uploads are being read already; upload again when one of them is done\n"
+)
+REFUSED_HEADER = "X-Irtools-Refused"
+"""Marks a refusal whose text the page shows (dashboards/upload_guard.py)."""
+
+
+def limit_uploads(
+    server: Flask, slots: int = UPLOADS_IN_FLIGHT, min_bytes: int = UPLOAD_REQUEST_BYTES
+) -> None:
+    """At most `slots` large callback requests (uploads) in flight; the rest are refused unread (503).
+
+    Four 190 MB uploads at once took 3 GB while each was decoded and loaded: the memory of
+    uploads in flight is bounded by refusing, before its body is read, a request past `slots`.
+    """
+    free = threading.BoundedSemaphore(slots)
+
+    @server.before_request
+    def take_slot() -> Response | None:
+        size = request.content_length or 0
+        if (
+            request.method != "POST"
+            or size < min_bytes
+            or not request.path.endswith("_dash-update-component")
+        ):
+            return None
+        if not free.acquire(blocking=False):
+            refused = Response(UPLOADS_BUSY.format(slots=slots), status=503, mimetype="text/plain")
+            refused.headers[REFUSED_HEADER] = "uploads"
+            refused.headers["Retry-After"] = "5"
+            return refused
+        g.upload_slot = True
+        return None
+
+    @server.teardown_request
+    def give_slot(_: BaseException | None) -> None:
+        if g.pop("upload_slot", False):
+            free.release()

@@ -5,16 +5,29 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
 import pandas as pd
 
 from irtools.analysis.blocks import KIB, add_positions, l2_blocks_table, l2_capacity_kib
 from irtools.analysis.buffers import l2_tables, wl0_tables
+from irtools.analysis.energy import EnergyModel, energy_summary
+from irtools.analysis.layer_cost import layer_cost_table
 from irtools.analysis.layers import layers_table
-from irtools.analysis.link_load import LinkLoads, noc_links_table, timed_links
-from irtools.analysis.noc import NocModel, layer_bounds, noc_links, noc_schedule, noc_times
+from irtools.analysis.link_cost import link_costs
+from irtools.analysis.link_load import LinkLoads, noc_links_table, step_spans, timed_links
+from irtools.analysis.live_buffers import LivePeak, live_at_peak
+from irtools.analysis.noc import (
+    NocModel,
+    layer_bounds,
+    noc_links,
+    noc_schedule,
+    noc_times,
+    noc_transfers,
+    step_costs,
+)
 from irtools.analysis.schedule_tables import core_transfers_table, cores_table, timeline_table
-from irtools.analysis.tables import L2_OCCUPANCY, L2_REGIONS, TABLES, TENSORS
+from irtools.analysis.tables import L2_OCCUPANCY, L2_REGIONS, LAYER_COST, TABLES, TENSORS
 from irtools.analysis.tiles import held_bytes, tile_table
 from irtools.analysis.timeline import MODELS, Schedule, schedules
 from irtools.analysis.traffic import dram_traffic, dram_transfers
@@ -24,7 +37,7 @@ from irtools.gemini import GEMINI_FREQUENCY
 from irtools.loading.graph import find_cycles, wait_graph
 from irtools.loading.index import IRIndex, workload_inputs
 from irtools.loading.load import LoadedIR, load_ir
-from irtools.loading.mesh import MESH, core_label
+from irtools.loading.mesh import MESH, core_label, mesh_problem
 from irtools.loading.reader import gc_paused
 
 TABLE_ATTRIBUTES = {"noc_links": "noc_link_table"}
@@ -42,6 +55,11 @@ class AnalysisOptions:
     and the busy share of each link in the noc_link_table."""
     noc_frequency: float = GEMINI_FREQUENCY
     """Gemini's frequency, which divides the NoC time (irtools.analysis.noc)."""
+    dram_bw: int | None = None
+    """DRAM bandwidth as in Gemini's input line (e.g. 1024000); with noc_bw, adds Gemini's DRAM time
+    (each of 4 channels moves dram_bw / 1024 / 4 bytes per cycle) to the noc model's NoC time."""
+    dram_type: str | None = None
+    """DRAM type as in Gemini's input line (LPDDR5, GDDR6X, HBM): its per-byte energy (analysis.energy)."""
 
 
 class Analysis:
@@ -58,6 +76,13 @@ class Analysis:
         self.loaded = loaded
         self.options = options or AnalysisOptions()
         self.index = IRIndex(loaded, self.options.l2_size)
+        # Before any table: the NoC tables lay out every mesh position, so a header's numbers must not
+        # decide the memory an analysis takes (GIR506).
+        mesh = mesh_problem(
+            list(self.index.cores), self.index.numbering, self.index.ir.xlen, self.index.ir.ylen
+        )
+        if mesh is not None:
+            raise AnalysisError(f"{loaded.path}: cannot be analyzed: GIR506 /{mesh.key}: {mesh.message}")
 
     @property
     def path(self) -> str:
@@ -77,7 +102,7 @@ class Analysis:
     def noc_model(self) -> NocModel | None:
         """The NoC of the `noc` model, or None without a NoC bandwidth."""
         bw = self.options.noc_bw
-        return None if bw is None else NocModel(bw, self.options.noc_frequency)
+        return None if bw is None else NocModel(bw, self.options.noc_frequency, self.options.dram_bw)
 
     @cached_property
     def schedules(self) -> dict[str, Schedule]:
@@ -88,9 +113,42 @@ class Analysis:
         return found
 
     @cached_property
+    def energy_model(self) -> EnergyModel:
+        """Gemini's per-unit energies that the IR and the options determine."""
+        mesh = self.index.ir.xlen is not None and self.index.ir.ylen is not None
+        return EnergyModel(dram_type=self.options.dram_type, mesh=mesh)
+
+    @cached_property
+    def layer_cost(self) -> pd.DataFrame:
+        """Gemini's cost per layer (irtools.analysis.layer_cost); empty without a NoC bandwidth or a mesh."""
+        if self.noc_model is None or not self.energy_model.mesh:
+            return LAYER_COST.empty()
+        return layer_cost_table(self.index, self.noc_steps, self.noc_model, self.energy_model)
+
+    def energy(self) -> dict[str, Any] | None:
+        """The run's energy by term (irtools.analysis.energy.energy_summary); None without a NoC bandwidth."""
+        if self.noc_model is None:
+            return None
+        return energy_summary(self.layer_cost, self.energy_model)
+
+    def energy_at(self, bandwidth: int) -> dict[str, Any]:
+        """The run's energy by term with a NoC model of `bandwidth` (the energy does not depend on it: a
+        sweep's runs that wrote one IR share it)."""
+        model = NocModel(bandwidth, self.options.noc_frequency, self.options.dram_bw)
+        steps = noc_times(self.index, model, self.noc_links)
+        return energy_summary(
+            layer_cost_table(self.index, steps, model, self.energy_model), self.energy_model
+        )
+
+    @cached_property
     def noc_links(self) -> pd.DataFrame:
         """Every (layer step, traffic kind, directed link) with its bytes (irtools.analysis.noc.noc_links)."""
         return noc_links(self.index)
+
+    @cached_property
+    def noc_transfers(self) -> dict[str, pd.DataFrame]:
+        """The traffic as routing input (irtools.analysis.noc.noc_transfers): who sends what to whom, per step."""
+        return noc_transfers(self.index)
 
     @cached_property
     def noc_steps(self) -> pd.DataFrame:
@@ -105,7 +163,7 @@ class Analysis:
     def noc_makespan_at(self, bandwidth: int) -> int | None:
         """The noc model's makespan at another NoC bandwidth, on this index and its routed links (a sweep's
         runs that wrote the same IR differ only in it)."""
-        model = NocModel(bandwidth, self.options.noc_frequency)
+        model = NocModel(bandwidth, self.options.noc_frequency, self.options.dram_bw)
         return noc_schedule(self.index, model, noc_times(self.index, model, self.noc_links)).makespan
 
     def critical_path(self, model: str) -> list[tuple[int, int]]:
@@ -228,6 +286,19 @@ class Analysis:
             self._whole_schedule[model] = noc_links_table(self.link_loads(model), self.options.noc_bw)
         return self._whole_schedule[model]
 
+    def link_costs(
+        self, model: str = "noc", window: tuple[float, float] | None = None
+    ) -> pd.DataFrame | None:
+        """Per link that bounds a layer step: the NoC cycles it adds (irtools.analysis.link_cost) in `window`
+        of `model`'s timeline; None without a NoC bandwidth (then only bytes can rank links)."""
+        if self.noc_model is None:
+            return None
+        key = f"link costs {model}"
+        if key not in self._whole_schedule:
+            self._whole_schedule[key] = step_costs(self.index, self.noc_steps)
+            self._whole_schedule[f"spans {model}"] = step_spans(self.index, self.timeline, model)
+        return link_costs(self._whole_schedule[key], self._whole_schedule[f"spans {model}"], window)
+
     @cached_property
     def _whole_schedule(self) -> dict[str, pd.DataFrame]:
         """`link_table` and `tiles` over the whole schedule, by model (tiles' keys: `tiles MODEL`)."""
@@ -255,6 +326,18 @@ class Analysis:
             capacity=capacity * KIB if capacity else None,
             window=window,
         )
+
+    def live_at_peak(
+        self, core_id: int, model: str = "dependency", window: tuple[float, float] | None = None
+    ) -> LivePeak | None:
+        """The buffers live at core `core_id`'s L2 peak among its workloads running in `window` of `model`."""
+        positions = None
+        if window is not None:
+            rows = self.timeline[(self.timeline["model"] == model) & (self.timeline["core_id"] == core_id)]
+            running = (rows["start"] < window[1]) & (rows["end"] > window[0])
+            positions = set(rows.loc[running.fillna(False), "position"].astype(int))
+        held = held_bytes(self.l2_blocks, self.l2_occupancy, not self.index.has(Capability.L2_ADDRESSES))
+        return live_at_peak(self.index, held, core_id, positions)
 
     def position_of(self, core_id: int, workload_id: int) -> int | None:
         """Position of the workload with this id on the core, if there is one."""

@@ -15,8 +15,8 @@ KIB = 1024
 
 
 def l2_capacity_kib(index: IRIndex, l2_size: int | None) -> int | None:
-    """The L2 size in KiB: `l2_size` (bytes) when given, else the file's buffersize; None when unknown."""
-    size = l2_size or index.buffersize
+    """The L2 size in KiB: the file's buffersize, else `l2_size` (bytes, for files that record none); None when unknown."""
+    size = index.buffersize or l2_size
     return size // KIB if size else None
 
 

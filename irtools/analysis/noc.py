@@ -8,7 +8,8 @@ frequency` in `LNode::searchLayer` / `Cut::construct`). The IR's workload `time`
 
 A *step* is one execution of a layer: the k-th workload of a layer on each core (a layer that a
 temporal cut runs once per batch group has one step per group). Its NoC time applies to each of its
-workloads: the `noc` timing model stretches a workload to max(time, its step's NoC time).
+workloads: the `noc` timing model stretches a workload to max(time, its step's NoC time). The steps of a
+layer share its DRAM weights as Gemini's batch groups do (irtools.analysis.batch_groups).
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from irtools.analysis.routing import from_dram, link_label, link_loads, route, to_dram
+from irtools.analysis.batch_groups import step_link_loads, step_traffic, weight_transfers
+from irtools.analysis.routing import DRAM_CHANNELS, from_dram, link_label, link_loads, route, to_dram
 from irtools.analysis.timeline import Schedule, dependency
 from irtools.gemini import GEMINI_FREQUENCY
 from irtools.loading.index import IRIndex
@@ -34,16 +36,38 @@ class NocModel:
 
     bandwidth: int
     frequency: float = GEMINI_FREQUENCY
+    dram_bw: int | None = None
+    """DRAM bandwidth as in Gemini's input line (e.g. 1024000); None leaves the DRAM term out."""
 
     def __post_init__(self) -> None:
         if self.bandwidth <= 0:
             raise ValueError(f"NoC bandwidth must be a positive integer, got {self.bandwidth}")
         if not self.frequency > 0:
             raise ValueError(f"NoC frequency must be positive, got {self.frequency}")
+        if self.dram_bw is not None and self.dram_bw // 1024 // DRAM_CHANNELS <= 0:
+            raise ValueError(f"DRAM bandwidth must be at least {1024 * DRAM_CHANNELS}, got {self.dram_bw}")
 
     def cycles(self, link_bytes: int) -> int:
         """Gemini's NoC time of a step whose heaviest link carries `link_bytes`, in the IR's time unit."""
-        return int(math.ceil(link_bytes / self.bandwidth) / self.frequency)
+        return int(self.link_time(link_bytes))
+
+    def link_time(self, link_bytes: int) -> float:
+        """`ceil(link_bytes / bandwidth) / frequency` before Gemini truncates it (as its printout shows it)."""
+        return math.ceil(link_bytes / self.bandwidth) / self.frequency
+
+    def dram_cycles(self, dram_bytes: int) -> int | None:
+        """Gemini's DRAM time of `dram_bytes` interleaved over its 4 channels, in the IR's unit (truncated);
+        None without a DRAM bandwidth."""
+        exact = self.dram_time(dram_bytes)
+        return None if exact is None else int(exact)
+
+    def dram_time(self, dram_bytes: int) -> float | None:
+        """`NoC::get_dram_time` over the frequency, before truncation: each channel moves its quarter of the
+        bytes at `dram_bw / 1024 / 4` bytes per cycle (src/main.cpp:868); None without a DRAM bandwidth."""
+        if self.dram_bw is None:
+            return None
+        per_channel = self.dram_bw // 1024 // DRAM_CHANNELS
+        return -(-(dram_bytes // DRAM_CHANNELS) // per_channel) / self.frequency
 
 
 def workload_steps(index: IRIndex) -> tuple[dict[tuple[int, int], int], list[tuple[str, int]]]:
@@ -145,13 +169,31 @@ def step_loads(links: pd.DataFrame) -> pd.DataFrame:
     return loads.drop_duplicates("step").reset_index(drop=True)
 
 
-def noc_times(index: IRIndex, model: NocModel, links: pd.DataFrame | None = None) -> pd.DataFrame:
-    """One row per step: layer_name, instance, link_bytes, noc_time, link (label of the heaviest link)."""
+def step_frame(index: IRIndex) -> pd.DataFrame:
+    """One row per layer step: step, layer_name, instance (its k-th run)."""
     _, keys = workload_steps(index)
-    steps = pd.DataFrame(
+    return pd.DataFrame(
         {"step": range(len(keys)), "layer_name": [k[0] for k in keys], "instance": [k[1] for k in keys]}
     )
-    heaviest = step_loads(noc_links(index) if links is None else links)
+
+
+def noc_times(index: IRIndex, model: NocModel, links: pd.DataFrame | None = None) -> pd.DataFrame:
+    """One row per step: layer_name, instance, link_bytes, noc_time, link (label of the heaviest link),
+    hops and dram_bytes (what Gemini counts for the step), dram_time (with a DRAM bandwidth), and the
+    layer's own: layer_link_bytes, layer_link, layer_noc_time (over all its steps).
+
+    noc_time is Gemini's `NoC::get_time`: the heaviest link's time, or the DRAM time when that is
+    longer. A layer's steps are Gemini's batch groups of one segment (irtools.analysis.batch_groups):
+    the segment takes `max(its groups' times, its own NoC time)` (`Cut::construct`: `noc *= num_bgrp`,
+    then the time once, truncated once). So the last step's noc_time is raised to what the layer's NoC
+    time leaves after its earlier steps, when that is more (a few cycles of rounding on the shared runs).
+    """
+    steps = step_frame(index)
+    links = noc_links(index) if links is None else links
+    weights = weight_transfers(index)
+    loads = step_link_loads(links, steps, weights)
+    traffic = step_traffic(links, steps, weights, index.ir.xlen or 0)
+    heaviest = step_loads(loads)
     xlen = index.ir.xlen or 0
     merged = steps.merge(heaviest, on="step", how="left")
     link_bytes = merged["bytes"].fillna(0).astype("int64")
@@ -159,16 +201,72 @@ def noc_times(index: IRIndex, model: NocModel, links: pd.DataFrame | None = None
         None if pd.isna(b) else link_label(int(x), int(y), int(tx), int(ty), xlen)
         for b, x, y, tx, ty in zip(merged["bytes"], merged["x"], merged["y"], merged["to_x"], merged["to_y"])
     ]
+    dram_bytes = traffic["dram_bytes"].to_numpy()
+    dram_time = [model.dram_cycles(int(b)) for b in dram_bytes]
+    noc_time = np.array([model.cycles(int(b)) for b in link_bytes], dtype=np.int64)
+    noc_time = np.maximum(noc_time, [t or 0 for t in dram_time])
+    layers = layer_heaviest(loads, steps, xlen)
+    layer_link_bytes = steps["layer_name"].map(layers["bytes"]).fillna(0).astype("int64").to_numpy()
+    layer_dram = traffic.groupby(steps["layer_name"].to_numpy(), sort=False)["dram_bytes"].sum()
+    layer_noc_time = np.maximum(
+        [model.cycles(int(b)) for b in layer_link_bytes],
+        [model.dram_cycles(int(b)) or 0 for b in steps["layer_name"].map(layer_dram)],
+    )
+    step_time = np.maximum(step_compute(index), noc_time)
+    earlier = (
+        pd.Series(step_time).groupby(steps["layer_name"].to_numpy(), sort=False).cumsum().to_numpy()
+        - step_time
+    )
+    last = ~steps.duplicated("layer_name", keep="last").to_numpy()
+    noc_time = np.where(last, np.maximum(noc_time, layer_noc_time - earlier), noc_time)
     return pd.DataFrame(
         {
             "step": merged["step"],
             "layer_name": merged["layer_name"],
             "instance": merged["instance"],
             "link_bytes": link_bytes,
-            "noc_time": np.array([model.cycles(int(b)) for b in link_bytes], dtype=np.int64),
+            "noc_time": noc_time,
             "link": labels,
+            "hops": traffic["hops"].to_numpy(),
+            "dram_bytes": dram_bytes,
+            "dram_time": pd.array(dram_time, dtype="Int64"),
+            "layer_link_bytes": layer_link_bytes,
+            "layer_link": steps["layer_name"].map(layers["link"]).to_numpy(),
+            "layer_noc_time": layer_noc_time,
         }
     )
+
+
+def layer_heaviest(loads: pd.DataFrame, steps: pd.DataFrame, xlen: int = 0) -> pd.DataFrame:
+    """Per layer_name (index): `bytes` of its heaviest directed link over all its steps and its `link`
+    label (`loads`: batch_groups.step_link_loads)."""
+    layer_of = steps.set_index("step")["layer_name"]
+    keys = ["x", "y", "direction", "to_x", "to_y"]
+    per_link = (
+        loads.assign(layer_name=layer_of.reindex(loads["step"]).to_numpy())
+        .groupby(["layer_name", *keys], sort=False)["bytes"]
+        .sum()
+        .reset_index()
+        .sort_values(
+            ["bytes", "layer_name", *keys], ascending=[False, True, *[True] * len(keys)], kind="stable"
+        )
+        .drop_duplicates("layer_name")
+    )
+    per_link["link"] = [
+        link_label(int(x), int(y), int(tx), int(ty), xlen)
+        for x, y, tx, ty in zip(per_link["x"], per_link["y"], per_link["to_x"], per_link["to_y"], strict=True)
+    ]
+    return per_link.set_index("layer_name")[["bytes", "link"]]
+
+
+def step_compute(index: IRIndex) -> np.ndarray:
+    """Per step: its longest workload's `time` (the IR's compute time of that batch group)."""
+    of_workload, keys = workload_steps(index)
+    longest = np.zeros(len(keys), dtype=np.int64)
+    for ref in index.workloads():
+        step = of_workload[(ref.core_id, ref.position)]
+        longest[step] = max(longest[step], ref.workload.time)
+    return longest
 
 
 def noc_durations(index: IRIndex, times: pd.DataFrame) -> tuple[list[int], list[int]]:
@@ -222,18 +320,18 @@ def noc_headline(
     }
 
 
+def step_costs(index: IRIndex, times: pd.DataFrame) -> pd.DataFrame:
+    """`times` (noc_times) with `added`: the cycles by which each step's NoC time exceeds its longest workload."""
+    return times.assign(added=np.maximum(times["noc_time"].to_numpy() - step_compute(index), 0))
+
+
 def layer_bounds(index: IRIndex, times: pd.DataFrame) -> pd.DataFrame:
     """Per layer (index `layer_name`): noc_added, bound, noc_link.
 
     noc_added sums over the layer's steps the cycles by which the step's NoC time exceeds its longest
     workload; bound is `NoC` when that is positive; noc_link is the heaviest link of the step adding most.
     """
-    of_workload, _ = workload_steps(index)
-    longest = np.zeros(len(times), dtype=np.int64)
-    for ref in index.workloads():
-        step = of_workload[(ref.core_id, ref.position)]
-        longest[step] = max(longest[step], ref.workload.time)
-    steps = times.assign(added=np.maximum(times["noc_time"].to_numpy() - longest, 0))
+    steps = step_costs(index, times)
     slowest = steps.sort_values("added", ascending=False, kind="stable").drop_duplicates("layer_name")
     out = steps.groupby("layer_name", sort=False)["added"].sum().to_frame("noc_added")
     out["bound"] = np.where(out["noc_added"] > 0, "NoC", "compute")

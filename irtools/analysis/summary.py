@@ -11,6 +11,7 @@ from irtools.analysis.analysis import Analysis
 from irtools.analysis.balance import Balance, balance, spread_text
 from irtools.analysis.blocks import KIB
 from irtools.analysis.noc import noc_headline
+from irtools.analysis.units import format_bytes as _size
 from irtools.dialects import BY_NAME, DOCUMENTED, Capability
 from irtools.loading.mesh import LINEAR, MESH, core_label
 
@@ -45,6 +46,8 @@ class Summary:
     """Busy cycles over the cores and whether one core is the bottleneck."""
     busiest_link: dict[str, Any] | None = None
     """The noc_links table's heaviest link: link, bytes, share of all link bytes, busy_share (with noc_bw)."""
+    energy: dict[str, Any] | None = None
+    """With a NoC bandwidth: Gemini's energy by term, the undetermined ones named (analysis.energy)."""
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -53,6 +56,8 @@ class Summary:
         data["core_labels"] = {str(k): v for k, v in self.core_labels.items()}
         if self.noc is None:  # without a NoC bandwidth the JSON stays as it was
             del data["noc"]
+        if self.energy is None:
+            del data["energy"]
         return data
 
     def render(self) -> str:
@@ -62,8 +67,7 @@ class Summary:
         if self.dialect != DOCUMENTED.name:
             lines.append(f"  {self.dialect} dialect: {BY_NAME[self.dialect].title}")
         if self.numbering == MESH:
-            cores = ", ".join(self.core_labels[c] for c in sorted(self.core_labels))
-            lines.append(f"  cores by mesh position y*(xlen+2)+x+1: {cores}")
+            lines.append(f"  cores by mesh position y*(xlen+2)+x+1: {_mesh_ids(self.core_labels)}")
         for model, value in self.makespan.items():
             text = (
                 f"{value:,} cycles"
@@ -73,6 +77,8 @@ class Summary:
             lines.append(f"  makespan ({model}): {text}")
         if self.noc is not None:
             lines.extend(_noc_lines(self.noc))
+        if self.energy is not None:
+            lines.append(_energy_line(self.energy))
         # Mesh ids name a position only with it; linear ids are their position already.
         labels = {
             c: self.core_labels.get(c, str(c)) if self.numbering == MESH else str(c) for c in self.core_labels
@@ -106,6 +112,22 @@ class Summary:
         return "\n".join(lines) + "\n"
 
 
+LISTED_CORES = 8
+"""Cores whose mesh position the text summary lists one by one; past that the first and last few."""
+
+
+def _mesh_ids(labels: dict[int, str]) -> str:
+    """`1 (0,0), 2 (1,0), 5 (0,1), 6 (1,0)`; on a large mesh the ends and where the rest is (one line, not 671
+    characters on 64 cores)."""
+    ordered = [labels[c] for c in sorted(labels)]
+    if len(ordered) <= LISTED_CORES:
+        return ", ".join(ordered)
+    return (
+        f"{', '.join(ordered[:3])} … {', '.join(ordered[-2:])} "
+        f"({len(ordered)} cores; every one in --json's core_labels and the cores table)"
+    )
+
+
 def _busiest_link_line(link: dict[str, Any]) -> str:
     """`info: busiest NoC link DRAM E1->(3,1) carries 12.6 MiB (7.0% of all link bytes); busy 52% ...`."""
     line = (
@@ -133,6 +155,14 @@ def busiest_link(analysis: Analysis) -> dict[str, Any] | None:
     }
 
 
+def _energy_line(energy: dict[str, Any]) -> str:
+    """`energy: 6.588e+08 pJ (NoC 6.588e+08, DRAM 0); not in the IR: NoP, MAC, buffers (layer_cost)`."""
+    names = {"noc": "NoC", "nop": "NoP", "dram": "DRAM", "mac": "MAC", "buffers": "buffers"}
+    known = ", ".join(f"{names[t]} {v:.4g}" for t, v in energy["terms"].items() if v is not None)
+    missing = ", ".join(names[t] for t in energy["undetermined"])
+    return f"  energy: {energy['total']:.4g} {energy['unit']} ({known}); not determined by the IR: {missing}"
+
+
 def _noc_lines(noc: dict[str, Any]) -> list[str]:
     head = f"  NoC at {noc['bandwidth']} B/cycle per link: "
     if noc["added"] is None:
@@ -157,13 +187,6 @@ def models_agree(analysis: Analysis) -> bool:
     cores that never wait for each other): one timeline then shows both."""
     sequential, dependency = analysis.schedules["sequential"], analysis.schedules["dependency"]
     return sequential.start == dependency.start and sequential.end == dependency.end
-
-
-def _size(n: int) -> str:
-    for unit, scale in (("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= scale:
-            return f"{n / scale:.1f} {unit}"
-    return f"{n} B"
 
 
 def summarize(analysis: Analysis, links: bool = True) -> Summary:
@@ -205,4 +228,5 @@ def summarize(analysis: Analysis, links: bool = True) -> Summary:
             if analysis.noc_model
             else None
         ),
+        energy=analysis.energy(),
     )

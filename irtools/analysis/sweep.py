@@ -13,6 +13,7 @@ from typing import Any
 from irtools.analysis.analysis import Analysis, AnalysisOptions
 from irtools.analysis.summary import summarize
 from irtools.analysis.tables import Column, TableSpec
+from irtools.errors import AnalysisError
 from irtools.findings import Finding, Severity
 from irtools.gemini import GEMINI_FREQUENCY
 from irtools.loading.load import load_ir
@@ -74,8 +75,43 @@ SWEEP = TableSpec(
             "noc_bw column, else --noc-bw): 1 where irtools reproduces the scheduler's latency.",
         ),
         Column("scheduler_energy", "float64", "", "The scheduler's own energy E (manifest cost line)."),
+        Column(
+            "energy",
+            "float64",
+            "pJ",
+            "Gemini's energy from the IR: the sum of the terms it determines (energy_noc, energy_dram); "
+            "needs a NoC bandwidth (--noc-bw or the manifest's noc_bw); docs/noc.md.",
+        ),
+        Column("energy_noc", "float64", "pJ", "NoC term: bytes x hops x Gemini's energy per byte and hop."),
+        Column(
+            "energy_dram",
+            "float64",
+            "pJ",
+            "DRAM term, by the DRAM type a manifest run names (e.g. in its Gemini input line); else empty.",
+        ),
+        Column(
+            "energy_undetermined", "str", "", "Terms the IR does not determine, left out of energy (';')."
+        ),
+        Column(
+            "energy_delay",
+            "float64",
+            "pJ x cycles",
+            "energy x makespan_noc: the energy-delay product of the determined terms (a sweep page axis).",
+        ),
+        Column(
+            "energy_ratio",
+            "float64",
+            "ratio",
+            "scheduler_energy / energy: above 1 by the terms the IR does not determine (mostly buffers).",
+        ),
         Column("peak_l2_max", "Int64", "bytes", "Largest L2 snapshot on any core."),
-        Column("peak_l2_fraction", "float64", "fraction", "peak_l2_max / buffersize."),
+        Column(
+            "peak_l2_fraction",
+            "float64",
+            "fraction",
+            "peak_l2_max / the L2 size (buffersize, else the size in the file name, `_ul256`); above 1: "
+            "the schedule needs more L2 than the run has.",
+        ),
         Column("peak_l2_per_core", "str", "bytes", "Peak L2 of each core, in core order, joined with ';'."),
         Column("dram_read_bytes", "Int64", "bytes", "DRAM bytes read (weights and fmaps)."),
         Column("dram_write_bytes", "Int64", "bytes", "DRAM bytes written."),
@@ -104,6 +140,23 @@ SWEEP_FINDINGS = TableSpec(
 
 RUN_NOC_MAKESPANS = "noc_makespan_per_run_bw"
 """Row key (not a column) for the noc makespans at the manifest runs' NoC bandwidths."""
+
+ENERGY = "energy_by_term"
+"""Row key (not a column): the file's energy_summary, for a manifest run's DRAM type to complete."""
+
+
+def _product(energy: float | None, makespan: int | None) -> float | None:
+    return None if energy is None or makespan is None else energy * makespan
+
+
+def energy_columns(energy: dict[str, Any]) -> dict[str, Any]:
+    """The sweep's energy columns from an energy_summary (irtools.analysis.energy)."""
+    return {
+        "energy": energy["total"],
+        "energy_noc": energy["terms"]["noc"],
+        "energy_dram": energy["terms"]["dram"],
+        "energy_undetermined": ";".join(energy["undetermined"]),
+    }
 
 
 def empty_row(path: str) -> dict[str, Any]:
@@ -135,13 +188,17 @@ def summarize_with_findings(
         row.update(errors=1, warnings=0, analyzed=False, status=f"unreadable: {exc.strerror or exc}")
         return row, []
     options = AnalysisOptions(noc_bw=noc_bw, noc_frequency=noc_frequency)
-    analysis = Analysis(loaded, options) if loaded.ir is not None else None
+    refused = "not an IR that can be analyzed"
+    try:
+        analysis = Analysis(loaded, options) if loaded.ir is not None else None
+    except AnalysisError as exc:  # an IR, but one that cannot be laid out (GIR506): its findings say why
+        analysis, refused = None, f"not analyzed: {str(exc).partition(': cannot be analyzed: ')[2] or exc}"
     findings = check_loaded(loaded, index=analysis.index if analysis else None)
     row["errors"] = sum(f.severity is Severity.ERROR for f in findings)
     row["warnings"] = sum(f.severity is Severity.WARNING for f in findings)
     row["analyzed"] = analysis is not None
     if analysis is None:
-        row["status"] = "not an IR that can be analyzed"
+        row["status"] = refused
         return row, findings
     row["status"] = "ok"
     s = summarize(analysis, links=False)  # routing every file of a sweep costs more than its row says
@@ -154,15 +211,28 @@ def summarize_with_findings(
         noc_bw=noc_bw,
         makespan_noc=s.makespan.get("noc"),
         peak_l2_max=max(peaks, default=0),
-        peak_l2_fraction=max(peaks, default=0) / s.buffersize if s.buffersize else None,
+        peak_l2_fraction=_l2_fraction(max(peaks, default=0), s.buffersize, row.get("l2_kb")),
         peak_l2_per_core=";".join(map(str, peaks)) or None,
         dram_read_bytes=s.dram_read_weight + s.dram_read_fmap,
         dram_write_bytes=s.dram_write,
     )
     row.update(measured_columns(analysis, path))
+    energy = s.energy or (analysis.energy_at(run_noc_bws[0]) if run_noc_bws else None)
+    if energy is not None:
+        row.update(energy_columns(energy), energy_delay=_product(energy["total"], row["makespan_noc"]))
+        row[ENERGY] = energy
     if run_noc_bws:
         row[RUN_NOC_MAKESPANS] = [[bw, analysis.noc_makespan_at(bw)] for bw in run_noc_bws]
     return row, findings
+
+
+def _l2_fraction(peak: int, buffersize: int | None, l2_kb_in_name: Any) -> float | None:
+    """peak / the L2 size: the file's buffersize, else the size its name gives (`_ul256`: a raw file
+    records none, and a run's L2 size is in its name)."""
+    size = buffersize or (
+        int(l2_kb_in_name) * 1024 if isinstance(l2_kb_in_name, int | float) and l2_kb_in_name > 0 else None
+    )
+    return peak / size if size else None
 
 
 def finding_rows(path: str, findings: Sequence[Finding]) -> list[dict[str, Any]]:

@@ -12,6 +12,8 @@ from typing import Any
 
 import pandas as pd
 
+from irtools.errors import AnalysisError
+
 
 @dataclass(frozen=True, slots=True)
 class Column:
@@ -37,7 +39,13 @@ class TableSpec:
         missing = [c.name for c in self.columns if c.name not in data]
         if missing:
             raise KeyError(f"table {self.name}: no data for columns {missing}")
-        return pd.DataFrame({c.name: pd.Series(data[c.name], dtype=c.dtype) for c in self.columns})
+        try:
+            return pd.DataFrame({c.name: pd.Series(data[c.name], dtype=c.dtype) for c in self.columns})
+        except OverflowError:  # sizes near 2**63 (a header or entry set huge): their sums leave int64
+            raise AnalysisError(
+                f"cannot be analyzed: table {self.name}: its numbers do not fit 64 bits "
+                "(sizes or addresses near 2**63 bytes)"
+            ) from None
 
     def empty(self) -> pd.DataFrame:
         return self.frame({c.name: [] for c in self.columns})
@@ -337,6 +345,47 @@ L2_BLOCKS = TableSpec(
     ),
 )
 
+LAYER_COST = TableSpec(
+    "layer_cost",
+    "One row per layer: Gemini's cost of the layer as its scheduler prints it (irtools.analysis.layer_cost, "
+    "docs/noc.md), over all its batch groups (its steps). Needs --noc-bw and a mesh (xlen, ylen; empty without). Where the "
+    "layers run one after another (every shared Gemini run) `time` sums to the noc makespan; the energy "
+    "columns sum to the energy's terms (NaN: not determined by the IR, docs/noc.md).",
+    (
+        _c("layer_name", "str", "", "The layer, by the IR's layer_name."),
+        _c("groups", "int64", "", "Batch groups: the layer's steps (its k-th workload on each core)."),
+        _c("compute_time", "int64", "cycles", "Sum over the groups of the longest workload's time."),
+        _c(
+            "noc_time",
+            "float64",
+            "cycles",
+            "Gemini's NoCtime of the layer's segment: ceil(heaviest link's bytes over all groups / NoC "
+            "bandwidth), or the DRAM time when longer (with --dram-bw), over the frequency (not truncated).",
+        ),
+        _c(
+            "dram_time", "Int64", "cycles", "DRAM time of all groups (with --dram-bw), truncated; else empty."
+        ),
+        _c(
+            "time",
+            "int64",
+            "cycles",
+            "The layer's time in the noc model: sum of max(compute, NoC) per group.",
+        ),
+        _c("bound", "str", "", "`compute`, `NoC` or `DRAM`: what sets the layer's time."),
+        _c("link", "str", "", "The heaviest directed link over all groups, e.g. `DRAM W0->(0,0)`."),
+        _c("link_bytes", "int64", "bytes", "Bytes on that link over all groups."),
+        _c("hops", "int64", "bytes x hops", "Bytes times hops on the NoC (Gemini's NoC_tot_hops)."),
+        _c("dram_bytes", "int64", "bytes", "Bytes read from and written to DRAM (Gemini's DRAM acc)."),
+        _c("noc_energy", "float64", "pJ", "hops x Gemini's energy per byte and hop (2.24 pJ, 7 nm)."),
+        _c("nop_energy", "float64", "pJ", "Die-to-die hops' energy: NaN (the IR records no chiplet cut)."),
+        _c("dram_energy", "float64", "pJ", "dram_bytes x Gemini's per-byte DRAM energy (with --dram-type)."),
+        _c("mac_energy", "float64", "pJ", "MAC energy: NaN (from the intra-core mapping, not in the IR)."),
+        _c(
+            "buffers_energy", "float64", "pJ", "Ubuf/Buf/Bus energy: NaN (intra-core mapping, not in the IR)."
+        ),
+    ),
+)
+
 NOC_LINKS = TableSpec(
     "noc_links",
     "One row per directed NoC link that carries bytes, heaviest first: core-to-core and DRAM transfers "
@@ -416,6 +465,7 @@ TABLES: dict[str, TableSpec] = {
         DRAM_TRANSFERS,
         DRAM_TRAFFIC,
         LAYERS,
+        LAYER_COST,
         NOC_LINKS,
     )
 }

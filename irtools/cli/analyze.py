@@ -10,12 +10,13 @@ from typing import TYPE_CHECKING
 
 from irtools.atomic import write_text_atomic
 from irtools.cli.common import (
+    EXCEL_SAFE_HELP,
     EXIT_OK,
     max_bytes,
     positive_float,
     show_progress,
 )
-from irtools.cli.noc_args import add_noc_arguments
+from irtools.cli.noc_args import add_dram_arguments, add_noc_arguments
 from irtools.cli.trace_args import add_trace_argument, load_measured, print_measured
 from irtools.config import add_settings
 from irtools.findings import Severity
@@ -42,12 +43,11 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     ana.add_argument(
         "--excel-safe",
         action="store_true",
-        help="CSV for spreadsheets: text cells starting with = + - @ tab or CR get a leading ' so Excel "
-        "or LibreOffice cannot run them as formulas (numbers unchanged; off by default: pandas users "
-        "read the names back as written)",
+        help=EXCEL_SAFE_HELP,
     )
     ana.add_argument("--json", action="store_true", help="print the summary as JSON")
     add_noc_arguments(ana)
+    add_dram_arguments(ana)
     add_trace_argument(ana)
     add_settings(ana, "analyze")
 
@@ -90,7 +90,16 @@ def _analysis(
 
     if show_progress():
         sys.stderr.write(f"loading {path}\n")
-    noc = {"noc_bw": args.noc_bw, "noc_frequency": args.noc_frequency} if args is not None else {}
+    noc = (
+        {
+            "noc_bw": args.noc_bw,
+            "noc_frequency": args.noc_frequency,
+            "dram_bw": getattr(args, "dram_bw", None),
+            "dram_type": getattr(args, "dram_type", None),
+        }
+        if args is not None
+        else {}
+    )
     analysis = analyze(path, AnalysisOptions(wl0_size=wl0_size, l2_size=l2_size, **noc), max_bytes=limit)
     # The models live until the command ends: out of the collector's sight, its passes while the
     # tables are built no longer rescan millions of them.

@@ -71,3 +71,10 @@ def file_progress(verb: str) -> Callable[[int, int], None] | None:
         sys.stderr.flush()
 
     return report
+
+
+EXCEL_SAFE_HELP = (
+    "CSV for spreadsheets: text cells starting with = + - @ tab or CR (or holding one after a line break) "
+    "get a ' so Excel or LibreOffice cannot run them as formulas (numbers unchanged; off by default: "
+    "pandas users read the names back as written)"
+)

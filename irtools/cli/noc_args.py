@@ -1,11 +1,11 @@
-"""`--noc-bw` and `--noc-frequency`: the NoC of the `noc` timing model, for every command that has timing models."""
+"""`--noc-bw` and `--noc-frequency` (the NoC of the `noc` timing model), and `--dram-bw`/`--dram-type` (Gemini's DRAM)."""
 
 from __future__ import annotations
 
 import argparse
 
 from irtools.cli.common import positive_float, positive_int
-from irtools.gemini import GEMINI_FREQUENCY
+from irtools.gemini import GEMINI_DRAM_ACCESS_ENERGY, GEMINI_FREQUENCY
 
 
 def add_noc_arguments(parser: argparse.ArgumentParser) -> None:
@@ -25,4 +25,22 @@ def add_noc_arguments(parser: argparse.ArgumentParser) -> None:
         default=GEMINI_FREQUENCY,
         metavar="F",
         help=f"Gemini's SchNode::frequency, which divides the NoC time (default: {GEMINI_FREQUENCY})",
+    )
+
+
+def add_dram_arguments(parser: argparse.ArgumentParser) -> None:
+    """`--dram-bw` and `--dram-type`: the DRAM of Gemini's cost (the layer_cost table and the energy)."""
+    parser.add_argument(
+        "--dram-bw",
+        type=positive_int,
+        metavar="N",
+        help=(
+            "DRAM bandwidth as in Gemini's input line (e.g. 1024000); with --noc-bw, the noc model also "
+            "bounds a layer by Gemini's DRAM time (4 channels of N / 1024 / 4 bytes per cycle)"
+        ),
+    )
+    parser.add_argument(
+        "--dram-type",
+        choices=sorted(GEMINI_DRAM_ACCESS_ENERGY),
+        help="DRAM type as in Gemini's input line: gives the energy's DRAM term (per-byte energy)",
     )

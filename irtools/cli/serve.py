@@ -58,6 +58,14 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         help="access token asked for off loopback (default: $IRTOOLS_TOKEN, else a new random one; "
         "'' turns it off). On 127.0.0.1 none is asked unless given",
     )
+    srv.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="on loopback, also answer requests that name this server NAME (repeatable; '*': any name). "
+        "By default only localhost, 127.0.0.1 and ::1 are answered, which stops DNS rebinding",
+    )
 
     rep = sub.add_parser(
         "report",
@@ -96,7 +104,13 @@ def run_serve(args: argparse.Namespace) -> int:
         raise UsageError(
             f"--max-upload-store-mb {store_mb} is less than --max-upload-mb {args.max_upload_mb}"
         )
-    from dashboards.access import choose_token, require_token
+    from dashboards.access import (
+        QuietTokenHandler,
+        choose_token,
+        is_loopback,
+        require_local_host,
+        require_token,
+    )
     from dashboards.app import create_app
 
     app = create_app(
@@ -113,6 +127,8 @@ def run_serve(args: argparse.Namespace) -> int:
     token = choose_token(args.host, args.token, dict(os.environ))
     if token:
         require_token(app.server, token, cookie_name=f"irtools-{args.port}")
+    if is_loopback(args.host):  # a browser's page from any site could otherwise read it by DNS rebinding
+        require_local_host(app.server, [args.host, *args.allow_host])
     if args.open:
         from dashboards.data import AccessError
 
@@ -129,7 +145,7 @@ def run_serve(args: argparse.Namespace) -> int:
         print(f"irtools serve: error: cannot listen on {args.host}:{args.port}: {problem}", file=sys.stderr)
         return EXIT_FINDINGS
     app.enable_dev_tools(debug=False)
-    server = make_server(args.host, args.port, app.server, threaded=True)
+    server = make_server(args.host, args.port, app.server, threaded=True, request_handler=QuietTokenHandler)
     for warning in _warnings(args.host, token):
         print(f"irtools serve: warning: {warning}", file=sys.stderr)
     urls = [_url(host, args.port, token) for host in _hosts(args.host)]

@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from irtools.cli.common import (
+    EXCEL_SAFE_HELP,
     EXIT_OK,
     add_allow_empty,
     file_progress,
@@ -78,6 +79,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         metavar="SECONDS",
         help="give up on a file after this long (a row says so)",
     )
+    swp.add_argument("--excel-safe", action="store_true", help=EXCEL_SAFE_HELP)
     swp.add_argument("--cache-dir", metavar="DIR", help="result cache (default: see below)")
     swp.add_argument("--no-cache", action="store_true", help="compute every file, keep nothing")
     add_noc_arguments(swp)
@@ -98,6 +100,10 @@ def run_summarize(args: argparse.Namespace) -> int:
     findings = args.findings or str(findings_path(args.output))
     if same_file(findings, args.output):
         raise UsageError("--findings names the same file as -o")
+    if args.excel_safe and "parquet" in (format_of(args.output), format_of(findings)):
+        raise UsageError(
+            "--excel-safe applies to CSV output only (Parquet is read by programs, not spreadsheets)"
+        )
     for path in (args.output, findings):
         if format_of(path) == "parquet" and not _has("pyarrow"):
             raise UsageError(f"{path}: Parquet output needs pyarrow: pip install 'irtools[sweep]'")
@@ -112,7 +118,7 @@ def run_summarize(args: argparse.Namespace) -> int:
     pool = executor_pool(args.executor, args.jobs or cpu_count(), args.scheduler)
     with _progress(len(sweep.files)) as progress:
         try:
-            counts = write_sweep(sweep, pool, args.output, findings, progress)
+            counts = write_sweep(sweep, pool, args.output, findings, progress, args.excel_safe)
         except KeyboardInterrupt:
             if sweep.counts.interrupted:
                 done = sweep.counts.rows

@@ -6,31 +6,35 @@ Gemini numbers a core by its mesh position with a DRAM-port column on either sid
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from itertools import islice
 
 LINEAR = "linear"
 MESH = "mesh"
 
+MESH_SLACK = 4
+"""Mesh positions allowed per core present. Gemini writes a core for every position of its mesh (16 of
+16 in the 4x4 fixtures); the one file here from another writer is a 2-core slice of a 2x2 mesh (4 for 2)."""
+MIN_MESH = 16
+"""Positions always allowed, whatever the cores: a 4x4 mesh (the largest in the real files) with one core."""
+
 NUMBERING_TEXT = {LINEAR: "0..xlen*ylen-1 row by row", MESH: "mesh ids y*(xlen+2)+x+1"}
 
 
-def mesh_ids(xlen: int, ylen: int) -> list[int]:
-    """Gemini's ids of the cores of an xlen x ylen mesh, row by row."""
-    return [y * (xlen + 2) + x + 1 for y in range(ylen) for x in range(xlen)]
+def mesh_ids(xlen: int, ylen: int, limit: int | None = None) -> list[int]:
+    """Gemini's ids of the cores of an xlen x ylen mesh, row by row (the first `limit` of them)."""
+    return list(islice(_mesh_ids(xlen, ylen), limit))
 
 
-def first_mesh_ids(xlen: int, ylen: int, count: int) -> list[int]:
-    """The first `count` of `mesh_ids(xlen, ylen)`, without listing the others (a header may claim any mesh)."""
-    return list(islice((y * (xlen + 2) + x + 1 for y in range(ylen) for x in range(xlen)), count))
+def _mesh_ids(xlen: int, ylen: int) -> Iterator[int]:
+    # A generator: a header's mesh can be far larger than anything worth listing.
+    return (y * (xlen + 2) + x + 1 for y in range(ylen) for x in range(xlen))
 
 
 def is_mesh_id(core_id: int, xlen: int, ylen: int) -> bool:
-    """Whether `core_id` is one of `mesh_ids(xlen, ylen)`, computed rather than looked up in the list."""
-    if core_id < 1 or xlen < 1:
-        return False
-    row, column = divmod(core_id - 1, xlen + 2)
-    return column < xlen and row < ylen
+    """Whether `core_id` is one of Gemini's mesh ids of an xlen x ylen mesh (in constant time)."""
+    return core_id >= 1 and (core_id - 1) % (xlen + 2) < xlen and (core_id - 1) // (xlen + 2) < ylen
 
 
 def numbering(core_ids: Iterable[int], xlen: int | None, ylen: int | None) -> str:
@@ -38,7 +42,6 @@ def numbering(core_ids: Iterable[int], xlen: int | None, ylen: int | None) -> st
     ids = list(core_ids)
     if xlen is None or ylen is None or all(c < xlen * ylen for c in ids):
         return LINEAR
-    # Per core, never per mesh position: the file's xlen and ylen may be any size (issue 34's fuzzing).
     fit_mesh = sum(is_mesh_id(c, xlen, ylen) for c in ids)
     fit_linear = sum(c < xlen * ylen for c in ids)
     return MESH if fit_mesh > fit_linear else LINEAR
@@ -59,3 +62,50 @@ def core_label(core_id: int, scheme: str, xlen: int | None) -> str:
     """`5 (0,1)`: a core id with its mesh position, for labels and tables."""
     pos = position(core_id, scheme, xlen)
     return f"{core_id}" if pos is None else f"{core_id} ({pos[0]},{pos[1]})"
+
+
+@dataclass(frozen=True, slots=True)
+class MeshProblem:
+    """Why a file's mesh cannot be laid out: the message, and the key it is about (xlen, ylen or a core)."""
+
+    message: str
+    key: str
+    core_id: int | None = None
+
+
+def mesh_problem(
+    core_ids: Sequence[int], scheme: str, xlen: int | None, ylen: int | None
+) -> MeshProblem | None:
+    """Why the mesh that xlen, ylen and the cores' positions span is implausible, or None.
+
+    The analysis lays out (and routes over) every mesh position, its DRAM ports one per row: a header
+    of 2**53 rows, or a core key placing one core a billion rows away, would take that much memory.
+    Allowed: MESH_SLACK positions per core present, and at least MIN_MESH.
+    """
+    if xlen is None or ylen is None:
+        return None
+    count = len(core_ids)
+    allowed = max(MESH_SLACK * count, MIN_MESH)
+    bound = f"more than the {allowed:,} allowed ({MESH_SLACK} per core, at least {MIN_MESH})"
+    cores = f"{count} core{'' if count == 1 else 's'}"
+    if xlen * ylen > allowed:
+        return MeshProblem(
+            f"a {xlen}x{ylen} mesh ({xlen * ylen:,} positions) for {cores}: {bound}",
+            "ylen" if ylen >= xlen else "xlen",
+        )
+    low, high, farthest = 0, ylen - 1, None
+    for core_id in core_ids:
+        pos = position(core_id, scheme, xlen)
+        if pos is None:
+            continue
+        if pos[1] < low or pos[1] > high:
+            low, high, farthest = min(low, pos[1]), max(high, pos[1]), (core_id, pos)
+    if farthest is None or xlen * (high - low + 1) <= allowed:
+        return None
+    core_id, (x, y) = farthest
+    return MeshProblem(
+        f"core {core_id} at ({x},{y}) lies so far off the {xlen}x{ylen} mesh that the mesh holding every "
+        f"core has {xlen * (high - low + 1):,} positions for {cores}: {bound}",
+        str(core_id),
+        core_id,
+    )

@@ -2,9 +2,23 @@
 
 from __future__ import annotations
 
+import re
 from typing import TextIO
 
 from irtools.findings import Finding, Report, Severity
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_NAMED = {"\r": "\\r", "\n": "\\n", "\t": "\\t"}
+
+
+def _escape(match: re.Match[str]) -> str:
+    char = match.group()
+    return _NAMED.get(char) or f"\\x{ord(char):02x}"
+
+
+def terminal_safe(text: str) -> str:
+    """`text` with every control character escaped (`\\r`, `\\n`, `\\t`, `\\x1b`): one inert line."""
+    return _CONTROL.sub(_escape, text)
 
 
 def plural(count: int, noun: str) -> str:
@@ -35,15 +49,16 @@ def finding_line(path: str, finding: Finding) -> str:
     Editors and terminals open `path:line:column`; the pointer follows the message, as in the GitHub
     annotations (a finding without a position shows `path:pointer` instead and does not repeat it).
     """
-    # CI scripts read one finding per line, so line breaks inside a message are escaped.
-    message = finding.message.replace("\r", "\\r").replace("\n", "\\n")
     notes = []
     if finding.line is not None and finding.pointer:
         notes.append(f"at {finding.pointer}")
     if finding.related:
         notes.append(f"see {', '.join(finding.related)}")
-    line = f"{location(path, finding)}: {finding.code} {finding.severity.value} {message}"
-    return f"{line} ({'; '.join(notes)})" if notes else line
+    line = f"{location(path, finding)}: {finding.code} {finding.severity.value} {finding.message}"
+    # CI scripts read one finding per line, and a terminal must not act on one: messages quote layer
+    # names and pointers quote keys from the file, so line breaks, escape sequences and every other
+    # control character are escaped.
+    return terminal_safe(f"{line} ({'; '.join(notes)})" if notes else line)
 
 
 class TextReporter:

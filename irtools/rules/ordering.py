@@ -7,9 +7,9 @@ from collections.abc import Iterable, Iterator
 from irtools import pointer as jp
 from irtools.findings import Finding, Severity
 from irtools.loading.index import IRIndex, Range, inverted
-from irtools.loading.mesh import MESH, first_mesh_ids, is_mesh_id
+from irtools.loading.mesh import MESH, is_mesh_id, mesh_ids, mesh_problem
 from irtools.reference import fast_path
-from irtools.rules.context import MESSAGE_IDS, CheckContext, id_list
+from irtools.rules.context import MESSAGE_IDS, CheckContext
 from irtools.rules.registry import rule
 from irtools.rules.screens import inverted_rows, screened, workload_range_rows
 
@@ -146,7 +146,7 @@ def core_outside_mesh(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
         return
     count = xlen * ylen
     if ir.numbering == MESH:
-        ids = _mesh_id_text(xlen, ylen)
+        ids = _mesh_id_list(xlen, ylen)
         yield ctx.finding(
             "GIR503",
             f"cores are numbered by mesh position y*(xlen+2)+x+1 (Gemini's mesh ids: {ids})",
@@ -172,11 +172,31 @@ def core_outside_mesh(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
             )
 
 
-def _mesh_id_text(xlen: int, ylen: int) -> str:
-    """The mesh ids as `id_list` writes them, listing only those it shows (the mesh may be huge)."""
-    first = first_mesh_ids(xlen, ylen, MESSAGE_IDS)
-    more = xlen * ylen - len(first)
-    return id_list(first, ", ") + (f", ... ({more} more)" if more > 0 else "")
+def _mesh_id_list(xlen: int, ylen: int) -> str:
+    """`id_list` of the mesh ids, listing only the first few of a header's (perhaps 2**53) positions."""
+    count = xlen * ylen
+    shown = ", ".join(str(i) for i in mesh_ids(xlen, ylen, MESSAGE_IDS))
+    return shown if count <= MESSAGE_IDS else f"{shown}, ... ({count - MESSAGE_IDS} more)"
+
+
+@rule("GIR506", "implausible-mesh", Severity.ERROR)
+def implausible_mesh(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
+    """The mesh (xlen x ylen, and the cores' positions on it) is far larger than the cores present.
+
+    The mesh that holds every core spans xlen x ylen and each core's position (under the file's
+    numbering, as GIR503 reads it); it may have at most 4 positions per core present, and always 16.
+    Gemini writes one core for every position of its mesh; the one file here from another writer
+    is a 2-core slice of a 2x2 mesh. A core a little off the mesh is GIR503's warning; one so far
+    off that the mesh holding it breaks the bound is this error, like a header of 2**53 rows.
+    Why: the NoC tables lay out every mesh position and a DRAM port on each row: an implausible
+    header makes an analysis take memory by the header's numbers instead of the file's content,
+    so `analyze`, `report` and `serve` refuse such a file.
+    Example: `/ylen: GIR506 error a 2x1000 mesh (2,000 positions) for 4 cores: more than the 16 allowed (4 per core, at least 16)`
+    Fix: set xlen/ylen to the mesh the schedule was made for, or correct the core keys.
+    """
+    problem = mesh_problem(list(ir.cores), ir.numbering, ir.ir.xlen, ir.ir.ylen)
+    if problem is not None:
+        yield ctx.finding("GIR506", problem.message, jp.join(problem.key), core_id=problem.core_id)
 
 
 def _inside(lower: list[int], upper: list[int], box_lo: list[int], box_hi: list[int]) -> bool:

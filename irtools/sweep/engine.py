@@ -22,7 +22,8 @@ from typing import Any
 
 import pandas as pd
 
-from irtools.analysis.sweep import SWEEP, SWEEP_FINDINGS, empty_row
+from irtools.analysis.energy import dram_type_in, with_dram_type
+from irtools.analysis.sweep import ENERGY, SWEEP, SWEEP_FINDINGS, empty_row, energy_columns
 from irtools.loading.discover import discover
 from irtools.sweep.cache import ResultCache
 from irtools.sweep.executors import Pool, local_pool
@@ -120,10 +121,9 @@ class Sweep:
 
     def _run_noc_bws(self, path: str) -> tuple[int, ...]:
         """The NoC bandwidths of the manifest runs that wrote this file (its `noc_bw` column)."""
-        if self.manifest is None or NOC_BW_COLUMN not in self.manifest.columns():
+        if self.manifest is None:
             return ()
-        runs = self.manifest.rows_for(os.path.basename(path))
-        return tuple(sorted({bw for run in runs if isinstance(bw := run.get(NOC_BW_COLUMN), int) and bw > 0}))
+        return self.manifest.noc_bws(os.path.basename(path), NOC_BW_COLUMN)
 
     def _emit(self, result: FileResult, sink: Sink) -> None:
         rows = self._join(result)
@@ -156,6 +156,13 @@ class Sweep:
             row["latency_ratio"] = latency / makespan
         if latency is not None and noc:
             row["noc_latency_ratio"] = latency / noc
+        energy, dram_type = row.get(ENERGY), dram_type_in(run.values())
+        if energy is not None and dram_type is not None:
+            row.update(energy_columns(with_dram_type(energy, dram_type)))
+        if row.get("energy") is not None and row.get("makespan_noc"):  # this run's makespan
+            row["energy_delay"] = row["energy"] * row["makespan_noc"]
+        if row.get("scheduler_energy") is not None and row.get("energy"):
+            row["energy_ratio"] = row["scheduler_energy"] / row["energy"]
         for column in self.manifest.columns():
             row[manifest_column(column)] = run.get(column)
         return row

@@ -17,6 +17,7 @@ from typing import Any
 import pandas as pd
 
 from irtools.atomic import write_atomic
+from irtools.csv_out import write_csv_to
 
 FLUSH_ROWS = 512
 FLUSH_SECONDS = 2.0
@@ -36,10 +37,14 @@ def findings_path(output: str | os.PathLike[str]) -> Path:
 class TableStream:
     """One table streamed to a temp file beside `target`, committed sorted or partial."""
 
-    def __init__(self, target: str | os.PathLike[str], dtypes: dict[str, str]) -> None:
+    def __init__(
+        self, target: str | os.PathLike[str], dtypes: dict[str, str], excel_safe: bool = False
+    ) -> None:
         self.target = Path(target)
         self.fmt = format_of(self.target)
         self.dtypes = dtypes
+        self.excel_safe = excel_safe
+        """CSV text cells through `spreadsheet_safe` (file names, layer names: anything a file may hold)."""
         self.rows = 0
         self._buffer: list[dict[str, Any]] = []
         self._last_flush = time.monotonic()
@@ -52,7 +57,8 @@ class TableStream:
         self._writer: Any = None  # pyarrow.parquet.ParquetWriter, opened on the first flush
         self._schema: Any = None
         if self.fmt == "csv":
-            self._frame([]).to_csv(self._tmp, index=False, lineterminator="\n")
+            with open(self._tmp, "w", encoding="utf-8", newline="") as handle:
+                write_csv_to(self._frame([]), handle)
         else:
             import pyarrow as pa
             import pyarrow.parquet as pq
@@ -73,7 +79,7 @@ class TableStream:
         frame, self._buffer = self._frame(self._buffer), []
         if self.fmt == "csv":
             with open(self._tmp, "a", encoding="utf-8", newline="") as handle:
-                frame.to_csv(handle, header=False, index=False, lineterminator="\n")
+                write_csv_to(frame, handle, header=False, excel_safe=self.excel_safe)
         else:
             import pyarrow as pa
 
@@ -104,7 +110,10 @@ class TableStream:
     def _write_sorted(self, path: Path) -> None:
         if self.fmt == "csv":
             frame = pd.read_csv(self._tmp, dtype=self.dtypes, keep_default_na=False, na_values=[""])
-            frame.sort_values("path", kind="stable").to_csv(path, index=False, lineterminator="\n")
+            with open(
+                path, "w", encoding="utf-8", newline=""
+            ) as handle:  # cells escaped as they were streamed
+                write_csv_to(frame.sort_values("path", kind="stable"), handle)
         else:
             import pyarrow.parquet as pq
 

@@ -18,15 +18,17 @@ def write_sweep(
     output: str | os.PathLike[str],
     findings_output: str | os.PathLike[str],
     progress: Callable[[int, int], None] | None = None,
+    excel_safe: bool = False,
 ) -> SweepCounts:
     """Run `sweep`, streaming rows to `output` and findings to `findings_output` (CSV or Parquet by suffix).
 
     Complete: both files sorted by path. Ctrl-C: both files hold what was done (marked in the counts as
     interrupted), then KeyboardInterrupt propagates. Any other error: the old files stay, no temp is left.
+    `excel_safe`: CSV text cells through `spreadsheet_safe` (as `analyze --excel-safe`).
     """
-    rows = TableStream(output, SWEEP.dtypes | manifest_dtypes(sweep.manifest))
+    rows = TableStream(output, SWEEP.dtypes | manifest_dtypes(sweep.manifest), excel_safe)
     try:
-        findings = TableStream(findings_output, SWEEP_FINDINGS.dtypes)
+        findings = TableStream(findings_output, SWEEP_FINDINGS.dtypes, excel_safe)
     except BaseException:
         rows.abort()
         raise

@@ -775,6 +775,38 @@ def _outside_mesh(t: _Target) -> Lazy:
     ]
 
 
+@injector("GIR506", "an empty core is added a million rows past the mesh (so GIR503 warns of it too)")
+def _implausible_mesh(t: _Target) -> Lazy:
+    doc = t.doc
+    # Not a mesh id ((key - 1) % (xlen + 2) == xlen): the file keeps its 0..N-1 numbering.
+    key = (doc["xlen"] + 2) * 10**6 + doc["xlen"] + 1
+    doc[str(key)] = []
+
+    def findings() -> list[Finding]:
+        x, y = doc["xlen"], doc["ylen"]  # read after every injection: GIR503 may shrink the mesh
+        cores = sum(1 for k in doc if k.isdigit())
+        allowed = max(4 * cores, 16)
+        span = x * (key // x + 1)  # rows 0..key // x, the new core's row, in the 0..N-1 numbering
+        return [
+            _finding(
+                "GIR503",
+                f"core {key} is outside the {x}x{y} mesh (cores 0..{x * y - 1})",
+                jp.join(str(key)),
+                core_id=key,
+            ),
+            _finding(
+                "GIR506",
+                f"core {key} at ({key % x},{key // x}) lies so far off the {x}x{y} mesh that the mesh holding "
+                f"every core has {span:,} positions for {cores} cores: more than the {allowed:,} allowed "
+                "(4 per core, at least 16)",
+                jp.join(str(key)),
+                core_id=key,
+            ),
+        ]
+
+    return findings
+
+
 @injector("GIR504", "a tile's ifmap rows (or a WL0 entry's K range) are inverted: lower > upper")
 def _bad_range(t: _Target) -> Lazy:
     sites: list[tuple[str, int, dict[str, Any], tuple[Any, ...]]] = []
@@ -830,6 +862,9 @@ def _workload_range(t: _Target) -> Lazy:
 
 OPT_IN = {"GIR308": "addr_align", "GIR402": "wl0_size"}
 """Codes whose rule runs only with a validate option; their injection records it."""
+
+COMPANIONS = {"GIR506": ("GIR503",)}
+"""Codes whose defect triggers another rule by definition: a core far off the mesh is outside it."""
 
 LAST = ("GIR501",)
 """Injected after the others: renumbering a workload would mislead the id-based searches of the rest."""

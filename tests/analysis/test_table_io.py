@@ -48,8 +48,8 @@ def test_a_failed_write_leaves_the_old_file_and_no_temp_file(
     write_tables(mesh.tables(), out)
     before = (out / "timeline.csv").read_bytes()
 
-    def broken(self: pd.DataFrame, path: Any, **kwargs: Any) -> None:
-        Path(path).write_text("half a tab")
+    def broken(self: pd.DataFrame, out: Any, **kwargs: Any) -> None:
+        out.write("half a tab")  # the temp file's open stream (irtools.csv_out writes through one)
         raise OSError("disk full")
 
     monkeypatch.setattr(pd.DataFrame, "to_csv", broken)

@@ -104,20 +104,21 @@ def test_docs_list_the_sweep_columns() -> None:
 def test_each_manifest_run_gets_the_noc_makespan_at_its_own_bandwidth(
     run_cli: RunCli, tmp_path: Path
 ) -> None:
-    # One IR served three runs (NoC 8, 32, 128): the noc model at each run's bandwidth gives that run's T.
+    # One IR served three runs (NoC 8, 32, 128): the noc model at each run's bandwidth gives that run's T,
+    # on the batch-4 runs too (rows 7-12: the batch groups share each layer's weights).
     noc = FIXTURES / "gemini-noc"
     out = tmp_path / "noc.csv"
     args = ("summarize", noc, "--manifest", noc / "manifest.csv", "-o", out, "--cache-dir", tmp_path / "c")
     code, stdout, err = run_cli(*args)
     assert code == 0, err
     table = pd.read_csv(out)
-    assert len(table) == 6
-    assert sorted(table["noc_bw"]) == [8, 8, 32, 32, 128, 128]
+    assert len(table) == 12
+    assert sorted(table["noc_bw"]) == [8] * 5 + [32] * 5 + [128] * 2
     assert (table["makespan_noc"] == table["scheduler_latency"]).all()
     assert (table["noc_latency_ratio"] == 1.0).all()
     vgg = table[table["path"].str.endswith("vgg_4x4_b1_ul512_ir.json")].set_index("noc_bw")
     assert vgg["makespan_noc"].to_dict() == {8: 1941778, 32: 1852948, 128: 1843751}
     # A cached rerun keeps the per-run makespans (they are part of the cache entry).
     code, stdout, _ = run_cli(*args[:-4], "-o", tmp_path / "again.csv", "--cache-dir", tmp_path / "c")
-    assert "3 from the cache" in stdout
+    assert "8 from the cache" in stdout  # 8 IR files for the 12 runs
     assert (tmp_path / "again.csv").read_bytes() == out.read_bytes()

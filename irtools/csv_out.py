@@ -1,0 +1,149 @@
+"""Every CSV irtools writes (analyze, summarize, trace tables, the dashboard's downloads) goes through here.
+
+Two things the plain `DataFrame.to_csv` gets wrong for text taken from an IR file:
+- Python's csv writer quotes a field only for the delimiter, the quote and the characters of its line
+  terminator; we end lines with "\\n", so a bare "\\r" inside a layer name was written unquoted and
+  spreadsheets (and pandas) started a new row there. Here every field with "\\r" or "\\n" is quoted,
+  as RFC 4180 says, and the file keeps its "\\n" line ends.
+- Spreadsheets run a cell starting with `=`, `+`, `-`, `@`, tab or CR as a formula (OWASP, "CSV
+  Injection"): `spreadsheet_safe` (the `--excel-safe` option, and always for downloads) escapes them,
+  also after a line break inside a field.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import TextIO
+
+import pandas as pd
+
+from irtools.atomic import write_atomic
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+"""What makes a spreadsheet read a cell as a formula (OWASP, "CSV Injection")."""
+_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+_FORMULA_AFTER_BREAK = re.compile(r"(?<=[\r\n])(?=[=+\-@\t\r])")
+_PRIVATE_USE = range(0xE000, 0xF900)
+"""Characters a sentinel is made of: Unicode's private use area, which no IR text needs."""
+
+
+def _text_cells(column: pd.Series) -> pd.Series | None:
+    """The column's cells as strings (non-strings as NaN), or None when the column holds no text."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        return column.astype(object).where(column.notna())
+    if column.dtype == object or pd.api.types.is_string_dtype(column.dtype):
+        return column
+    return None
+
+
+def _is_text(value: object) -> bool:
+    return isinstance(value, str)
+
+
+def spreadsheet_safe(frame: pd.DataFrame) -> pd.DataFrame:
+    """The table with every text cell a spreadsheet would run as a formula made plain text.
+
+    OWASP's defence against CSV injection: a `'` before text starting with `=`, `+`, `-`, `@`, tab
+    or carriage return (a layer named `=HYPERLINK(...)` would otherwise be a live link in Excel or
+    LibreOffice), and after a line break inside a cell followed by one of them (some spreadsheets
+    start a new row there). Numbers are never changed, nor text that is a plain number (`-1`),
+    which a spreadsheet reads as that number. Returns `frame` itself when no cell needs it.
+    """
+    safe: dict[object, pd.Series] = {}
+    for name in frame.columns:
+        cells = _text_cells(frame[name])
+        if cells is None:
+            continue
+        text = cells.map(_is_text).astype(bool) if cells.dtype == object else cells.notna()
+        if not text.any():
+            continue
+        strings = cells[text].astype(str)
+        leading = strings.str.startswith(FORMULA_STARTS) & ~strings.str.fullmatch(_NUMBER)
+        inner = strings.str.contains(_FORMULA_AFTER_BREAK)
+        if not (leading.any() or inner.any()):
+            continue
+        fixed = strings.where(~inner, strings.str.replace(_FORMULA_AFTER_BREAK, "'", regex=True))
+        fixed = fixed.where(~leading, "'" + fixed)
+        column = cells.astype(object) if isinstance(frame[name].dtype, pd.CategoricalDtype) else cells
+        safe[name] = column.mask(text, fixed.reindex(column.index))
+    if not safe:
+        return frame
+    frame = frame.copy()
+    for name, column in safe.items():
+        frame[name] = column
+    return frame
+
+
+def csv_text(frame: pd.DataFrame, header: bool = True, excel_safe: bool = False) -> str:
+    """The table as CSV text (lines end in "\\n", fields with a line break quoted)."""
+    out = io.StringIO()
+    write_csv_to(frame, out, header=header, excel_safe=excel_safe)
+    return out.getvalue()
+
+
+def write_csv_to(frame: pd.DataFrame, out: TextIO, header: bool = True, excel_safe: bool = False) -> None:
+    """Write the table as CSV to an open text stream (opened with newline="")."""
+    if excel_safe:
+        frame = spreadsheet_safe(frame)
+    marked, sentinel = _mark_carriage_returns(frame)
+    if sentinel is None:
+        frame.to_csv(out, index=False, header=header, lineterminator="\n")
+        return
+    # The csv writer quotes a field holding "\n": each "\r" is written as "\n" + a character no cell
+    # holds, then put back; so exactly the fields with a line break are quoted.
+    out.write(marked.to_csv(index=False, header=header, lineterminator="\n").replace(sentinel, "\r"))
+
+
+def write_csv(
+    frame: pd.DataFrame, path: str | os.PathLike[str], header: bool = True, excel_safe: bool = False
+) -> None:
+    """Write the table as a CSV file, atomically (whole or not at all)."""
+    write_atomic(path, _writer(frame, header, excel_safe))
+
+
+def _writer(frame: pd.DataFrame, header: bool, excel_safe: bool) -> Callable[[Path], None]:
+    def write(path: Path) -> None:
+        with open(path, "w", encoding="utf-8", newline="") as out:
+            write_csv_to(frame, out, header=header, excel_safe=excel_safe)
+
+    return write
+
+
+def _mark_carriage_returns(frame: pd.DataFrame) -> tuple[pd.DataFrame, str | None]:
+    """The table with each "\\r" in a text cell replaced by a sentinel holding "\\n", and the sentinel."""
+    columns = {}
+    for name in frame.columns:
+        cells = _text_cells(frame[name])
+        if cells is None:
+            continue
+        try:  # vectorized; non-string cells of an object column give NaN
+            has_cr = cells.str.contains("\r", regex=False, na=False).any()
+        except AttributeError:  # an object column without a single string
+            continue
+        if has_cr:
+            columns[name] = cells
+    if not columns:
+        return frame, None
+    sentinel = _unused_character(frame)
+    marked = frame.copy()
+    for name, cells in columns.items():
+        marked[name] = cells.map(lambda v: v.replace("\r", sentinel) if isinstance(v, str) else v)
+    return marked, sentinel
+
+
+def _unused_character(frame: pd.DataFrame) -> str:
+    """ "\\n" + a private-use character that appears in no cell and no column name."""
+    texts = [str(name) for name in frame.columns]
+    for name in frame.columns:
+        cells = _text_cells(frame[name])
+        if cells is not None:
+            texts.extend(v for v in cells if isinstance(v, str))
+    used = set().union(*map(set, texts)) if texts else set()
+    for code in _PRIVATE_USE:
+        if chr(code) not in used:
+            return "\n" + chr(code)
+    raise ValueError("every private-use character appears in the table")  # 6,400 distinct ones: never

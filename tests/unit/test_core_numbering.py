@@ -14,7 +14,7 @@ import pytest
 
 from irtools.loading.index import IRIndex
 from irtools.loading.load import load_ir
-from irtools.loading.mesh import LINEAR, MESH, first_mesh_ids, is_mesh_id, mesh_ids, numbering
+from irtools.loading.mesh import LINEAR, MESH, is_mesh_id, mesh_ids, numbering
 from irtools.rules.context import CheckOptions
 from irtools.validate import check_loaded
 from tests.budget import memory_bound
@@ -67,7 +67,7 @@ def test_mesh_ids_are_recognized_without_listing_them(xlen: int, ylen: int) -> N
     listed = set(mesh_ids(xlen, ylen))
     for core_id in range(-2, (xlen + 2) * (ylen + 1) + 3):
         assert is_mesh_id(core_id, xlen, ylen) == (core_id in listed), core_id
-    assert first_mesh_ids(xlen, ylen, 5) == mesh_ids(xlen, ylen)[:5]
+    assert mesh_ids(xlen, ylen, 5) == mesh_ids(xlen, ylen)[:5]
 
 
 def test_a_huge_mesh_costs_per_core_not_per_position(minimal_ir: dict[str, Any]) -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from dash import Dash
 
-from dashboards.callbacks import register
+from dashboards.callbacks import opening_note, register
 from dashboards.data import FileStore
 from dashboards.layout import build_layout
 from dashboards.measured_view import register_measured
@@ -68,7 +68,9 @@ def create_app(
     if selected is not None:
         store.warm(selected)  # large IRs take seconds to load: start before the browser asks
     models = (*MODELS, "noc") if noc else MODELS
-    app.layout = lambda: build_layout(store.files(), selected, max_upload_bytes, models)
+    app.layout = lambda: build_layout(
+        store.files(), selected, max_upload_bytes, models, opening_note(store, selected)
+    )
     register(app, store)
     register_measured(app, store, {selected: Path(trace)} if trace and selected else {})
     register_mesh(app, store)

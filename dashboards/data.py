@@ -4,19 +4,23 @@ from __future__ import annotations
 
 import base64
 import binascii
+import dataclasses
 import gc
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
 
+from dashboards.noc_choice import NocRuns, noc_runs, split_key
 from dashboards.upload_store import EVICTED, UPLOAD_PREFIX, UploadStore, default_store_bytes
 from irtools.analysis import Analysis, AnalysisError
 from irtools.analysis.noc import NocModel
 from irtools.dialects import Capability
 from irtools.findings import Finding
+from irtools.gemini import GEMINI_FREQUENCY
 from irtools.limits import size_problem
 from irtools.loading.load import load_ir
 from irtools.loading.reader import gc_paused
@@ -27,6 +31,8 @@ FINDING_COLUMNS = ["severity", "code", "core_id", "workload_id", "transfer_id", 
 FIRST_VIEW_FIGURES = frozenset({"timeline", "maps"})
 """The figures of a file's first view: the timeline and the core's maps (`Entry.sent`)."""
 FREEZE_FROM_BYTES = 8 * 10**6
+Stage = Callable[[str], None] | None
+"""Told what loading a file does now (`reading and parsing the JSON`...), for the page's loading note."""
 """Files from this size have their objects frozen out of the collector's sight (load_entry)."""
 FIRST_VIEW_WAIT = 5.0
 """Seconds the later work on a file (its check, the mesh's routing) waits for its first view at most."""
@@ -53,10 +59,12 @@ class Entry:
         self._sent: set[str] = set()
         self._first_view = threading.Event()
 
-    def prepare_first_view(self) -> Entry:
+    def prepare_first_view(self, stage: Stage = None) -> Entry:
         """Compute the tables the first view draws from (timeline, transfers, layers, cores, the L2
         panel's), so its figures are built in a blink once the entry is handed out."""
         a = self.analysis
+        if stage:
+            stage(f"timing the schedule of {len(a.index.cores)} cores and building the tables")
         with gc_paused():
             try:
                 a.timeline, a.core_transfers, a.layers, a.cores  # noqa: B018 - cached on first access
@@ -131,6 +139,7 @@ def load_entry(
     noc: NocModel | None = None,
     l2_size: int | None = None,
     options: RunOptions | None = None,
+    stage: Stage = None,
 ) -> Entry:
     """Load (a path or bytes) and wrap an IR; AnalysisError with the reason when it is not an IR at all
     (or a file over `max_bytes`). `noc` adds the noc timing model. `options`, when given, is the run's
@@ -141,7 +150,12 @@ def load_entry(
     # while the index and the tables are built, and later, cost seconds (3 s of a 67 MB file's first
     # view), so they are frozen out of its sight; `collect_dropped` frees them with the entry.
     with gc_paused():
-        analysis = Analysis(load_ir(source, name, max_bytes), options)
+        if stage:
+            stage("reading and parsing the JSON")
+        loaded = load_ir(source, name, max_bytes)
+        if stage:
+            stage("indexing the workloads, transfers and buffers")
+        analysis = Analysis(loaded, options)
         # The L2 tables the header reads first: sizes near 2**63 (AnalysisError) refuse the file here,
         # where the page shows why, instead of failing in every figure's callback.
         analysis.l2_occupancy, analysis.l2_blocks  # noqa: B018
@@ -238,6 +252,8 @@ class FileStore:
         self._cache_size = cache_size
         self._lock = threading.Lock()
         self._building: dict[tuple[object, ...], threading.Lock] = {}
+        self._stages: dict[str, tuple[str, float]] = {}
+        """key -> (what loading it does now, when loading began) while it loads."""
 
     def files(self) -> list[str]:
         """*.json under the root (golden *.expected.json left out), as sorted relative paths."""
@@ -297,26 +313,96 @@ class FileStore:
     def get(self, key: str) -> Entry:
         """The entry for a relative path or an upload key, analyzing it if needed."""
         if key.startswith(UPLOAD_PREFIX):
+            upload = split_key(key)[0]
             try:
-                name, data = self.uploads.get(key)
+                name, data = self.uploads.get(upload)
             except KeyError:
                 raise AccessError(EVICTED) from None
+            noc = self.noc_model(key)
             entry = self._cached(
                 (key,),
-                lambda: load_entry(data, name, options=self.options).prepare_first_view(),
+                lambda: load_entry(data, name, options=self._options_at(noc)).prepare_first_view(),
             )
-            if key not in self.uploads:  # dropped while it was analyzed: keep no analysis of it
+            if upload not in self.uploads:  # dropped while it was analyzed: keep no analysis of it
                 self._forget(key)
             return entry
-        path = self.resolve(key)
+        base, _ = split_key(key)
+        path = self.resolve(base)
         stat = path.stat()
         problem = size_problem(stat.st_size, self.max_file_bytes)
         if problem:
-            raise AccessError(f"{key}: {problem} (irtools serve --max-mb)")
+            raise AccessError(f"{base}: {problem} (irtools serve --max-mb)")
+        noc = self.noc_model(key)
         return self._cached(
-            (key, stat.st_mtime_ns, stat.st_size),
-            lambda: load_entry(path, key, options=self.options).prepare_first_view(),
+            (base, stat.st_mtime_ns, stat.st_size, noc),
+            lambda: self._load(key, path, stat.st_size, noc),
         )
+
+    def _options_at(self, noc: NocModel | None) -> RunOptions:
+        """The run's options with the NoC a page chose for a file (its manifest run's, else --noc-bw)."""
+        if noc is None:
+            return dataclasses.replace(self.options, noc_bw=None)
+        return dataclasses.replace(self.options, noc_bw=noc.bandwidth, noc_frequency=noc.frequency)
+
+    def noc_runs(self, key: str | None) -> NocRuns:
+        """The NoC bandwidths the file of `key` can be timed at (its manifest runs', else --noc-bw)."""
+        base, _ = split_key(key or "")
+        served = self.noc.bandwidth if self.noc else None
+        if not base or base.startswith(UPLOAD_PREFIX):
+            return noc_runs(None, served)
+        try:
+            return noc_runs(self.resolve(base), served)
+        except AccessError:
+            return noc_runs(None, served)
+
+    def noc_model(self, key: str) -> NocModel | None:
+        """The NoC `key` is timed at: the page's choice (its suffix), else the file's default run."""
+        _, chosen = split_key(key)
+        bandwidth = chosen or self.noc_runs(key).default
+        frequency = self.noc.frequency if self.noc else GEMINI_FREQUENCY
+        return None if bandwidth is None else NocModel(bandwidth, frequency)
+
+    def _load(self, key: str, path: Path, size: int, noc: NocModel | None) -> Entry:
+        started = time.monotonic()
+
+        def stage(what: str) -> None:
+            self._stages[key] = (f"{what} ({size / 1e6:,.1f} MB)", started)
+
+        try:
+            base, _ = split_key(key)
+            entry = load_entry(path, base, options=self._options_at(noc), stage=stage)
+            return entry.prepare_first_view(stage)
+        finally:
+            self._stages.pop(key, None)
+
+    def ready(self, key: str | None) -> bool:
+        """Whether `key` is analyzed and cached (showing it waits for nothing)."""
+        if not key:
+            return False
+        try:
+            cache_key: tuple[object, ...]
+            if key.startswith(UPLOAD_PREFIX):
+                cache_key = (key,)
+            else:
+                base, _ = split_key(key)
+                stat = self.resolve(base).stat()
+                cache_key = (base, stat.st_mtime_ns, stat.st_size, self.noc_model(key))
+        except (AccessError, OSError):
+            return True  # nothing to wait for: showing it reports the problem
+        with self._lock:
+            return cache_key in self._cache
+
+    def size(self, key: str) -> int | None:
+        """The file's size in bytes, or None for an upload or a file that cannot be read."""
+        try:
+            return None if key.startswith(UPLOAD_PREFIX) else self.resolve(split_key(key)[0]).stat().st_size
+        except (AccessError, OSError):
+            return None
+
+    def loading(self, key: str | None) -> tuple[str, float] | None:
+        """(what loading `key` does now, seconds since it began) while it loads; None when it does not."""
+        now = self._stages.get(key or "")
+        return None if now is None else (now[0], time.monotonic() - now[1])
 
     def warm(self, key: str) -> threading.Thread:
         """Load, analyze and check `key` in the background, so showing it does not wait for that.

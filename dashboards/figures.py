@@ -11,11 +11,14 @@ from __future__ import annotations
 import html
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
+
+from irtools.analysis.units import format_bytes
 
 TYPE_COLORS = {"ifmap": "#4C78A8", "ofmap": "#F58518", "weight": "#54A24B"}
 """Tensor types: blue, orange, green (distinguishable for the common color-vision deficiencies)."""
@@ -96,6 +99,19 @@ def note_above(fig: go.Figure, text: str) -> None:
     )
 
 
+def placeholder() -> dict[str, Any]:
+    """A figure with nothing drawn, not even axes: what a graph shows before its file is read (no empty
+    default axes from -1 to 6)."""
+    hidden = {"visible": False}
+    return {
+        "data": [],
+        "layout": {"xaxis": hidden, "yaxis": hidden, "height": 120, "template": "plotly_white"},
+    }
+
+
+"""From this many cores the header shows one small cell per core, laid out as the mesh, instead of cards."""
+
+
 def empty_figure(message: str) -> go.Figure:
     fig = go.Figure()
     fig.add_annotation(
@@ -134,14 +150,6 @@ def byte_ticks(top: float) -> tuple[list[int], list[str]]:
         step //= 2
     values = list(range(0, int(top) + 1, step))
     return values, [format_bytes(v) for v in values]
-
-
-def format_bytes(n: float) -> str:
-    """Bytes in binary units: '448 B', '13 KiB', '1.5 MiB'."""
-    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= scale:
-            return f"{n / scale:.3g} {unit}"
-    return f"{int(n)} B"
 
 
 def occupancy_figure(

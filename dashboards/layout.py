@@ -10,6 +10,7 @@ from dash import dcc, html
 from dash.development.base_component import Component
 
 from dashboards.data import FINDING_COLUMNS
+from dashboards.figures import placeholder
 from dashboards.measured_view import measured_section
 from dashboards.mesh_view import mesh_section
 from dashboards.timeline import ARROWS_BY_DEFAULT
@@ -71,7 +72,8 @@ def page_note(page: int, pages: int, total: int) -> str:
 
 
 COMPACT_FROM = 17
-"""From this many cores the header shows one small cell per core, laid out as the mesh, instead of cards."""
+LOADING_POLL_MS = 700
+"""How often the page asks what loading the file does now."""
 
 
 def summary_header(
@@ -216,8 +218,13 @@ def _labeled(label: str, control: Component, width: str | None = None) -> html.D
 
 
 def build_layout(
-    files: list[str], selected: str | None, max_upload_bytes: int, models: Sequence[str] = MODELS
+    files: list[str],
+    selected: str | None,
+    max_upload_bytes: int,
+    models: Sequence[str] = MODELS,
+    opening: str = "",
 ) -> html.Div:
+    """The page; `opening` says what the first file is while it loads (`reading x.json (67 MB)…`)."""
     return html.Div(
         [
             html.Div(
@@ -258,7 +265,9 @@ def build_layout(
                 style=_ROW,
             ),
             html.Div(id="message", style={"fontSize": "14px", "color": "#b00", "whiteSpace": "pre-wrap"}),
-            html.Div(id="status", style={"fontSize": "14px", "margin": "4px 0 8px"}),
+            html.Div(opening, id="status", style={"fontSize": "14px", "margin": "4px 0 8px"}),
+            html.Div(id="loading-note", style={"fontSize": "13px", "color": "#555"}),
+            dcc.Interval(id="loading-poll", interval=LOADING_POLL_MS, disabled=not opening),
             html.Div(
                 [
                     _labeled(
@@ -269,6 +278,12 @@ def build_layout(
                             value="dependency",
                             inline=True,
                             inputStyle={"marginRight": "4px", "marginLeft": "8px"},
+                        ),
+                    ),
+                    _labeled(
+                        "NoC B/cycle per link",
+                        dcc.Dropdown(
+                            id="noc-bw", clearable=False, placeholder="none", style={"width": "120px"}
                         ),
                     ),
                     _labeled(
@@ -284,7 +299,7 @@ def build_layout(
                     _labeled(
                         "Layers",
                         dcc.Dropdown(
-                            id="layers", multi=True, placeholder="all layers", style={"width": "360px"}
+                            id="layers", multi=True, placeholder="all layers", style={"width": "260px"}
                         ),
                     ),
                     _labeled(
@@ -302,9 +317,10 @@ def build_layout(
                 ],
                 style=_ROW,
             ),
-            dcc.Loading(dcc.Graph(id="timeline", config=GRAPH_CONFIG), type="dot"),
-            measured_section(),
+            # The chip comes before the timeline: on 64 cores the timeline is taller than a screen.
             mesh_section(),
+            dcc.Loading(dcc.Graph(id="timeline", config=GRAPH_CONFIG, figure=placeholder()), type="dot"),
+            measured_section(),
             html.Div(
                 [
                     _labeled("Core", dcc.Dropdown(id="core", clearable=False, style={"width": "140px"})),
@@ -328,16 +344,22 @@ def build_layout(
             html.Div(
                 [
                     html.Div(
-                        dcc.Loading(dcc.Graph(id="l2-map", config=GRAPH_CONFIG), type="dot"),
+                        dcc.Loading(
+                            dcc.Graph(id="l2-map", config=GRAPH_CONFIG, figure=placeholder()), type="dot"
+                        ),
                         style={"flex": "3", "minWidth": "520px"},
                     ),
                     html.Div(
-                        dcc.Loading(dcc.Graph(id="wl0-map", config=GRAPH_CONFIG), type="dot"),
+                        dcc.Loading(
+                            dcc.Graph(id="wl0-map", config=GRAPH_CONFIG, figure=placeholder()), type="dot"
+                        ),
+                        id="wl0-box",
                         style={"flex": "2", "minWidth": "380px"},
                     ),
                 ],
                 style={"display": "flex", "gap": "12px", "flexWrap": "wrap"},
             ),
+            dcc.Loading(html.Div(id="l2-peak", style={"margin": "4px 0 8px"}), type="dot"),
             html.Div(
                 [
                     html.H3("Findings", style={"fontSize": "17px", "margin": "0"}),

@@ -11,12 +11,13 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
-from dash import Dash, Input, Output, State, ctx, dcc, html, no_update
+from dash import Dash, Input, Output, State, dcc, html, no_update
 
 from dashboards.data import AccessError, FileStore
 from dashboards.measured import CAVEAT, load_measured, measured_timeline_figure, slot_figure
 from dashboards.shared_range import range_patch, view_window, was_reset, zoomed_window
 from dashboards.timeline import MAX_BARS
+from dashboards.wiring import Trigger, wire
 from irtools.errors import AnalysisError
 from irtools.trace import Measured, discover_trace
 
@@ -79,10 +80,46 @@ class MeasuredStore:
         return measured
 
 
-def register_measured(app: Dash, store: FileStore, explicit: dict[str, Path]) -> MeasuredStore:
-    measured_store = MeasuredStore(store, explicit)
+def show(measured_store: MeasuredStore, trigger: Trigger, key: str | None, view: Any) -> tuple[Any, ...]:
+    """The lanes follow the page's one cycles range (the `view`), as the timeline and the maps do."""
+    m = measured_store.get(key)
+    if m is None:
+        return _HIDDEN, "", {}, {}
+    window = view_window(view, key)
+    if trigger.only_view:
+        # Bars are all in the page already: only the axis moves. Aggregated lanes are drawn again.
+        lanes = range_patch(window, ("xaxis",)) if len(m.instructions) <= MAX_BARS else None
+        return no_update, no_update, lanes or measured_timeline_figure(m, window), no_update
+    return _SHOWN, _summary_text(m), measured_timeline_figure(m, window), slot_figure(m)
 
-    @app.callback(
+
+def zoom(
+    measured_store: MeasuredStore,
+    trigger: Trigger,
+    relayout: dict[str, Any] | None,
+    key: str | None,
+    view: Any,
+) -> Any:
+    """A zoom, pan or reset of the lanes sets the page's cycles range."""
+    if key is None or measured_store.get(key) is None:
+        return no_update
+    window = zoomed_window(relayout)
+    if window is not None:
+        new: dict[str, Any] = {"file": key, "x": list(window)}
+    elif was_reset(relayout):
+        new = {"file": key, "x": None}
+    else:
+        return no_update  # Plotly's autosize after drawing
+    return new if new != view else no_update
+
+
+def register_measured(app: Dash, store: FileStore, explicit: dict[str, Path]) -> MeasuredStore:
+    """Wire the measured section's callbacks to a MeasuredStore over `store`; no logic here."""
+    measured_store = MeasuredStore(store, explicit)
+    wire(
+        app,
+        show,
+        measured_store,
         Output("measured-section", "style"),
         Output("measured-summary", "children"),
         Output("measured-timeline", "figure"),
@@ -90,38 +127,16 @@ def register_measured(app: Dash, store: FileStore, explicit: dict[str, Path]) ->
         Input("current", "data"),
         Input("view", "data"),
     )
-    def show(key: str | None, view: Any) -> tuple[Any, ...]:
-        """The lanes follow the page's one cycles range (the `view`), as the timeline and the maps do."""
-        m = measured_store.get(key)
-        if m is None:
-            return _HIDDEN, "", {}, {}
-        window = view_window(view, key)
-        if [t["prop_id"] for t in ctx.triggered] == ["view.data"]:
-            # Bars are all in the page already: only the axis moves. Aggregated lanes are drawn again.
-            lanes = range_patch(window, ("xaxis",)) if len(m.instructions) <= MAX_BARS else None
-            return no_update, no_update, lanes or measured_timeline_figure(m, window), no_update
-        return _SHOWN, _summary_text(m), measured_timeline_figure(m, window), slot_figure(m)
-
-    @app.callback(
+    wire(
+        app,
+        zoom,
+        measured_store,
         Output("view", "data", allow_duplicate=True),
         Input("measured-timeline", "relayoutData"),
         State("current", "data"),
         State("view", "data"),
         prevent_initial_call=True,
     )
-    def zoom(relayout: dict[str, Any] | None, key: str | None, view: Any) -> Any:
-        """A zoom, pan or reset of the lanes sets the page's cycles range."""
-        if key is None or measured_store.get(key) is None:
-            return no_update
-        window = zoomed_window(relayout)
-        if window is not None:
-            new: dict[str, Any] = {"file": key, "x": list(window)}
-        elif was_reset(relayout):
-            new = {"file": key, "x": None}
-        else:
-            return no_update  # Plotly's autosize after drawing
-        return new if new != view else no_update
-
     return measured_store
 
 

@@ -9,14 +9,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from dash import Dash, Input, Output, State, ctx, dcc, html, no_update
+import pandas as pd
+from dash import Dash, Input, Output, State, dcc, html, no_update
 
 from dashboards.data import FileStore
-from dashboards.figures import format_bytes
-from dashboards.mesh import mesh_view
+from dashboards.figures import placeholder
+from dashboards.mesh import LINK_FIELDS, TILE_FIELDS, mesh_height, mesh_view
 from dashboards.shared_range import view_window
-from irtools.analysis.link_load import crossing
+from dashboards.wiring import Trigger, wire
+from irtools.analysis.link_load import crossing, crossing_ends
 from irtools.analysis.tiles import METRICS, mesh_shape
+from irtools.analysis.units import format_bytes
 
 _HIDDEN = {"display": "none"}
 _SHOWN = {"display": "block", "marginTop": "6px"}
@@ -49,7 +52,12 @@ def mesh_section() -> html.Div:
                 "the schedule. Click a tile for that core in the timeline and maps, a link for its transfers.",
                 style={"fontSize": "12px", "color": "#666"},
             ),
-            dcc.Loading(dcc.Graph(id="mesh", config={"displaylogo": False}), type="dot"),
+            html.Div(
+                dcc.Loading(
+                    dcc.Graph(id="mesh", config={"displaylogo": False}, figure=placeholder()), type="dot"
+                ),
+                id="mesh-box",
+            ),
             html.Div(id="mesh-links", style={"maxHeight": "260px", "overflowY": "auto"}),
         ],
         id="mesh-section",
@@ -57,15 +65,81 @@ def mesh_section() -> html.Div:
     )
 
 
-def register_mesh(app: Dash, store: FileStore) -> None:
-    def analysis(key: str | None, first_view: bool = False) -> Any:
-        entry = store.find(key)
-        if entry and first_view:
-            entry.after_first_view()  # routing a large file's traffic takes seconds: after the first view
-        return entry.analysis if entry else None
+def _analysis(store: FileStore, key: str | None, first_view: bool = False) -> Any:
+    entry = store.find(key)
+    if entry and first_view:
+        entry.after_first_view()  # routing a large file's traffic takes seconds: after the first view
+    return entry.analysis if entry else None
 
-    @app.callback(
+
+def show(store: FileStore, trigger: Trigger, key: str | None) -> tuple[Any, ...]:
+    """The mesh section, shown for a file with a mesh as soon as the file is read, with the figure's
+    height kept for it: the figure (routing the traffic takes seconds) then fills it without a jump."""
+    a = _analysis(store, key)
+    shape = None if a is None else mesh_shape(a.index)
+    if shape is None:
+        return _HIDDEN, {}
+    return _SHOWN, {"minHeight": f"{mesh_height(shape) + 14}px"}
+
+
+def draw(
+    store: FileStore, trigger: Trigger, key: str | None, model: str, metric: str, view: Any, core: int | None
+) -> Any:
+    """The mesh figure for the view's range (a blank one for a file without a mesh: its section is hidden)."""
+    a = _analysis(store, key, first_view=True)
+    if a is None or mesh_shape(a.index) is None:
+        return {}
+    return mesh_view(a, model, metric, view_window(view, key), core)
+
+
+def click(
+    store: FileStore, trigger: Trigger, data: dict[str, Any] | None, key: str | None, model: str, view: Any
+) -> tuple[Any, ...]:
+    """A tile clicked picks its core; a link clicked lists the transfers crossing it."""
+    a = _analysis(store, key)
+    points = (data or {}).get("points") or []
+    custom = points[0].get("customdata") if points else None
+    if a is None or not isinstance(custom, list):
+        return no_update, no_update, no_update, no_update
+    if len(custom) == TILE_FIELDS:  # a tile: core id first
+        core = int(custom[0])
+        focus: dict[str, Any] = {"workloads": [], "transfer": None, "core": core, "position": None}
+        return core, focus, f"{a.core_label(core)} picked on the mesh", no_update
+    if len(custom) == LINK_FIELDS and trigger.id == "mesh":  # a link: its key last
+        rows = link_transfers(a, model, view_window(view, key), tuple(int(v) for v in custom[-4:]))
+        if rows is None:
+            return no_update, no_update, no_update, no_update
+        return no_update, no_update, no_update, _crossing_table(custom[0], rows)
+    return no_update, no_update, no_update, no_update
+
+
+def link_transfers(
+    a: Any, model: str, window: tuple[float, float] | None, link: tuple[int, ...]
+) -> pd.DataFrame | None:
+    """The transfers crossing directed `link` (x, y, to_x, to_y) under `model` in `window`."""
+    loads = a.link_loads(model)
+    if loads is None:
+        return None
+    rows = crossing(loads, link, window)  # type: ignore[arg-type]
+    # Only the listed ones need their ends (a link of a 64-core file is crossed by thousands).
+    listed = crossing_ends(a.noc_transfers, link, rows.head(MAX_LISTED))  # type: ignore[arg-type]
+    return pd.concat([listed, rows.iloc[MAX_LISTED:].assign(source="", reached="")], ignore_index=True)
+
+
+def register_mesh(app: Dash, store: FileStore) -> None:
+    """Wire the mesh section's callbacks; no logic here."""
+    wire(
+        app,
+        show,
+        store,
         Output("mesh-section", "style"),
+        Output("mesh-box", "style"),
+        Input("current", "data"),
+    )
+    wire(
+        app,
+        draw,
+        store,
         Output("mesh", "figure"),
         Input("current", "data"),
         Input("model", "value"),
@@ -73,13 +147,10 @@ def register_mesh(app: Dash, store: FileStore) -> None:
         Input("view", "data"),
         Input("core", "value"),
     )
-    def draw(key: str | None, model: str, metric: str, view: Any, core: int | None) -> tuple[Any, ...]:
-        a = analysis(key, first_view=True)
-        if a is None or mesh_shape(a.index) is None:
-            return _HIDDEN, {}
-        return _SHOWN, mesh_view(a, model, metric, view_window(view, key), core)
-
-    @app.callback(
+    wire(
+        app,
+        click,
+        store,
         Output("core", "value", allow_duplicate=True),
         Output("focus", "data", allow_duplicate=True),
         Output("focus-note", "children", allow_duplicate=True),
@@ -90,29 +161,11 @@ def register_mesh(app: Dash, store: FileStore) -> None:
         State("view", "data"),
         prevent_initial_call=True,
     )
-    def click(data: dict[str, Any] | None, key: str | None, model: str, view: Any) -> tuple[Any, ...]:
-        a = analysis(key)
-        points = (data or {}).get("points") or []
-        custom = points[0].get("customdata") if points else None
-        if a is None or not isinstance(custom, list):
-            return no_update, no_update, no_update, no_update
-        if len(custom) == 9:  # a tile: core id first
-            core = int(custom[0])
-            focus: dict[str, Any] = {"workloads": [], "transfer": None, "core": core, "position": None}
-            return core, focus, f"{a.core_label(core)} picked on the mesh", no_update
-        if len(custom) == 11 and ctx.triggered_id == "mesh":  # a link: its key last
-            window = view_window(view, key)
-            loads = a.link_loads(model)
-            if loads is None:
-                return no_update, no_update, no_update, no_update
-            x, y, to_x, to_y = (int(v) for v in custom[7:11])
-            link = (x, y, to_x, to_y)
-            return no_update, no_update, no_update, _crossing_table(custom[0], crossing(loads, link, window))
-        return no_update, no_update, no_update, no_update
 
 
 def _crossing_table(label: str, rows: Any) -> html.Div:
-    """The transfers crossing one link: kind, transfer id, layer step, its cycles, bytes on the link."""
+    """The transfers crossing one link: kind, transfer id, where from and to whom through the link (which
+    port feeds which core), layer step, its cycles, bytes on the link."""
     total = int(rows["bytes"].sum()) if len(rows) else 0
     head = html.Div(
         f"link {label}: {len(rows):,} transfers, {format_bytes(total)}"
@@ -120,12 +173,22 @@ def _crossing_table(label: str, rows: Any) -> html.Div:
         id="mesh-links-head",
         style={"fontSize": "13px", "fontWeight": 600, "margin": "4px 0"},
     )
-    names = ("kind", "transfer", "layer step", "step cycles", "bytes on this link")
+    names = (
+        "kind",
+        "transfer",
+        "from",
+        "to (through this link)",
+        "layer step",
+        "step cycles",
+        "bytes on this link",
+    )
     body = [
         html.Tr(
             [
                 html.Td(r.kind, style=_CELL),
                 html.Td(str(r.transfer), style=_CELL),
+                html.Td(r.source, style=_CELL),
+                html.Td(r.reached, style=_CELL),
                 html.Td(r.layer, style=_CELL),
                 html.Td(
                     "not scheduled"

@@ -5,21 +5,24 @@ from __future__ import annotations
 import html
 import math
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import plotly.io as pio
 
 from dashboards.data import FINDING_COLUMNS, load_entry
-from dashboards.figures import format_bytes
 from dashboards.measured import load_measured
 from dashboards.measured_report import report_section
 from dashboards.mesh import mesh_view
 from dashboards.timeline import ARROWS_BY_DEFAULT, plural, timeline_figure
 from dashboards.views import core_maps
 from irtools.analysis import Analysis
+from irtools.analysis.link_cost import ranked_links
 from irtools.analysis.noc import NocModel
+from irtools.analysis.selection import cores_that_matter, cores_under
 from irtools.analysis.summary import models_agree, summarize
 from irtools.analysis.tiles import mesh_shape
+from irtools.analysis.units import format_bytes
 from irtools.atomic import write_text_atomic
 
 MAX_FINDING_ROWS = 5000
@@ -84,15 +87,27 @@ def build_report(
         title = f"Timeline (noc model, {a.noc_model.bandwidth} B/cycle per link)"
         sections.append(("timeline-noc", title, figure(noc)))
     if mesh_shape(a.index) is not None:
-        sections.append(
-            ("mesh", "Mesh and NoC links", figure(mesh_view(a)) + _busiest_links(a.noc_link_table))
-        )
-    cores = list(a.index.cores)[:max_cores]
-    for core in cores:
+        sections.append(("mesh", "Mesh and NoC links", figure(mesh_view(a)) + _busiest_links(a)))
+    s = summarize(a, links=False)
+    busy = cores_under(a.cores, "dependency").set_index("core_id")["busy"].astype(int).to_dict()
+    chosen = cores_that_matter(busy, s.peak_l2, max_cores)
+    skipped = len(a.index.cores) - len(chosen)
+    intro = (
+        f"<p>Occupancy maps of {len(chosen)} of {len(a.index.cores)} cores: the busiest and those with the "
+        f"highest L2 peaks, in turn; the other {skipped} are left out (--max-cores).</p>"
+        if skipped
+        else ""
+    )
+    for n, (core, why) in enumerate(chosen):
         l2, wl0 = core_maps(a, core)
-        body = f'<div class="maps"><div>{figure(l2)}</div><div>{figure(wl0)}</div></div>'
-        title = f"{a.core_label(core).capitalize()}: L2 and WL0 occupancy"
-        sections.append((f"core-{core}", title, body))
+        head = intro if n == 0 else ""
+        if wl0 is None:  # the dialect has no WL0: no panel saying so on every core
+            body = f"{head}<div>{figure(l2)}</div>"
+            title = f"{a.core_label(core).capitalize()}: L2 occupancy"
+        else:
+            body = f'{head}<div class="maps"><div>{figure(l2)}</div><div>{figure(wl0)}</div></div>'
+            title = f"{a.core_label(core).capitalize()}: L2 and WL0 occupancy"
+        sections.append((f"core-{core}", title + (f" ({why})" if why else ""), body))
     measured = load_measured(a, trace) if trace else None
     if measured is not None:
         title = f"Estimated vs measured: {Path(measured.trace.path).name}"
@@ -100,13 +115,8 @@ def build_report(
     elif trace:
         empty = f"<p>{html.escape(str(trace))} holds no instruction: nothing measured to compare.</p>"
         sections.append(("measured", "Estimated vs measured", empty))
-    skipped = len(a.index.cores) - len(cores)
     findings = entry.findings
     findings_body = _findings(findings)
-    if skipped:
-        findings_body = (
-            f"<p>Occupancy maps of {skipped} more cores left out (--max-cores).</p>" + findings_body
-        )
     sections.append(("findings", f"Findings ({len(findings):,})", findings_body))
     toc = "".join(f'<li><a href="#{anchor}">{html.escape(title)}</a></li>' for anchor, title, _ in sections)
     body = f"<h1>irtools report: {html.escape(name)}</h1><nav><ul>{toc}</ul></nav>" + "".join(
@@ -117,7 +127,7 @@ def build_report(
         f"<style>{_STYLE}</style></head><body>{body}</body></html>\n"
     )
     joined = f", measured trace {Path(trace).name}" if measured is not None and trace else ""
-    return page, f"{len(a.index.cores)} cores, {len(cores)} occupancy maps, {len(findings)} findings{joined}"
+    return page, f"{len(a.index.cores)} cores, {len(chosen)} occupancy maps, {len(findings)} findings{joined}"
 
 
 def _summary(a: Analysis) -> str:
@@ -161,34 +171,39 @@ def _summary(a: Analysis) -> str:
         if peak is not None and s.buffersize:
             peak_text += f" ({peak / s.buffersize:.0%})"
         mark = ' class="bottleneck"' if core == bottleneck else ""
-        label = f"core {core}" + (" (bottleneck)" if core == bottleneck else "")
+        label = html.escape(a.core_label(core)) + (" (bottleneck)" if core == bottleneck else "")
         rows.append(f'<tr{mark}><td>{label}</td>{"".join(cells)}<td class="num">{peak_text}</td></tr>')
     items = "".join(f"<li>{html.escape(line)}</li>" for line in lines)
     return f"<ul>{items}</ul><table><thead>{head}</thead><tbody>{''.join(rows)}</tbody></table>"
 
 
-def _busiest_links(links: pd.DataFrame, count: int = 10) -> str:
-    """The heaviest links as a table (all of them: `irtools analyze` writes noc_links)."""
+def _busiest_links(a: Analysis, count: int = 10) -> str:
+    """The links that cost most (NoC cycles added, with --noc-bw) or carry most bytes, as a table (all of
+    them: `irtools analyze` writes noc_links). No busy column without a NoC bandwidth: it would be empty."""
+    links, rank_by = ranked_links(a.noc_link_table, a.link_costs("noc") if a.noc_model else None)
     if links.empty:
         return "<p>No NoC traffic.</p>"
-    head = "".join(
-        f"<th>{h}</th>"
-        for h in ("link", "bytes", "core to core", "DRAM read", "DRAM write", "transfers", "busy")
+    cost = rank_by == "cycles added"
+    names = ("link", *(("NoC cycles added", "layers bound") if cost else ()), "bytes", "core to core")
+    names += ("DRAM read", "DRAM write", "transfers", *(("busy",) if cost else ()))
+    head = "".join(f"<th>{h}</th>" for h in names)
+
+    def row(r: Any) -> str:
+        numbers = (r.added_cycles, r.bound_layers) if cost else ()
+        numbers += (r.bytes, r.core_bytes, r.dram_read_bytes, r.dram_write_bytes, r.transfers)
+        cells = "".join(f'<td class="num">{int(v):,}</td>' for v in numbers)
+        busy = f'<td class="num">{r.busy_share:.0%}</td>' if cost else ""
+        return f"<tr><td>{html.escape(str(r.link))}</td>{cells}{busy}</tr>"
+
+    shown = min(count, len(links))
+    what = (
+        f"the {shown} costliest of {len(links)} directed links by the NoC cycles they add at "
+        f"{a.options.noc_bw} B/cycle (busy: share of the dependency makespan)"
+        if cost
+        else f"the {shown} busiest of {len(links)} directed links by bytes (--noc-bw ranks them by the NoC cycles they add)"
     )
-    rows = "".join(
-        f"<tr><td>{html.escape(str(r.link))}</td>"
-        + "".join(
-            f'<td class="num">{v:,}</td>'
-            for v in (r.bytes, r.core_bytes, r.dram_read_bytes, r.dram_write_bytes, r.transfers)
-        )
-        + f'<td class="num">{"" if pd.isna(r.busy_share) else f"{r.busy_share:.0%}"}</td></tr>'
-        for r in links.head(count).itertuples()
-    )
-    return (
-        f"<p>The {min(count, len(links))} busiest of {len(links)} directed links (bytes; busy: share of the "
-        "dependency makespan at --noc-bw).</p>"
-        f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
-    )
+    rows = "".join(row(r) for r in links.head(count).itertuples())
+    return f"<p>{what[0].upper() + what[1:]}.</p><table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
 
 
 def _findings(findings: pd.DataFrame) -> str:

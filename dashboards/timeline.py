@@ -128,11 +128,12 @@ def timeline_figure(
     fig.update_xaxes(title="cycles", rangemode="tozero", tickformat="~s", hoverformat=",.0f")
     if window is not None:
         fig.update_xaxes(range=list(window))
-    # Past 16 cores rows get thinner (64 rows: 1,340 px) with smaller labels, so a chip stays one scroll.
-    many_cores = len(cores) > 16
-    if many_cores:
-        fig.update_yaxes(tickfont={"size": 10})
-    return finish_layout(fig, title, max(260, 60 + (20 if many_cores else 34) * len(cores)))
+    # Past 16 cores rows get thinner with smaller labels, past 32 thinner still (64 rows: 830 px, not
+    # 1,340), so a chip's timeline starts on the first screen under the mesh and stays one scroll.
+    row = 34 if len(cores) <= 16 else 20 if len(cores) <= 32 else 12
+    if row < 34:
+        fig.update_yaxes(tickfont={"size": 10 if row == 20 else 9})
+    return finish_layout(fig, title, max(260, 60 + row * len(cores)))
 
 
 def core_labels(timeline: pd.DataFrame) -> dict[int, str]:

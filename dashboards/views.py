@@ -6,9 +6,10 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from dashboards.blocks import blocks_figure
-from dashboards.figures import Focus, empty_figure, occupancy_figure
+from dashboards.figures import Focus, occupancy_figure
 from dashboards.timeline import ARROWS_BY_DEFAULT, timeline_figure
 from irtools.analysis import Analysis
+from irtools.analysis.selection import of_core
 from irtools.analysis.spans import with_cycles
 from irtools.dialects.base import Capability
 
@@ -21,21 +22,21 @@ def core_maps(
     model: str = "dependency",
     cycles: bool = True,
     window: tuple[float, float] | None = None,
-) -> tuple[go.Figure, go.Figure]:
-    """The L2 and WL0 occupancy maps of one core, with its ring regions (as the dashboard shows them).
+) -> tuple[go.Figure, go.Figure | None]:
+    """The L2 and WL0 occupancy maps of one core, with its ring regions (as the dashboard shows them);
+    no WL0 map (None) for a file whose dialect has no WL0 snapshot, rather than an empty panel saying so.
 
     With `cycles`, x is the cycles of `model` (the timeline's axis), `window` the range shown;
     otherwise the workload position on the core.
     """
     a = analysis
-    no_wl0 = f"no WL0 snapshot in this file ({a.loaded.dialect.name} dialect)"
     if not a.index.has(
         Capability.L2_ADDRESSES
     ):  # no addresses to draw rectangles with: blocks held over time
-        held = a.l2_blocks[a.l2_blocks["core_id"] == core_id]
+        held = of_core(a.l2_blocks, core_id)
         makespan = a.timeline.loc[a.timeline["model"] == model, "end"].max()
         blocks = blocks_figure(
-            with_cycles(held, a.timeline[a.timeline["core_id"] == core_id], model, "position", "position")
+            with_cycles(held, of_core(a.timeline, core_id), model, "position", "position")
             if cycles
             else held,
             core_id=core_id,
@@ -45,16 +46,16 @@ def core_maps(
             window=window,
             x_extent=None if pd.isna(makespan) else float(makespan),
         )
-        return blocks, empty_figure(no_wl0)
-    regions = a.l2_regions[a.l2_regions["core_id"] == core_id][["region_start", "region_end"]]
+        return blocks, None
+    regions = of_core(a.l2_regions, core_id)[["region_start", "region_end"]]
     bounds = sorted(set(zip(regions["region_start"].tolist(), regions["region_end"].tolist())))
     tensors, l2, wl0_tensors, wl0 = a.tensors, a.l2_occupancy, a.wl0_tensors, a.wl0_occupancy
     if cycles:
-        mine = a.timeline[a.timeline["core_id"] == core_id]
-        tensors = with_cycles(tensors[tensors["core_id"] == core_id], mine, model)
-        wl0_tensors = with_cycles(wl0_tensors[wl0_tensors["core_id"] == core_id], mine, model)
-        l2 = with_cycles(l2[l2["core_id"] == core_id], mine, model, "position", "position")
-        wl0 = with_cycles(wl0[wl0["core_id"] == core_id], mine, model, "position", "position")
+        mine = of_core(a.timeline, core_id)
+        tensors = with_cycles(of_core(tensors, core_id), mine, model)
+        wl0_tensors = with_cycles(of_core(wl0_tensors, core_id), mine, model)
+        l2 = with_cycles(of_core(l2, core_id), mine, model, "position", "position")
+        wl0 = with_cycles(of_core(wl0, core_id), mine, model, "position", "position")
     makespan = a.timeline.loc[a.timeline["model"] == model, "end"].max()
     options = {
         "core_id": core_id,
@@ -67,7 +68,7 @@ def core_maps(
     wl0_top = int(extent.max()) if len(extent) else None  # all cores' maps on one scale
     l2_map = occupancy_figure(tensors, l2, capacity=a.buffersize, regions=bounds, **options)  # type: ignore[arg-type]
     if not a.index.has(Capability.WL0):
-        return l2_map, empty_figure(no_wl0)
+        return l2_map, None
     return (
         l2_map,
         occupancy_figure(
@@ -90,4 +91,5 @@ def first_view(analysis: Analysis) -> list[go.Figure]:
         wait_cycles=analysis.wait_cycles,
     )
     first_core = next(iter(analysis.index.cores), None)
-    return [timeline, *(core_maps(analysis, first_core) if first_core is not None else ())]
+    maps = core_maps(analysis, first_core) if first_core is not None else ()
+    return [timeline, *(m for m in maps if m is not None)]

@@ -1,17 +1,23 @@
-"""Shared fixtures: an in-process CLI runner, the real fixtures folder, and a minimal valid IR."""
+"""Shared fixtures (an in-process CLI runner, the real fixtures folder, a minimal valid IR), the
+hypothesis profiles with their seed, and the memory bound of every test on generated input."""
 
 from __future__ import annotations
 
 import copy
 import json
+import os
+import secrets
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import pytest
+from hypothesis import HealthCheck, is_hypothesis_test, settings
+from hypothesis import core as hypothesis_core
 
 from irtools.cli.main import main
+from tests.budget import BASE_EXAMPLES, examples, memory_bound
 
 # When a property fails, hypothesis's pytest plugin imports libcst to write a patch, and libcst's
 # import warns (DeprecationWarning from mypy_extensions); with filterwarnings = error that turns the
@@ -22,6 +28,71 @@ with warnings.catch_warnings():
         import hypothesis.extra._patching  # noqa: F401
     except ImportError:  # libcst is optional
         pass
+
+
+# --------------------------------------------------------------------------- hypothesis profiles
+#
+# A property test draws its examples from a seed. `ci` fixes it (0), so every CI run tests the same
+# examples and gives the same count and result; `dev` (the default) and `fuzz` draw a new one per
+# run and print it in the header, so any failure reproduces with `--hypothesis-seed=<that seed>`.
+# No deadline anywhere: on a shared or loaded machine a slow example is not a bug, and a deadline
+# turns load into flaky failures. Which profile: `--hypothesis-profile=NAME` or HYPOTHESIS_PROFILE.
+_STEADY = {"deadline": None, "print_blob": True, "suppress_health_check": [HealthCheck.too_slow]}
+settings.register_profile("ci", max_examples=BASE_EXAMPLES, database=None, **_STEADY)  # type: ignore[arg-type]
+settings.register_profile("dev", max_examples=BASE_EXAMPLES, **_STEADY)  # type: ignore[arg-type]
+settings.register_profile("fuzz", max_examples=examples(20) * BASE_EXAMPLES, **_STEADY)  # type: ignore[arg-type]
+FIXED_SEEDS = {"ci": 0}
+"""Profiles that always draw from the same seed; the others draw a fresh one per run."""
+# hypothesis itself switches to its own "ci" profile when the CI variable is set; ours replaces it.
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
+
+_SEED = pytest.StashKey[int]()
+
+
+@pytest.hookimpl(trylast=True)  # after hypothesis's plugin has loaded --hypothesis-profile
+def pytest_configure(config: pytest.Config) -> None:
+    given = config.getoption("hypothesis_seed", None)
+    profile = settings.get_current_profile_name()
+    seed = int(given) if given is not None else FIXED_SEEDS.get(profile, secrets.randbelow(2**32))
+    # The same global that --hypothesis-seed sets (hypothesis's pytest plugin does exactly this).
+    hypothesis_core.global_force_seed = seed  # type: ignore[assignment]  # declared as None
+    config.stash[_SEED] = seed
+
+
+def _hypothesis_line(config: pytest.Config) -> str:
+    current = settings()
+    seed = config.stash.get(_SEED, None)
+    return (
+        f"hypothesis profile {settings.get_current_profile_name()!r}: seed {seed}, "
+        f"max_examples {current.max_examples}, deadline {current.deadline}; "
+        f"reproduce with --hypothesis-profile={settings.get_current_profile_name()} --hypothesis-seed={seed}"
+    )
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    return _hypothesis_line(config)
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    # The header is not shown under -q: a failed run repeats the seed where the reader looks.
+    if exitstatus not in (0, 5):
+        terminalreporter.write_line(_hypothesis_line(config))
+
+
+GENERATED_INPUT = ("fuzz",)
+"""Test folders whose every test runs on generated or mutated input (property tests elsewhere too)."""
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Generator[None, object, object]:
+    """Tests on generated input run under a memory bound (tests/budget.py), so an input that makes
+    the code allocate without limit fails that test instead of taking the run or the machine."""
+    function = getattr(item, "obj", None)
+    folder = Path(str(item.path)).parent.name
+    if not (is_hypothesis_test(function) or folder in GENERATED_INPUT or item.get_closest_marker("bounded")):
+        return (yield)
+    with memory_bound():
+        return (yield)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

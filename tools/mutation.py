@@ -187,6 +187,7 @@ def run(
     max_seconds: float | None,
     sample: int | None = None,
     seed: int = 0,
+    mutants: list[str] | None = None,
 ) -> list[str] | None:
     """`mutmut run` on the mutants of `paths`, in this process; stopped (results kept) after max_seconds."""
     os.chdir(ROOT)
@@ -211,7 +212,9 @@ def run(
     from mutmut.__main__ import cli
 
     names = [PATHS[p] for p in paths]
-    if sample:
+    if mutants:
+        names = mutants
+    elif sample:
         names = _sample(names, sample, seed, jobs)
     try:
         cli(["run", "--max-children", str(jobs), *names], standalone_mode=False)
@@ -220,7 +223,7 @@ def run(
     except SystemExit as exc:
         if exc.code not in (0, None):
             raise
-    return names if sample else None
+    return names if sample or mutants else None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -235,13 +238,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-seconds", type=float, help="stop after this long, keeping what was checked")
     parser.add_argument("--sample", type=int, help="check this many mutants drawn at random (see --seed)")
     parser.add_argument("--seed", type=int, default=0, help="the draw of --sample (default 0)")
+    parser.add_argument(
+        "--mutants", nargs="+", help="check these mutants again (names from `mutmut results`)"
+    )
     parser.add_argument("--score-only", action="store_true", help="print the score of earlier runs")
     parser.add_argument("--show", type=int, default=20, help="survivors to list (default 20)")
     args = parser.parse_args(argv)
     paths = args.path or list(PATHS)
     drawn = None
     if not args.score_only:
-        drawn = run(paths, args.tests, args.only, args.jobs, args.max_seconds, args.sample, args.seed)
+        drawn = run(
+            paths, args.tests, args.only, args.jobs, args.max_seconds, args.sample, args.seed, args.mutants
+        )
     result = score(paths, args.show, drawn)
     print("mutation score:", "no mutant checked" if result is None else f"{100 * result:.1f}%")
     return 0

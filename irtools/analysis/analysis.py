@@ -13,14 +13,25 @@ from irtools.analysis.buffers import l2_tables, wl0_tables
 from irtools.analysis.energy import EnergyModel, energy_summary
 from irtools.analysis.layer_cost import layer_cost_table
 from irtools.analysis.layers import layers_table
+from irtools.analysis.link_cost import link_costs
 from irtools.analysis.link_load import (
     LinkLoads,
     noc_links_table,
     schedule_span,
+    step_spans,
     timed_links,
     whole_schedule_links,
 )
-from irtools.analysis.noc import NocModel, layer_bounds, noc_links, noc_schedule, noc_times
+from irtools.analysis.live_buffers import LivePeak, live_at_peak
+from irtools.analysis.noc import (
+    NocModel,
+    layer_bounds,
+    noc_links,
+    noc_schedule,
+    noc_times,
+    noc_transfers,
+    step_costs,
+)
 from irtools.analysis.schedule_tables import core_transfers_table, cores_table, timeline_table
 from irtools.analysis.tables import L2_OCCUPANCY, L2_REGIONS, LAYER_COST, TABLES, TENSORS
 from irtools.analysis.tiles import held_bytes, tile_table
@@ -126,6 +137,11 @@ class Analysis:
     def noc_links(self) -> pd.DataFrame:
         """Every (layer step, traffic kind, directed link) with its bytes (irtools.analysis.noc.noc_links)."""
         return noc_links(self.index)
+
+    @cached_property
+    def noc_transfers(self) -> dict[str, pd.DataFrame]:
+        """The traffic as routing input (irtools.analysis.noc.noc_transfers): who sends what to whom, per step."""
+        return noc_transfers(self.index)
 
     @cached_property
     def noc_steps(self) -> pd.DataFrame:
@@ -266,6 +282,19 @@ class Analysis:
     def _whole_links(self, model: str) -> pd.DataFrame:
         return whole_links(self, model)
 
+    def link_costs(
+        self, model: str = "noc", window: tuple[float, float] | None = None
+    ) -> pd.DataFrame | None:
+        """Per link that bounds a layer step: the NoC cycles it adds (irtools.analysis.link_cost) in `window`
+        of `model`'s timeline; None without a NoC bandwidth (then only bytes can rank links)."""
+        if self.noc_model is None:
+            return None
+        key = f"link costs {model}"
+        if key not in self._whole_schedule:
+            self._whole_schedule[key] = step_costs(self.index, self.noc_steps)
+            self._whole_schedule[f"spans {model}"] = step_spans(self.index, self.timeline, model)
+        return link_costs(self._whole_schedule[key], self._whole_schedule[f"spans {model}"], window)
+
     @cached_property
     def _whole_schedule(self) -> dict[str, pd.DataFrame]:
         """`link_table` and `tiles` over the whole schedule, by model (tiles' keys: `tiles MODEL`)."""
@@ -293,6 +322,18 @@ class Analysis:
             capacity=capacity * KIB if capacity else None,
             window=window,
         )
+
+    def live_at_peak(
+        self, core_id: int, model: str = "dependency", window: tuple[float, float] | None = None
+    ) -> LivePeak | None:
+        """The buffers live at core `core_id`'s L2 peak among its workloads running in `window` of `model`."""
+        positions = None
+        if window is not None:
+            rows = self.timeline[(self.timeline["model"] == model) & (self.timeline["core_id"] == core_id)]
+            running = (rows["start"] < window[1]) & (rows["end"] > window[0])
+            positions = set(rows.loc[running.fillna(False), "position"].astype(int))
+        held = held_bytes(self.l2_blocks, self.l2_occupancy, not self.index.has(Capability.L2_ADDRESSES))
+        return live_at_peak(self.index, held, core_id, positions)
 
     def position_of(self, core_id: int, workload_id: int) -> int | None:
         """Position of the workload with this id on the core, if there is one."""

@@ -22,13 +22,20 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from irtools.analysis.routing import DIRECTIONS
 from irtools.loading.index import IRIndex
 
 LINK_KEYS = ["x", "y", "direction", "to_x", "to_y"]
 
+
 def weight_transfers(index: IRIndex) -> np.ndarray:
     """Transfer ids that some workload reads as its weight (sorted, unique)."""
-    ids = [t for ref in index.workloads() if ref.workload.weight is not None for t in ref.workload.weight.transfer_id]
+    ids = [
+        t
+        for ref in index.workloads()
+        if ref.workload.weight is not None
+        for t in ref.workload.weight.transfer_id
+    ]
     return np.unique(np.array(ids, dtype=np.int64))
 
 
@@ -49,27 +56,89 @@ def step_link_loads(links: pd.DataFrame, steps: pd.DataFrame, weights: np.ndarra
     `links`: noc.noc_links rows; `steps`: step, layer_name (noc.workload_steps); `weights`: weight
     transfer ids. Per layer and link the weight bytes are summed, divided by the layer's number of steps
     (integer division, as Gemini's `HopCount::operator/=`) and put on every step of the layer. Columns:
-    step, x, y, direction, to_x, to_y, bytes; aggregated before anything is copied (the routed rows of a
-    large file number millions, their (step, link) sums thousands).
+    step, x, y, direction, to_x, to_y, bytes. The routed rows of a large file number millions: they are
+    summed under one integer key per (step, link), and only the sums (thousands) become a frame.
     """
-    keys = ["step", *LINK_KEYS]
-    loads = links.groupby(keys, sort=False)["bytes"].sum()
+    codec = _LinkCodec.of(links)
+    step = links["step"].to_numpy(dtype=np.int64)
+    key = step * codec.size + codec.encode(links)
+    size = links["bytes"].to_numpy(dtype=np.int64)
+    loads = pd.Series(size).groupby(key).sum()
     weight = is_weight(links, weights)
-    if not weight.any():
-        return loads.reset_index()
-    own = links.loc[weight, [*keys, "bytes"]].groupby(keys, sort=False)["bytes"].sum()
-    layer_of = steps.set_index("step")["layer_name"]
-    per_layer = (
-        own.reset_index()
-        .assign(layer_name=lambda f: layer_of.reindex(f["step"]).to_numpy())
-        .groupby(["layer_name", *LINK_KEYS], sort=False)["bytes"]
-        .sum()
-        .reset_index()
-    )
-    per_layer["bytes"] = per_layer["bytes"] // per_layer["layer_name"].map(layer_groups(steps)).to_numpy()
-    shared = per_layer.merge(steps[["step", "layer_name"]], on="layer_name").set_index(keys)["bytes"]
-    total = pd.concat([loads, -own, shared]).groupby(level=keys, sort=False).sum()
-    return total[total > 0].reset_index()
+    if weight.any():
+        own = pd.Series(size[weight]).groupby(key[weight]).sum()
+        layer_codes, layer_names = pd.factorize(steps["layer_name"])
+        layer_of_step = np.zeros(int(steps["step"].max()) + 1, dtype=np.int64)
+        layer_of_step[steps["step"].to_numpy()] = layer_codes
+        own_key = own.index.to_numpy()
+        per_layer = own.groupby(
+            layer_of_step[own_key // codec.size] * codec.size + own_key % codec.size
+        ).sum()
+        groups = layer_groups(steps).reindex(layer_names).to_numpy()
+        layer = per_layer.index.to_numpy() // codec.size
+        shared = pd.DataFrame(
+            {
+                "layer": layer,
+                "link": per_layer.index.to_numpy() % codec.size,
+                "bytes": per_layer.to_numpy() // groups[layer],
+            }
+        ).merge(pd.DataFrame({"layer": layer_codes, "step": steps["step"].to_numpy()}), on="layer")
+        spread = pd.Series(
+            shared["bytes"].to_numpy(),
+            index=shared["step"].to_numpy() * codec.size + shared["link"].to_numpy(),
+        )
+        loads = pd.concat([loads, -own, spread]).groupby(level=0).sum()
+        loads = loads[loads > 0]
+    keys = loads.index.to_numpy()
+    frame = codec.decode(keys % codec.size)
+    frame.insert(0, "step", keys // codec.size)
+    frame["bytes"] = loads.to_numpy()
+    return frame
+
+
+_DX = np.array([{"+x": 1, "-x": -1}.get(d, 0) for d in DIRECTIONS], dtype=np.int64)
+_DY = np.array([{"+y": 1, "-y": -1}.get(d, 0) for d in DIRECTIONS], dtype=np.int64)
+"""A link's step along x and y, by its direction's index in routing.DIRECTIONS."""
+
+
+class _LinkCodec:
+    """Directed links as integers: ((x - x0) * ny + (y - y0)) * 4 + direction (routing.DIRECTIONS order);
+    a link's end follows from its start and direction."""
+
+    def __init__(self, x0: int, nx: int, y0: int, ny: int) -> None:
+        self.x0, self.nx, self.y0, self.ny = x0, nx, y0, ny
+        self.size = nx * ny * len(DIRECTIONS)
+
+    @classmethod
+    def of(cls, links: pd.DataFrame) -> _LinkCodec:
+        if links.empty:
+            return cls(0, 1, 0, 1)
+        x, y = links["x"], links["y"]
+        return cls(
+            int(x.min()), int(x.max()) - int(x.min()) + 1, int(y.min()), int(y.max()) - int(y.min()) + 1
+        )
+
+    def encode(self, links: pd.DataFrame) -> np.ndarray:
+        direction = pd.Categorical(links["direction"], categories=DIRECTIONS).codes.astype(np.int64)
+        x = links["x"].to_numpy(dtype=np.int64) - self.x0
+        y = links["y"].to_numpy(dtype=np.int64) - self.y0
+        code: np.ndarray = (x * self.ny + y) * len(DIRECTIONS) + direction
+        return code
+
+    def decode(self, code: np.ndarray) -> pd.DataFrame:
+        direction = code % len(DIRECTIONS)
+        cell = code // len(DIRECTIONS)
+        x, y = cell // self.ny + self.x0, cell % self.ny + self.y0
+        dx, dy = _DX[direction], _DY[direction]
+        return pd.DataFrame(
+            {
+                "x": x,
+                "y": y,
+                "direction": pd.Categorical.from_codes(direction, categories=DIRECTIONS),
+                "to_x": x + dx,
+                "to_y": y + dy,
+            }
+        )
 
 
 def step_traffic(links: pd.DataFrame, steps: pd.DataFrame, weights: np.ndarray, xlen: int) -> pd.DataFrame:
@@ -83,24 +152,28 @@ def step_traffic(links: pd.DataFrame, steps: pd.DataFrame, weights: np.ndarray, 
     """
     weight = is_weight(links, weights)
     x, to_x = links["x"].to_numpy(), links["to_x"].to_numpy()
-    kind = links["kind"].to_numpy()
     port = (x < 0) | (x >= xlen)
     to_port = (to_x < 0) | (to_x >= xlen)
-    dram = ((kind == "dram_read") & port & ~to_port) | ((kind == "dram_write") & to_port & ~port)
-    frame = pd.DataFrame(
-        {
-            "step": links["step"].to_numpy(),
-            "weight": weight,
-            "hops": links["bytes"].to_numpy(),
-            "dram_bytes": np.where(dram, links["bytes"].to_numpy(), 0),
-        }
-    )
-    sums = frame.groupby(["step", "weight"], sort=False)[["hops", "dram_bytes"]].sum().reset_index()
-    own = sums[~sums["weight"]].set_index("step")[["hops", "dram_bytes"]]
-    layer_of = steps.set_index("step")["layer_name"]
-    shared = sums[sums["weight"]].assign(layer_name=lambda f: layer_of.reindex(f["step"]).to_numpy())
-    per_layer = shared.groupby("layer_name", sort=False)[["hops", "dram_bytes"]].sum()
-    per_layer = per_layer.floordiv(layer_groups(steps).reindex(per_layer.index), axis=0)
-    spread = steps[["step", "layer_name"]].join(per_layer, on="layer_name").set_index("step")
-    total = own.reindex(steps["step"], fill_value=0) + spread[["hops", "dram_bytes"]].fillna(0).astype("int64")
-    return total.astype("int64").reset_index()
+    # Comparing the pandas string column keeps the kinds out of Python objects (millions of rows).
+    read = (links["kind"] == "dram_read").to_numpy()
+    write = (links["kind"] == "dram_write").to_numpy()
+    dram = (read & port & ~to_port) | (write & to_port & ~port)
+    size = links["bytes"].to_numpy(dtype=np.int64)
+    # One integer key per (step, weight or not): 2 * step + weight.
+    key = links["step"].to_numpy(dtype=np.int64) * 2 + weight
+    sums = pd.DataFrame({"hops": size, "dram_bytes": np.where(dram, size, 0)}).groupby(key).sum()
+    n_steps = int(steps["step"].max()) + 1 if len(steps) else 0
+    own = np.zeros((n_steps, 2), dtype=np.int64)
+    shared = np.zeros((n_steps, 2), dtype=np.int64)
+    keys = sums.index.to_numpy()
+    values = sums[["hops", "dram_bytes"]].to_numpy(dtype=np.int64)
+    own[keys[keys % 2 == 0] // 2] = values[keys % 2 == 0]
+    shared[keys[keys % 2 == 1] // 2] = values[keys % 2 == 1]
+    layer_codes, layer_names = pd.factorize(steps["layer_name"])
+    step_ids = steps["step"].to_numpy()
+    per_layer = np.zeros((len(layer_names), 2), dtype=np.int64)
+    np.add.at(per_layer, layer_codes, shared[step_ids])
+    groups = layer_groups(steps).reindex(layer_names).to_numpy(dtype=np.int64)
+    spread = (per_layer // groups[:, None])[layer_codes]
+    total = own[step_ids] + spread
+    return pd.DataFrame({"step": step_ids, "hops": total[:, 0], "dram_bytes": total[:, 1]})

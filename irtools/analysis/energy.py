@@ -65,9 +65,13 @@ class EnergyModel:
         """Term -> why the IR does not determine it."""
         missing = dict(UNDETERMINED)
         if not self.mesh:
-            missing["noc"] = missing["dram"] = "the file has no mesh (xlen, ylen): its transfers cannot be routed"
+            missing["noc"] = missing["dram"] = (
+                "the file has no mesh (xlen, ylen): its transfers cannot be routed"
+            )
         elif self.dram_type is None:
-            missing["dram"] = "the per-byte DRAM energy depends on the DRAM type, which the IR does not record"
+            missing["dram"] = (
+                "the per-byte DRAM energy depends on the DRAM type, which the IR does not record"
+            )
         return {t: missing[t] for t in TERMS if t in missing}
 
 

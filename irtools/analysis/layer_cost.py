@@ -18,7 +18,9 @@ from irtools.analysis.tables import LAYER_COST
 from irtools.loading.index import IRIndex
 
 
-def layer_cost_table(index: IRIndex, steps: pd.DataFrame, model: NocModel, energy: EnergyModel) -> pd.DataFrame:
+def layer_cost_table(
+    index: IRIndex, steps: pd.DataFrame, model: NocModel, energy: EnergyModel
+) -> pd.DataFrame:
     """The `layer_cost` table from the noc model's steps (`steps`: noc.noc_times of this index and model)."""
     if steps.empty:
         return LAYER_COST.empty()

@@ -222,3 +222,54 @@ def crossing(loads: LinkLoads, link: tuple[int, int, int, int], window: Window |
         3, "layer", [f"{loads.steps[s][0]} #{loads.steps[s][1]}" for s in grouped["step"].astype(int)]
     )
     return grouped.sort_values(["bytes", "transfer"], ascending=[False, True]).reset_index(drop=True)
+
+
+def crossing_ends(
+    transfers: dict[str, pd.DataFrame], link: tuple[int, int, int, int], rows: pd.DataFrame
+) -> pd.DataFrame:
+    """`rows` (crossing's) with `source` and `reached`: where each transfer comes from and the destinations
+    it reaches through this link, under Gemini's XY routing (along the source row, then down or up each
+    destination column). `transfers` is noc.noc_transfers; DRAM reads come from the ports, writes go to them.
+    """
+    x, y, tx, ty = link
+    horizontal = ty == y
+
+    def through(src_x: int, src_y: int, dst_x: np.ndarray, dst_y: np.ndarray) -> np.ndarray:
+        if horizontal:  # on the source row, towards the destinations' columns
+            if src_y != y:
+                return np.zeros(len(dst_x), bool)
+            return np.asarray(dst_x >= tx if tx > x else dst_x <= tx, dtype=bool)
+        # in the destination's own column, from the source row towards the destination's
+        onward = (dst_y >= ty) & (src_y <= y) if ty > y else (dst_y <= ty) & (src_y >= y)
+        return np.asarray((dst_x == x) & onward, dtype=bool)
+
+    def reached(frame: pd.DataFrame, src: tuple[int, int] | None) -> str:
+        if frame.empty:
+            return ""
+        dx, dy = frame["dst_x"].to_numpy(), frame["dst_y"].to_numpy()
+        # From DRAM every row has a port, each with a tree of its share: one of them starts on this row.
+        keep = through(*(src or (x, y)), dx, dy)
+        cells = sorted({f"({a},{b})" for a, b in zip(dx[keep], dy[keep], strict=True)})
+        return ", ".join(cells[:4]) + (f" and {len(cells) - 4} more" if len(cells) > 4 else "")
+
+    core = transfers.get("core", pd.DataFrame())
+    reads = transfers.get("dram_read", pd.DataFrame())
+    writes = transfers.get("dram_write", pd.DataFrame())
+    sources, targets = [], []
+    for kind, transfer, step in zip(rows["kind"], rows["transfer"], rows["step"], strict=True):
+        if kind == "core":
+            mine = core[(core["transfer"] == transfer) & (core["step"] == step)]
+            src = (int(mine["src_x"].iloc[0]), int(mine["src_y"].iloc[0])) if len(mine) else None
+            sources.append(f"({src[0]},{src[1]})" if src else "")
+            targets.append(reached(mine, src) if src else "")
+        elif kind == "dram_read":
+            mine = reads[(reads["transfer"] == transfer) & (reads["step"] == step)]
+            sources.append("DRAM")
+            targets.append(reached(mine, None))
+        else:
+            mine = writes[(writes["transfer"] == transfer) & (writes["step"] == step)]
+            sources.append(
+                f"({int(mine['src_x'].iloc[0])},{int(mine['src_y'].iloc[0])})" if len(mine) else ""
+            )
+            targets.append("DRAM")
+    return rows.assign(source=sources, reached=targets)

@@ -340,14 +340,18 @@ def noc_headline(
     }
 
 
+def step_costs(index: IRIndex, times: pd.DataFrame) -> pd.DataFrame:
+    """`times` (noc_times) with `added`: the cycles by which each step's NoC time exceeds its longest workload."""
+    return times.assign(added=np.maximum(times["noc_time"].to_numpy() - step_compute(index), 0))
+
+
 def layer_bounds(index: IRIndex, times: pd.DataFrame) -> pd.DataFrame:
     """Per layer (index `layer_name`): noc_added, bound, noc_link.
 
     noc_added sums over the layer's steps the cycles by which the step's NoC time exceeds its longest
     workload; bound is `NoC` when that is positive; noc_link is the heaviest link of the step adding most.
     """
-    longest = step_compute(index)
-    steps = times.assign(added=np.maximum(times["noc_time"].to_numpy() - longest, 0))
+    steps = step_costs(index, times)
     slowest = steps.sort_values("added", ascending=False, kind="stable").drop_duplicates("layer_name")
     out = steps.groupby("layer_name", sort=False)["added"].sum().to_frame("noc_added")
     out["bound"] = np.where(out["noc_added"] > 0, "NoC", "compute")

@@ -11,6 +11,7 @@ from irtools.analysis.analysis import Analysis
 from irtools.analysis.balance import Balance, balance, spread_text
 from irtools.analysis.blocks import KIB
 from irtools.analysis.noc import noc_headline
+from irtools.analysis.units import format_bytes as _size
 from irtools.dialects import BY_NAME, DOCUMENTED, Capability
 from irtools.loading.mesh import LINEAR, MESH, core_label
 
@@ -66,8 +67,7 @@ class Summary:
         if self.dialect != DOCUMENTED.name:
             lines.append(f"  {self.dialect} dialect: {BY_NAME[self.dialect].title}")
         if self.numbering == MESH:
-            cores = ", ".join(self.core_labels[c] for c in sorted(self.core_labels))
-            lines.append(f"  cores by mesh position y*(xlen+2)+x+1: {cores}")
+            lines.append(f"  cores by mesh position y*(xlen+2)+x+1: {_mesh_ids(self.core_labels)}")
         for model, value in self.makespan.items():
             text = (
                 f"{value:,} cycles"
@@ -110,6 +110,22 @@ class Summary:
                 f"  {self.incomplete} workloads lost entries to schema errors (run `irtools validate`)"
             )
         return "\n".join(lines) + "\n"
+
+
+LISTED_CORES = 8
+"""Cores whose mesh position the text summary lists one by one; past that the first and last few."""
+
+
+def _mesh_ids(labels: dict[int, str]) -> str:
+    """`1 (0,0), 2 (1,0), 5 (0,1), 6 (1,0)`; on a large mesh the ends and where the rest is (one line, not 671
+    characters on 64 cores)."""
+    ordered = [labels[c] for c in sorted(labels)]
+    if len(ordered) <= LISTED_CORES:
+        return ", ".join(ordered)
+    return (
+        f"{', '.join(ordered[:3])} … {', '.join(ordered[-2:])} "
+        f"({len(ordered)} cores; every one in --json's core_labels and the cores table)"
+    )
 
 
 def _busiest_link_line(link: dict[str, Any]) -> str:
@@ -171,13 +187,6 @@ def models_agree(analysis: Analysis) -> bool:
     cores that never wait for each other): one timeline then shows both."""
     sequential, dependency = analysis.schedules["sequential"], analysis.schedules["dependency"]
     return sequential.start == dependency.start and sequential.end == dependency.end
-
-
-def _size(n: int) -> str:
-    for unit, scale in (("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= scale:
-            return f"{n / scale:.1f} {unit}"
-    return f"{n} B"
 
 
 def summarize(analysis: Analysis, links: bool | None = None) -> Summary:

@@ -105,7 +105,13 @@ SWEEP = TableSpec(
             "scheduler_energy / energy: above 1 by the terms the IR does not determine (mostly buffers).",
         ),
         Column("peak_l2_max", "Int64", "bytes", "Largest L2 snapshot on any core."),
-        Column("peak_l2_fraction", "float64", "fraction", "peak_l2_max / buffersize."),
+        Column(
+            "peak_l2_fraction",
+            "float64",
+            "fraction",
+            "peak_l2_max / the L2 size (buffersize, else the size in the file name, `_ul256`); above 1: "
+            "the schedule needs more L2 than the run has.",
+        ),
         Column("peak_l2_per_core", "str", "bytes", "Peak L2 of each core, in core order, joined with ';'."),
         Column("dram_read_bytes", "Int64", "bytes", "DRAM bytes read (weights and fmaps)."),
         Column("dram_write_bytes", "Int64", "bytes", "DRAM bytes written."),
@@ -202,7 +208,7 @@ def summarize_with_findings(
         noc_bw=noc_bw,
         makespan_noc=s.makespan.get("noc"),
         peak_l2_max=max(peaks, default=0),
-        peak_l2_fraction=max(peaks, default=0) / s.buffersize if s.buffersize else None,
+        peak_l2_fraction=_l2_fraction(max(peaks, default=0), s.buffersize, row.get("l2_kb")),
         peak_l2_per_core=";".join(map(str, peaks)) or None,
         dram_read_bytes=s.dram_read_weight + s.dram_read_fmap,
         dram_write_bytes=s.dram_write,
@@ -215,6 +221,15 @@ def summarize_with_findings(
     if run_noc_bws:
         row[RUN_NOC_MAKESPANS] = [[bw, analysis.noc_makespan_at(bw)] for bw in run_noc_bws]
     return row, findings
+
+
+def _l2_fraction(peak: int, buffersize: int | None, l2_kb_in_name: Any) -> float | None:
+    """peak / the L2 size: the file's buffersize, else the size its name gives (`_ul256`: a raw file
+    records none, and a run's L2 size is in its name)."""
+    size = buffersize or (
+        int(l2_kb_in_name) * 1024 if isinstance(l2_kb_in_name, int | float) and l2_kb_in_name > 0 else None
+    )
+    return peak / size if size else None
 
 
 def finding_rows(path: str, findings: Sequence[Finding]) -> list[dict[str, Any]]:

@@ -362,8 +362,15 @@ LAYER_COST = TableSpec(
             "Gemini's NoCtime of the layer's segment: ceil(heaviest link's bytes over all groups / NoC "
             "bandwidth), or the DRAM time when longer (with --dram-bw), over the frequency (not truncated).",
         ),
-        _c("dram_time", "Int64", "cycles", "DRAM time of all groups (with --dram-bw), truncated; else empty."),
-        _c("time", "int64", "cycles", "The layer's time in the noc model: sum of max(compute, NoC) per group."),
+        _c(
+            "dram_time", "Int64", "cycles", "DRAM time of all groups (with --dram-bw), truncated; else empty."
+        ),
+        _c(
+            "time",
+            "int64",
+            "cycles",
+            "The layer's time in the noc model: sum of max(compute, NoC) per group.",
+        ),
         _c("bound", "str", "", "`compute`, `NoC` or `DRAM`: what sets the layer's time."),
         _c("link", "str", "", "The heaviest directed link over all groups, e.g. `DRAM W0->(0,0)`."),
         _c("link_bytes", "int64", "bytes", "Bytes on that link over all groups."),
@@ -373,7 +380,9 @@ LAYER_COST = TableSpec(
         _c("nop_energy", "float64", "pJ", "Die-to-die hops' energy: NaN (the IR records no chiplet cut)."),
         _c("dram_energy", "float64", "pJ", "dram_bytes x Gemini's per-byte DRAM energy (with --dram-type)."),
         _c("mac_energy", "float64", "pJ", "MAC energy: NaN (from the intra-core mapping, not in the IR)."),
-        _c("buffers_energy", "float64", "pJ", "Ubuf/Buf/Bus energy: NaN (intra-core mapping, not in the IR)."),
+        _c(
+            "buffers_energy", "float64", "pJ", "Ubuf/Buf/Bus energy: NaN (intra-core mapping, not in the IR)."
+        ),
     ),
 )
 

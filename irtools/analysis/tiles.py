@@ -17,7 +17,8 @@ from irtools.analysis.link_load import LinkLoads, Window, in_window
 from irtools.loading.index import IRIndex
 
 METRICS = {
-    "busy": "busy share",
+    "busy": "busy share (compute)",
+    "stalled": "NoC-stalled share",
     "waiting": "waiting share",
     "l2": "peak L2",
     "dram": "DRAM bytes",
@@ -56,7 +57,7 @@ def tile_table(
     capacity: int | None,
     window: Window | None = None,
 ) -> pd.DataFrame:
-    """One row per core: core_id, x, y, busy/waiting share, peak L2 (bytes, share of `capacity`),
+    """One row per core: core_id, x, y, busy (compute), NoC-stalled and waiting share, peak L2 (bytes, share of `capacity`),
     DRAM bytes, bytes sent/received core to core, and its top layers by busy cycles, in `window`.
 
     `held` has core_id, position, held_bytes per L2 snapshot; `dram` the dram_transfers table.
@@ -68,12 +69,17 @@ def tile_table(
     span = window or (0.0, float(np.nanmax(end)) if len(end) else 0.0)
     length = max(span[1] - span[0], 1e-9)
     lo, hi = span
-    run = np.clip(np.minimum(end, hi) - np.maximum(start, lo), 0, None)
+    # Under `noc` a workload runs its IR time, then waits on the NoC until its step's NoC time is over:
+    # that stall is not compute, so it is its own share (other models have none).
+    computed = np.minimum(start + times["time"].to_numpy(dtype=float), end)
+    run = np.clip(np.minimum(computed, hi) - np.maximum(start, lo), 0, None)
+    stalled = np.clip(np.minimum(end, hi) - np.maximum(computed, lo), 0, None)
     waited = np.clip(np.minimum(start, hi) - np.maximum(start - wait, lo), 0, None)
     share = in_window(start, end, window)
-    work = times.assign(run=run, waited=waited, share=share)
+    work = times.assign(run=run, stalled=stalled, waited=waited, share=share)
     by_core = work.groupby("core_id")
     busy = by_core["run"].sum() / length
+    stall = by_core["stalled"].sum() / length
     waiting = by_core["waited"].sum() / length
     key = pd.MultiIndex.from_arrays([times["core_id"].to_numpy(), times["position"].to_numpy()])
     weight = pd.Series(share, index=key)
@@ -116,6 +122,7 @@ def tile_table(
                 "x": pos[0],
                 "y": pos[1],
                 "busy_share": float(busy.get(core, 0.0)),
+                "noc_stall_share": float(stall.get(core, 0.0)),
                 "waiting_share": float(waiting.get(core, 0.0)),
                 "peak_l2_bytes": None if p is None else int(p),
                 "l2_share": float(p) / capacity if p is not None and capacity else float("nan"),

@@ -122,10 +122,9 @@ class Sweep:
 
     def _run_noc_bws(self, path: str) -> tuple[int, ...]:
         """The NoC bandwidths of the manifest runs that wrote this file (its `noc_bw` column)."""
-        if self.manifest is None or NOC_BW_COLUMN not in self.manifest.columns():
+        if self.manifest is None:
             return ()
-        runs = self.manifest.rows_for(os.path.basename(path))
-        return tuple(sorted({bw for run in runs if isinstance(bw := run.get(NOC_BW_COLUMN), int) and bw > 0}))
+        return self.manifest.noc_bws(os.path.basename(path), NOC_BW_COLUMN)
 
     def _emit(self, result: FileResult, sink: Sink) -> None:
         rows = self._join(result)

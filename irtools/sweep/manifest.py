@@ -53,6 +53,13 @@ class Manifest:
     def columns(self) -> list[str]:
         return list(self.frame.columns)
 
+    def noc_bws(self, file_name: str, column: str = "noc_bw") -> tuple[int, ...]:
+        """The NoC bandwidths of the runs that wrote this file (its `noc_bw` column), smallest first."""
+        if column not in self.frame.columns:
+            return ()
+        runs = self.rows_for(file_name)
+        return tuple(sorted({bw for run in runs if isinstance(bw := run.get(column), int) and bw > 0}))
+
 
 def read_manifest(path: str | Path) -> Manifest:
     """Read a CSV manifest; UsageError (exit 2) when it cannot be read or names no files."""

@@ -105,3 +105,17 @@ def test_tables_lists_columns(run_cli: RunCli) -> None:
     assert code == 0 and "largest_free_block" in out and "bytes" in out
     code, _, err = run_cli("tables", "nope")
     assert code == 2 and "unknown table" in err
+
+
+def test_the_text_summary_of_64_cores_has_no_line_wider_than_a_terminal(
+    run_cli: RunCli, tmp_path: Path
+) -> None:
+    ir = tmp_path / "raw8x8.json"
+    assert run_cli("synth", "--dialect", "raw", "--mesh", "8x8", "--layers", "6", "-o", ir)[0] == 0
+    code, out, err = run_cli("analyze", ir, "-o", tmp_path / "t")
+    assert code == 0, err
+    # The mesh-position line listed all 64 ids in 671 characters; it keeps the ends and says where the rest is.
+    mesh_line = next(line for line in out.splitlines() if "cores by mesh position" in line)
+    assert "1 (0,0)" in mesh_line and "78 (7,7)" in mesh_line and "64 cores" in mesh_line
+    assert max(len(line) for line in out.splitlines()) <= 160
+    assert len(json.loads(run_cli("analyze", ir, "-o", tmp_path / "j", "--json")[1])["core_labels"]) == 64

@@ -44,4 +44,4 @@ def test_real_4x4_schedule_is_balanced_within_a_tenth_of_a_percent() -> None:
     assert (s.balance.busy_min, s.balance.busy_max) == (1_542_981, 1_557_533)
     text = s.render()
     assert "busy per core: min 1,542,981, median 1,556,765, max 1,557,533 cycles; balanced" in text
-    assert "peak L2 per core: min 604.0 KiB, median 604.0 KiB, max 612.0 KiB over 16 cores" in text
+    assert "peak L2 per core: min 604 KiB, median 604 KiB, max 612 KiB over 16 cores" in text

@@ -8,11 +8,13 @@ import pandas as pd
 from irtools.analysis.batch_groups import step_link_loads, step_traffic
 
 # conv runs in 3 groups (steps 0-2), pool in 1 (step 3), on a 2x1 mesh (ports at x = -1 and x = 2).
-STEPS = pd.DataFrame({"step": [0, 1, 2, 3], "layer_name": ["conv", "conv", "conv", "pool"], "instance": [0, 1, 2, 0]})
+STEPS = pd.DataFrame(
+    {"step": [0, 1, 2, 3], "layer_name": ["conv", "conv", "conv", "pool"], "instance": [0, 1, 2, 0]}
+)
 WEIGHTS = np.array([7])
 
 
-def _links(rows: list[tuple[int, str, int, int, int, int, int, int]]) -> pd.DataFrame:
+def _links(rows: list[tuple[int, str, int, int, int, str, int, int, int]]) -> pd.DataFrame:
     columns = ["step", "kind", "transfer", "x", "y", "direction", "to_x", "to_y"]
     frame = pd.DataFrame([r[:-1] for r in rows], columns=columns)
     return frame.assign(bytes=[r[-1] for r in rows])
@@ -21,14 +23,14 @@ def _links(rows: list[tuple[int, str, int, int, int, int, int, int]]) -> pd.Data
 LINKS = _links(
     [
         # conv's weights (transfer 7), listed for its first group only: 100 bytes from the west port, 1 hop on.
-        (0, "dram_read", 7, -1, 0, 0, 0, 0, 100),
-        (0, "dram_read", 7, 0, 0, 0, 1, 0, 100),
+        (0, "dram_read", 7, -1, 0, "+x", 0, 0, 100),
+        (0, "dram_read", 7, 0, 0, "+x", 1, 0, 100),
         # each group's own ifmap: 30 bytes from the west port.
-        (0, "dram_read", 1, -1, 0, 0, 0, 0, 30),
-        (1, "dram_read", 2, -1, 0, 0, 0, 0, 30),
-        (2, "dram_read", 3, -1, 0, 0, 0, 0, 30),
+        (0, "dram_read", 1, -1, 0, "+x", 0, 0, 30),
+        (1, "dram_read", 2, -1, 0, "+x", 0, 0, 30),
+        (2, "dram_read", 3, -1, 0, "+x", 0, 0, 30),
         # pool writes 40 bytes to the east port.
-        (3, "dram_write", 4, 1, 0, 0, 2, 0, 40),
+        (3, "dram_write", 4, 1, 0, "+x", 2, 0, 40),
     ]
 )
 

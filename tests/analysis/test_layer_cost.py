@@ -33,7 +33,11 @@ RUNS = _runs()
 
 
 def _printout(row: dict[str, str]) -> Path:
-    return NOC / "stdout" / f"{row['net']}_{row['mesh_x']}x{row['mesh_y']}_b{row['batch']}_noc{row['noc_bw']}_ul{row['ul3_kb']}.stdout.txt"
+    return (
+        NOC
+        / "stdout"
+        / f"{row['net']}_{row['mesh_x']}x{row['mesh_y']}_b{row['batch']}_noc{row['noc_bw']}_ul{row['ul3_kb']}.stdout.txt"
+    )
 
 
 def _options(row: dict[str, str]) -> AnalysisOptions:
@@ -83,7 +87,9 @@ def test_the_determined_energy_terms_are_geminis(row: dict[str, str]) -> None:
 def test_layer_cost_needs_a_noc_bandwidth_and_energy_names_what_is_missing() -> None:
     a = analyze(MESH)
     assert a.layer_cost.empty and a.energy() is None
-    assert EnergyModel().undetermined()["dram"].startswith("the per-byte DRAM energy depends on the DRAM type")
+    assert (
+        EnergyModel().undetermined()["dram"].startswith("the per-byte DRAM energy depends on the DRAM type")
+    )
     with pytest.raises(ValueError, match="unknown DRAM type"):
         EnergyModel(dram_type="DDR3")
 
@@ -91,7 +97,9 @@ def test_layer_cost_needs_a_noc_bandwidth_and_energy_names_what_is_missing() -> 
 @pytest.mark.skipif(not RUNS, reason=NO_FIXTURES)
 def test_analyze_json_gives_the_energy_beside_the_makespan(run_cli: RunCli, tmp_path: Path) -> None:
     path = NOC / "vgg_4x4_b1_ul512_ir.json"
-    code, out, err = run_cli("analyze", path, "-o", tmp_path, "--noc-bw", "8", "--dram-type", "LPDDR5", "--json")
+    code, out, err = run_cli(
+        "analyze", path, "-o", tmp_path, "--noc-bw", "8", "--dram-type", "LPDDR5", "--json"
+    )
     assert code == 0, err
     data = json.loads(out)
     assert data["makespan"]["noc"] == 1941778

@@ -447,6 +447,8 @@ def test_maps_share_the_timeline_cycles_both_ways(dash_duo: Any, tmp_path: Path)
     from selenium.webdriver import ActionChains
 
     plot = dash_duo.find_element("#timeline .js-plotly-plot")
+    # The mesh sits above the timeline: bring the timeline on screen before clicking into it.
+    dash_duo.driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", plot)
     dx, dy = where[0] - plot.size["width"] / 2, where[1] - plot.size["height"] / 2  # from its center
     ActionChains(dash_duo.driver).move_to_element(plot).move_by_offset(dx, dy).click().perform()
     dash_duo.wait_for_contains_text("#focus-note", "selected core 2, workload 1 (position 1)", timeout=10)

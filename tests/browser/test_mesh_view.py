@@ -53,7 +53,7 @@ def test_4x4_mesh_tiles_links_clicks_and_window(dash_duo: Any, tmp_path: Path) -
     _wait(lambda: _mesh(dash_duo).get("tiles") == 16, 60)
     mesh = _mesh(dash_duo)
     assert mesh["links"] == 76  # every directed link that carries bytes (the noc_links table's rows)
-    assert "Mesh 4x4: tiles by busy share (dependency model, whole schedule)" in mesh["title"]
+    assert "Mesh 4x4: tiles by busy share (compute) (dependency model, whole schedule)" in mesh["title"]
     _show_mesh(dash_duo, tmp_path, "mesh-raw-4x4")
     # A tile: core 8 at (1,1) becomes the core of the maps, its timeline row is marked.
     _click(dash_duo, "tiles", "8")
@@ -92,38 +92,76 @@ def test_no_mesh_for_one_core(dash_duo: Any) -> None:
     assert not dash_duo.find_element("#mesh-section").is_displayed()
 
 
-def test_64_cores_header_strip_and_mesh(dash_duo: Any, tmp_path: Path) -> None:
+def test_64_cores_first_screen_shows_header_chip_and_timeline_start(dash_duo: Any, tmp_path: Path) -> None:
     from irtools.cli.main import main
 
+    ir = tmp_path / "synth_8x8.json"
     assert (
-        main(
-            [
-                "synth",
-                "-o",
-                str(tmp_path / "synth_8x8.json"),
-                "--mesh",
-                "8x8",
-                "--layers",
-                "120",
-                "--batch",
-                "2",
-                "--seed",
-                "21",
-            ]
-        )
+        main(["synth", "-o", str(ir), "--mesh", "8x8", "--layers", "120", "--batch", "2", "--seed", "21"])
         == 0
+    )
+    dash_duo.driver.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": 1600, "height": 1000, "deviceScaleFactor": 1, "mobile": False},
     )
     dash_duo.start_server(create_app(tmp_path, open_file="synth_8x8.json"))
     _wait(lambda: _mesh(dash_duo).get("tiles") == 64, 90)
-    cells = dash_duo.find_elements("#status .core-cell")
-    assert len(cells) == 64 and not dash_duo.find_elements("#status .core-card")
+    _wait(lambda: _ready(dash_duo, "timeline"), 60)
+    # The mesh shows every core where it sits: no second 64-cell grid in the header (it read 99% everywhere).
+    assert not dash_duo.find_elements("#status .core-cell") and not dash_duo.find_elements(
+        "#status .core-card"
+    )
     note = dash_duo.find_element("#balance-note").text
     assert note.startswith(("balanced:", "core "))
+    # At 1600x1000, without scrolling: the header, the whole chip and the start of the timeline.
+    top = dash_duo.driver.execute_script(
+        "const r = id => document.getElementById(id).getBoundingClientRect();"
+        "return {status: r('status').bottom, mesh: r('mesh').bottom, timeline: r('timeline').top,"
+        " height: window.innerHeight};"
+    )
+    assert top["height"] == 1000
+    assert top["status"] < top["mesh"] < 1000 and top["timeline"] < 1000 - 150, top
     # 64 timeline rows, each labelled.
     ticks = dash_duo.driver.execute_script(
         "return Array.from(document.querySelectorAll('#timeline .ytick text')).map(e => e.textContent);"
     )
     assert len([t for t in ticks if t.startswith("core")]) == 64
-    _shot(dash_duo, tmp_path, "header-64-cores")
-    _show_mesh(dash_duo, tmp_path, "mesh-synth-8x8")
+    _shot(dash_duo, tmp_path, "first-screen-64-cores")
+    assert dash_duo.get_logs() == []
+
+
+def test_a_file_loading_says_what_is_being_read(dash_duo: Any, tmp_path: Path) -> None:
+    import threading
+    import time
+
+    from irtools.cli.main import main
+
+    app = create_app(tmp_path)  # nothing to read yet: nothing loaded before the page asks
+    ir = tmp_path / "synth_8x8.json"
+    assert main(["synth", "-o", str(ir), "--mesh", "8x8", "--layers", "40", "--dialect", "raw"]) == 0
+    store = app.store  # type: ignore[attr-defined]
+    gate = threading.Event()
+    load = store._load
+
+    def held_back(key: str, *rest: Any) -> Any:  # the load waits until the page said what it reads
+        store._stages[key] = ("reading and parsing the JSON (0.3 MB)", time.monotonic())
+        gate.wait(30)
+        return load(key, *rest)
+
+    store._load = held_back
+    dash_duo.start_server(app)
+    dash_duo.driver.get(dash_duo.server_url + "/?file=synth_8x8.json")
+    dash_duo.wait_for_contains_text(
+        "#loading-note", "Loading synth_8x8.json: reading and parsing the JSON", timeout=30
+    )
+    # No empty default axes (-1..6) while it loads: the graphs draw nothing yet.
+    assert not dash_duo.find_elements("#timeline .xtick")
+    gate.set()
+    dash_duo.wait_for_contains_text("#status", "64 cores", timeout=60)
+    _wait(lambda: dash_duo.find_element("#loading-note").text == "", 20)
+    # A raw file has no WL0: its panel is gone and the L2 map has the row.
+    _wait(lambda: not dash_duo.find_element("#wl0-box").is_displayed(), 30)
+    # Under the maps: the buffers live at the picked core's L2 peak, largest first.
+    dash_duo.wait_for_contains_text("#l2-peak-head", "Live at the L2 peak of core 1 (0,0)", timeout=30)
+    assert len(dash_duo.find_elements("#l2-peak tbody tr")) >= 1
     assert dash_duo.get_logs() == []

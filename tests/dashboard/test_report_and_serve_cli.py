@@ -89,5 +89,40 @@ def test_report_summary_is_a_table_per_core_with_the_bottleneck(run_cli: RunCli,
     page = (tmp_path / "r.html").read_text()
     # Core 2 runs Conv_1 and Relu_2: 60,192 busy cycles, the most of the four cores.
     assert '<tr class="bottleneck"><td>core 2 (bottleneck)</td>' in page
-    assert page.count("<td>core ") == 4
+    assert page.count("<td>core ") == 4  # mesh ids: labels carry the position
     assert '<a href="#timeline-sequential">' in page and '<a href="#findings">Findings (3)</a>' in page
+
+
+def test_a_64_core_raw_report_maps_the_cores_that_matter_with_their_positions(
+    run_cli: RunCli, tmp_path: Path
+) -> None:
+    ir = tmp_path / "raw8x8.json"
+    assert run_cli("synth", "--dialect", "raw", "--mesh", "8x8", "--layers", "6", "-o", ir)[0] == 0
+    code, _, err = run_cli("report", ir, "-o", tmp_path / "r.html", "--max-cores", "4")
+    assert code == 0, err
+    page = (tmp_path / "r.html").read_text()
+    # The summary table names each core by its mesh position too; the left-out line sits with the maps.
+    assert "<td>core 1 (0,0)" in page and "<td>core 78 (7,7)" in page
+    maps_at, findings_at = page.index('<h2 id="core-'), page.index('<h2 id="findings">')
+    left_out = page.index("the other 60 are left out (--max-cores)")
+    assert maps_at < left_out < findings_at
+    # Four maps, of the busiest core and the highest L2 peak first (not core ids 1, 2, 3, 4).
+    assert page.count('<h2 id="core-') == 4 and "(busiest #1)</h2>" in page and "(L2 peak #1)</h2>" in page
+    # A raw file has no WL0: no placeholder panel per core; no busy column without --noc-bw.
+    assert "no WL0 snapshot" not in page and "<th>busy</th>" not in page
+    assert "by bytes (--noc-bw ranks them by the NoC cycles they add)" in page
+
+
+def test_a_report_at_a_noc_bandwidth_ranks_links_by_the_cycles_they_add(
+    run_cli: RunCli, tmp_path: Path
+) -> None:
+    vgg = ROOT.parent / "shared" / "fixtures" / "gemini-noc" / "vgg_4x4_b1_ul512_ir.json"
+    code, _, err = run_cli("report", vgg, "-o", tmp_path / "r.html", "--noc-bw", "8", "--max-cores", "2")
+    assert code == 0, err
+    page = (tmp_path / "r.html").read_text()
+    table = page[page.index("costliest of") :]
+    # DRAM W0->(0,0) bounds 5 layers and adds 64,378 cycles: first, ahead of the links with most bytes.
+    assert (
+        table.index("DRAM W0-&gt;(0,0)") < table.index("DRAM W1-&gt;DRAM W2") < table.index("(0,1)-&gt;(0,0)")
+    )
+    assert '<td class="num">64,378</td><td class="num">5</td>' in table and "<th>busy</th>" in table

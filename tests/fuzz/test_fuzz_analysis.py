@@ -20,6 +20,7 @@ from dashboards.timeline import timeline_figure
 from irtools.analysis import TABLES, AnalysisError
 from irtools.analysis.summary import summarize
 from irtools.analysis.trace import chrome_trace
+from tests.budget import examples
 from tests.fuzz import mutators as M
 
 SAMPLES = M.sample_bases()
@@ -42,14 +43,16 @@ def analyzes_or_refuses(data: bytes) -> None:
         occupancy_figure(a.wl0_tensors, a.wl0_occupancy, core_id=core, capacity=None, kind="WL0").to_json()
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.sampled_from(SAMPLES), st.randoms(use_true_random=False))
 def test_mutated_samples_analyze(base: Path, rng: random.Random) -> None:
     data, _log = M.generate(M.base_bytes(base), rng, damage=0.1)
     analyzes_or_refuses(data)
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=examples(15), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(data=st.data())
 def test_mutated_real_fixture_slices_analyze(fixtures_dir: Path, data: st.DataObject) -> None:
     path, window = data.draw(st.sampled_from(M.fixture_bases(fixtures_dir)))
@@ -58,7 +61,7 @@ def test_mutated_real_fixture_slices_analyze(fixtures_dir: Path, data: st.DataOb
     analyzes_or_refuses(raw)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.binary(max_size=500))
 def test_arbitrary_bytes_are_refused_cleanly(data: bytes) -> None:
     analyzes_or_refuses(data)

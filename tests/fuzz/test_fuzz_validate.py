@@ -27,10 +27,11 @@ from irtools import pointer as jp
 from irtools.findings import Finding
 from irtools.loading import schema_errors
 from irtools.loading.load import LoadedIR, load_ir
+from tests.budget import examples
 
 from . import mutators as M
 
-FAST = settings(max_examples=150, deadline=None)
+FAST = settings(max_examples=examples(150), deadline=None)
 SAMPLES = M.sample_bases()
 SAMPLE_BYTES = M.base_bytes(M.SAMPLE)
 IR_KEYS = sorted(M.paths_of(SAMPLE_BYTES)[1])
@@ -123,27 +124,29 @@ def test_arbitrary_bytes_after_a_plausible_start(prefix: bytes, data: bytes) -> 
     keeps_contract(prefix + data)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(json_values, st.booleans())
 def test_arbitrary_json_values(value: Any, ascii_only: bool) -> None:
     keeps_contract(_dump(value, ascii_only))
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(ir_shaped, st.booleans())
 @example({"-1": {"out": [{"destination": True}]}}, False)  # the dialect sniffer once iterated a bool
 def test_ir_shaped_json(value: Any, ascii_only: bool) -> None:
     keeps_contract(_dump(value, ascii_only), M.OPTIONS[1])
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.sampled_from(SAMPLES), st.randoms(use_true_random=False), st.sampled_from(M.OPTIONS))
 def test_mutated_samples(base: Path, rng: random.Random, options: Any) -> None:
     data, _log = M.generate(M.base_bytes(base), rng, damage=0.3)
     keeps_contract(data, options)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(data=st.data())
 def test_mutated_real_fixture_slices(fixtures_dir: Path, data: st.DataObject) -> None:
     path, window = data.draw(st.sampled_from(M.fixture_bases(fixtures_dir)))
@@ -166,6 +169,8 @@ def _synth_dialects() -> tuple[bytes, ...]:
 
 @FAST
 @given(which=st.integers(0, 2), seed=st.integers(0, 2**32 - 1), options=st.sampled_from(M.OPTIONS))
+# ylen 12,234,068 and a core 999999999: numbering and GIR503 listed every mesh id (MemoryError)
+@example(which=0, seed=25773, options=M.OPTIONS[0])
 def test_mutated_synth_files_of_every_dialect(which: int, seed: int, options: Any) -> None:
     data, _ = M.generate(_synth_dialects()[which], random.Random(seed))
     keeps_contract(data, options)
@@ -366,7 +371,7 @@ def test_regression_many_schema_errors_show_the_first_and_count_the_rest() -> No
     assert any(f.message.startswith("30000 entries with schema errors were left out") for f in findings)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.sampled_from(SAMPLES), st.randoms(use_true_random=False))
 def test_bounded_schema_errors_match_the_detailed_ones(base: Path, rng: random.Random) -> None:
     # first_errors() decodes the errors of huge files from ValidationError.json(); force that path.

@@ -25,6 +25,7 @@ from irtools.synth.build import KIB, MIB
 from irtools.synth.raw import RAW_INJECTORS, to_raw
 from irtools.synth.writer import ir_text, write_ir
 from irtools.validate import validate_file
+from tests.budget import examples
 
 BASES = [
     SynthOptions(xlen=2, ylen=1, layers=9, batch=1, buffersize=256 * KIB, ring_regions=1, seed=1),
@@ -69,7 +70,7 @@ def test_placement_keeps_live_tensors_apart_and_flags_loads() -> None:
                     assert entry["start_loading"] is (position == tensor.first)
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=examples(12), deadline=None)
 @given(
     index=st.integers(0, len(BASES) - 1),
     codes=st.lists(

@@ -19,6 +19,7 @@ from irtools.synth.build import KIB, MIB
 from irtools.synth.inject import COMPANIONS
 from irtools.synth.writer import ir_text, sidecar, write_expected, write_ir
 from irtools.validate import validate_file
+from tests.budget import examples
 
 CODES = sorted(INJECTORS)
 
@@ -65,14 +66,14 @@ def _assert_surgical(actual: list[dict[str, Any]], expected: list[dict[str, Any]
 
 
 @pytest.mark.parametrize("code", CODES)
-@settings(max_examples=6, deadline=None)
+@settings(max_examples=examples(6), deadline=None)
 @given(base=st.integers(0, len(BASES) - 1), seed=st.integers(0, 2**32))
 def test_each_code_alone(tmp_path_factory: pytest.TempPathFactory, code: str, base: int, seed: int) -> None:
     actual, expected = _check(tmp_path_factory.mktemp("inject"), base, [code], seed)
     _assert_surgical(actual, expected, [code])
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=examples(20), deadline=None)
 @given(base=st.integers(0, len(BASES) - 1), seed=st.integers(0, 2**32), data=st.data())
 def test_several_codes_at_once(
     tmp_path_factory: pytest.TempPathFactory, base: int, seed: int, data: Any

@@ -21,6 +21,7 @@ from irtools.synth.build import KIB, MIB
 from irtools.synth.raw import RAW_INJECTORS, inject_raw, raw_baseline, to_raw
 from irtools.synth.writer import ir_text, write_ir
 from irtools.validate import validate_file
+from tests.budget import examples
 
 BASES = [
     SynthOptions(xlen=2, ylen=1, layers=9, batch=1, buffersize=256 * KIB, ring_regions=1, seed=1),
@@ -62,7 +63,7 @@ def test_raw_synth_keeps_the_schedule_and_renumbers_cores() -> None:
     assert "buffersize" not in raw and "address" not in raw["1"][0]["buffer"][0]
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=examples(12), deadline=None)
 @given(
     index=st.integers(0, len(BASES) - 1),
     codes=st.lists(st.sampled_from(sorted(RAW_INJECTORS)), min_size=1, max_size=4, unique=True),

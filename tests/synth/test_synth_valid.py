@@ -19,6 +19,7 @@ from irtools.synth.build import KIB, MIB, WL0_SIZE
 from irtools.synth.inject import baseline
 from irtools.synth.writer import write_ir
 from irtools.validate import validate_file
+from tests.budget import examples
 
 STRICT = CheckOptions(addr_align=ADDRESS_ALIGN, wl0_size=WL0_SIZE)
 """The opt-in rules too: generated addresses are 64-byte aligned and WL0 weights end within 16 KiB."""
@@ -39,7 +40,7 @@ def _findings(path: Path, check: CheckOptions | None = None) -> list[dict[str, A
     return [finding_to_json(f) for f in validate_file(str(path), check).findings]
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(options)
 def test_generated_ir_has_no_finding(tmp_path_factory: pytest.TempPathFactory, opts: SynthOptions) -> None:
     assume(opts.buffersize // opts.ring_regions >= 64 * KIB)

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from irtools import pointer as jp
 from irtools.findings import Finding, Severity
 from irtools.positions import line_columns, locate, offsets, with_positions
+from tests.budget import examples
 
 DOC = {"-1": {"in": [{"id": 1}, {"id": 2}]}, "0": [{"buffer": [{"address": 0}, {"address": 1024}]}]}
 
@@ -130,7 +131,7 @@ def _pointers(node: Any, base: str = "") -> list[str]:
     return found
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(doc=json_values, indent=st.sampled_from([None, 0, 2]), crlf=st.booleans(), ascii=st.booleans())
 def test_every_offset_holds_its_value(doc: Any, indent: int | None, crlf: bool, ascii: bool) -> None:
     text = json.dumps(doc, indent=indent, ensure_ascii=ascii)
@@ -151,7 +152,7 @@ def test_every_offset_holds_its_value(doc: Any, indent: int | None, crlf: bool, 
         assert decoder.raw_decode(text, offset)[0] == jp.resolve(doc, pointer)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(doc=st.dictionaries(st.text(max_size=4), json_values, max_size=5), indent=st.sampled_from([None, 2]))
 def test_starting_at_the_loaders_members_places_what_the_whole_scan_places(
     doc: Any, indent: int | None

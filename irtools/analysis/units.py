@@ -1,0 +1,34 @@
+"""Bytes as people read them, in binary units, the same in the terminal, the dashboard and the report."""
+
+from __future__ import annotations
+
+import math
+
+_UNITS = (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10))
+
+
+def format_bytes(n: float, space: str = " ") -> str:
+    """'448 B', '13 KiB', '1.5 MiB', '0.99 MiB' (never '1.01e+03 KiB'), '1,234 GiB'.
+
+    A value from 1000 of a unit up moves to the next unit (1,010 KiB reads 0.99 MiB), so a number has
+    at most three digits before GiB.
+    """
+    for unit, scale in _UNITS:
+        if n >= scale * 1000 / 1024:
+            value = n / scale
+            text = f"{value:,.0f}" if value >= 100 else f"{value:.3g}" if value >= 1 else f"{value:.2f}"
+            return f"{text}{space}{unit}"
+    return f"{int(n):,}{space}B"
+
+
+def byte_ticks(top: float, count: int = 5) -> tuple[list[float], list[str]]:
+    """About `count` round tick values from 0 to `top` bytes, and their labels in binary units."""
+    if not top > 0 or not math.isfinite(top):
+        return [0.0], ["0 B"]
+    raw = top / count
+    unit = next((scale for _, scale in _UNITS if raw >= scale), 1)
+    mantissa = raw / unit
+    power = 10 ** math.floor(math.log10(mantissa))
+    step = next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= mantissa) * unit
+    values = [i * step for i in range(int(top // step) + 1)]
+    return values, [format_bytes(v) if v else "0" for v in values]

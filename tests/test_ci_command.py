@@ -1,0 +1,66 @@
+"""CI runs the README's test command: the same pytest options, the `ci` hypothesis profile, its seed in the header."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CI_ONLY = ["-p", "no:cacheprovider"]
+"""What .ci/run adds to the README's options: a fresh clone keeps no pytest cache."""
+
+
+def _pytest_options(command: str) -> list[str]:
+    words = shlex.split(command)
+    start = max(i for i, w in enumerate(words) if w == "pytest") + 1
+    return words[start:]
+
+
+def readme_options() -> list[str]:
+    """The pytest options of the README's install-and-test command."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    [line] = [line for line in text.splitlines() if line.startswith("$ ") and "-m pytest" in line]
+    return _pytest_options(line.split("&&")[-1])
+
+
+def ci_options() -> list[str]:
+    """The pytest options of .ci/run's gate."""
+    lines = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    [line] = [line for line in lines if "-m pytest" in line and not line.lstrip().startswith("#")]
+    return _pytest_options(line)
+
+
+def test_ci_runs_the_readme_test_command() -> None:
+    assert readme_options() == ["--hypothesis-profile=ci"]
+    assert ci_options() == CI_ONLY + readme_options()
+
+
+def test_the_ci_profile_and_its_seed_are_in_the_header() -> None:
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+    }
+    env.pop("HYPOTHESIS_PROFILE", None)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            *CI_ONLY,
+            *readme_options(),
+            "--collect-only",
+            "tests/unit/test_core_numbering.py",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        timeout=300,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    header = proc.stdout.split("collected")[0]
+    assert "hypothesis profile 'ci': seed 0, max_examples 100, deadline None" in header, proc.stdout

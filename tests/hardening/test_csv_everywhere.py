@@ -102,7 +102,9 @@ def test_analyze_tables_read_back_row_for_row(
     run_cli: RunCli, hostile: Path, tmp_path: Path, excel_safe: bool
 ) -> None:
     out = tmp_path / "tables"
-    code, _, err = run_cli("analyze", hostile, "--out", out, *(["--excel-safe"] if excel_safe else []))
+    # --noc-links: every table is written, the routed NoC links included (they are opt-in since issue 28).
+    safe = ["--excel-safe"] if excel_safe else []
+    code, _, err = run_cli("analyze", hostile, "--out", out, "--noc-links", *safe)
     assert code == 0, err
     analysis = analyze(hostile)
     live = []

@@ -849,5 +849,5 @@ def test_screens_flag_exactly_the_rows_of_the_findings(
     case = _BY_ID[case_id]
     path = tmp_path / "ir.json"
     path.write_text(json.dumps(case.doc()))
-    index = IRIndex(load_ir(str(path)), case.options.l2_size if case.options else None)
+    index = IRIndex(load_ir(str(path)), case.options)
     assert SCREENS[case.code](index) == flagged

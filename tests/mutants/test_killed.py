@@ -198,7 +198,7 @@ def test_a_core_on_the_east_port_column_is_outside_the_mesh(tmp_path: Path) -> N
 
 def test_l2_size_option_does_not_override_the_files_buffersize() -> None:
     """Kills the index letting `--l2-size` override the file's own `buffersize`."""
-    index = IRIndex(load_ir(str(MESH_SAMPLE)), l2_size=4096)
+    index = IRIndex(load_ir(str(MESH_SAMPLE)), AnalysisOptions(l2_size=4096))
     assert index.l2_size == 0x100000
     a = analyze(MESH_SAMPLE, AnalysisOptions(l2_size=4096))
     assert a.l2_capacity_kib == 1024

@@ -16,7 +16,7 @@ def add_noc_arguments(parser: argparse.ArgumentParser) -> None:
         help=(
             "NoC bandwidth in bytes per cycle and directed link, as in Gemini's input line (e.g. 8, 32); "
             "adds the `noc` timing model, whose makespan is the scheduler's own latency T. "
-            "Without it nothing NoC-related is computed"
+            "Without it (or --noc-links, where offered) nothing NoC-related is computed"
         ),
     )
     parser.add_argument(

@@ -11,6 +11,7 @@ from dash.development.base_component import Component
 
 from dashboards.data import FINDING_COLUMNS
 from dashboards.figures import placeholder
+from dashboards.layer_view import layer_section
 from dashboards.measured_view import measured_section
 from dashboards.mesh_view import mesh_section
 from dashboards.timeline import ARROWS_BY_DEFAULT
@@ -360,6 +361,7 @@ def build_layout(
                 style={"display": "flex", "gap": "12px", "flexWrap": "wrap"},
             ),
             dcc.Loading(html.Div(id="l2-peak", style={"margin": "4px 0 8px"}), type="dot"),
+            layer_section(),
             html.Div(
                 [
                     html.H3("Findings", style={"fontSize": "17px", "margin": "0"}),

@@ -11,7 +11,7 @@ import pandas as pd
 from irtools.analysis.blocks import KIB, add_positions, l2_blocks_table, l2_capacity_kib
 from irtools.analysis.buffers import l2_tables, wl0_tables
 from irtools.analysis.energy import EnergyModel, energy_summary
-from irtools.analysis.layer_cost import layer_cost_table
+from irtools.analysis.layer_cost import layer_cost_absent, layer_cost_table
 from irtools.analysis.layers import layers_table
 from irtools.analysis.link_cost import link_costs
 from irtools.analysis.link_load import (
@@ -117,6 +117,10 @@ class Analysis:
         if self.noc_model is None or not self.energy_model.mesh:
             return LAYER_COST.empty()
         return layer_cost_table(self.index, self.noc_steps, self.noc_model, self.energy_model)
+
+    def layer_cost_absent(self) -> str | None:
+        """Why `layer_cost` is empty for this file (no NoC bandwidth, no mesh), or None when it is not."""
+        return layer_cost_absent(self.noc_model is not None, self.energy_model.mesh)
 
     def energy(self) -> dict[str, Any] | None:
         """The run's energy by term (irtools.analysis.energy.energy_summary); None without a NoC bandwidth."""

@@ -74,7 +74,7 @@ SWEEP = TableSpec(
             "scheduler_latency / makespan_noc, the noc model at the run's NoC bandwidth (the manifest's "
             "noc_bw column, else --noc-bw): 1 where irtools reproduces the scheduler's latency.",
         ),
-        Column("scheduler_energy", "float64", "", "The scheduler's own energy E (manifest cost line)."),
+        Column("scheduler_energy", "float64", "pJ", "The scheduler's own energy E (manifest cost line)."),
         Column(
             "energy",
             "float64",

@@ -13,6 +13,7 @@ from dashboards.figures import (
     CRITICAL_COLOR,
     HIGHLIGHT_COLOR,
     LAYER_TYPE_COLORS,
+    STALL_COLOR,
     WAIT_CYCLE_COLOR,
     Focus,
     empty_figure,
@@ -20,6 +21,7 @@ from dashboards.figures import (
     finish_layout,
     note_above,
 )
+from irtools.analysis.core_time import compute_end
 
 MAX_ARROWS = 5_000
 """Cross-core transfer arrows drawn in the timeline at most."""
@@ -178,6 +180,9 @@ def _bars(
 ) -> list[go.Bar]:
     start = placed["start"].astype("int64").to_numpy()
     duration = placed["end"].astype("int64").to_numpy() - start  # the noc model stretches a workload
+    # Under noc a workload computes its IR time, then holds its core stalled on the NoC: the bar's
+    # layer colour covers the compute, a pink hatched bar the stall (irtools.analysis.core_time).
+    computed = np.round(compute_end(placed)).astype("int64") - start
     keep = np.ones(len(placed), bool) if not layers else placed["layer_name"].isin(list(layers)).to_numpy()
     custom = np.column_stack(
         [
@@ -209,7 +214,7 @@ def _bars(
                 name=html.escape(kind, quote=False),
                 orientation="h",
                 base=start[mask],
-                x=duration[mask],
+                x=computed[mask],
                 y=[labels[c] for c in placed["core_id"].to_numpy()[mask]],
                 customdata=custom[mask],
                 hovertemplate=hover,
@@ -217,6 +222,26 @@ def _bars(
                     "color": LAYER_TYPE_COLORS[i % len(LAYER_TYPE_COLORS)],
                     "opacity": np.where(keep[mask], 1.0, 0.2),
                     "line": {"width": 0},
+                },
+            )
+        )
+    stalled = duration > computed
+    if stalled.any():
+        bars.append(
+            go.Bar(
+                name="NoC-stalled",
+                orientation="h",
+                base=(start + computed)[stalled],
+                x=(duration - computed)[stalled],
+                y=[labels[c] for c in placed["core_id"].to_numpy()[stalled]],
+                customdata=np.column_stack([custom[stalled], (duration - computed)[stalled]]),
+                hovertemplate="<b>%{customdata[0]}</b>: stalled on the NoC %{customdata[10]:,} cycles<br>"
+                "%{y}, workload %{customdata[1]} (position %{customdata[2]})%{customdata[9]}<extra></extra>",
+                marker={
+                    "color": STALL_COLOR,
+                    "opacity": np.where(keep[stalled], 0.85, 0.2),
+                    "line": {"width": 0},
+                    "pattern": {"shape": "/", "fgcolor": "white", "size": 6, "solidity": 0.3},
                 },
             )
         )
@@ -250,23 +275,28 @@ def _busy_map(
     edges = np.linspace(lo, hi, TIME_BINS + 1)
     rows = {core: i for i, core in enumerate(labels)}
     busy = np.zeros((len(kinds), len(rows), TIME_BINS))
+    stall = np.zeros((len(rows), TIME_BINS))
     types = {kind: i for i, kind in enumerate(kinds)}
+    # Busy is compute: under noc a workload's stall on the NoC is counted apart (core_time.compute_end).
+    placed = placed.assign(computed=compute_end(placed))
     for (core, kind), group in placed.groupby(["core_id", placed["layer_type"].astype(str)]):
         order = np.argsort(group["start"].to_numpy(float))
         start = group["start"].to_numpy(float)[order]
-        end = group["end"].to_numpy(float)[order]
-        done = np.concatenate([[0.0], np.cumsum(end - start)])
-        started = np.searchsorted(start, edges, side="right")
-        overrun = np.where(started > 0, np.maximum(end[started - 1] - edges, 0.0), 0.0)
-        covered = done[started] - overrun
-        busy[types[str(kind)], rows[core]] = np.diff(covered)
+        busy[types[str(kind)], rows[core]] = _covered(start, group["computed"].to_numpy(float)[order], edges)
+        stall[rows[core]] += _covered(
+            group["computed"].to_numpy(float)[order], group["end"].to_numpy(float)[order], edges
+        )
     total = busy.sum(axis=0)
-    share = total / max((hi - lo) / TIME_BINS, 1e-9)
+    width = max((hi - lo) / TIME_BINS, 1e-9)
+    share = total / width
+    stall_share = stall / width
     strongest = busy.argmax(axis=0)
-    # Colors 0..k-1: the layer type's color; k..2k-1: its pale version, for bins under half busy.
+    # Colors 0..k-1: the layer type's color; k..2k-1: its pale version, for bins under half busy;
+    # 2k: stalled on the NoC more than computing.
     z = np.where(total > 0, strongest + np.where(share < 0.5, len(kinds), 0), np.nan)
+    z = np.where((stall > total) & (stall > 0), 2 * len(kinds), z)
     colors = [LAYER_TYPE_COLORS[i % len(LAYER_TYPE_COLORS)] for i in range(len(kinds))]
-    palette = colors + [_pale(c) for c in colors]
+    palette = colors + [_pale(c) for c in colors] + [STALL_COLOR]
     scale = []
     for i, color in enumerate(palette):
         scale += [[i / len(palette), color], [(i + 1) / len(palette), color]]
@@ -280,15 +310,20 @@ def _busy_map(
             zmax=len(palette) - 0.5,
             colorscale=scale,
             showscale=False,
-            customdata=np.round(share, 3),
+            customdata=np.stack([np.round(share, 3), np.round(stall_share, 3)], axis=-1),
             text=names[strongest],
-            hovertemplate="%{y}, cycles ~%{x:,.0f}<br>busy %{customdata:.0%}, mostly %{text}<extra></extra>",
+            hovertemplate="%{y}, cycles ~%{x:,.0f}<br>computing %{customdata[0]:.0%}, mostly %{text}"
+            + ("<br>NoC-stalled %{customdata[1]:.0%}" if stall.any() else "")
+            + "<extra></extra>",
             name="busy time",
             xgap=0,
             ygap=4,
         )
     ]
-    for kind, color in zip(kinds, colors, strict=True):  # legend entries, as the bars have
+    legend = list(zip(kinds, colors, strict=True))
+    if stall.any():
+        legend.append(("NoC-stalled (more than computing)", STALL_COLOR))
+    for kind, color in legend:  # legend entries, as the bars have
         traces.append(
             go.Scatter(
                 x=[None],
@@ -299,6 +334,15 @@ def _busy_map(
             )
         )
     return traces
+
+
+def _covered(start: np.ndarray, end: np.ndarray, edges: np.ndarray) -> np.ndarray:
+    """Cycles of the disjoint intervals [start, end) (sorted by start) in each bin between `edges`: a
+    prefix sum over the intervals started before each edge, minus what the last of them runs past it."""
+    done = np.concatenate([[0.0], np.cumsum(end - start)])
+    started = np.searchsorted(start, edges, side="right")
+    overrun = np.where(started > 0, np.maximum(end[started - 1] - edges, 0.0), 0.0)
+    return np.diff(done[started] - overrun)
 
 
 def _pale(color: str) -> str:

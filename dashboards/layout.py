@@ -9,6 +9,7 @@ from typing import Any
 from dash import dcc, html
 from dash.development.base_component import Component
 
+from dashboards.counters_view import counter_section, heat_section
 from dashboards.data import FINDING_COLUMNS
 from dashboards.figures import STALL_COLOR, placeholder
 from dashboards.layer_view import layer_section
@@ -335,6 +336,7 @@ def build_layout(
             # The chip comes before the timeline: on 64 cores the timeline is taller than a screen.
             mesh_section(),
             dcc.Loading(dcc.Graph(id="timeline", config=GRAPH_CONFIG, figure=placeholder()), type="dot"),
+            counter_section(),
             measured_section(),
             html.Div(
                 [
@@ -375,6 +377,7 @@ def build_layout(
                 style={"display": "flex", "gap": "12px", "flexWrap": "wrap"},
             ),
             dcc.Loading(html.Div(id="l2-peak", style={"margin": "4px 0 8px"}), type="dot"),
+            heat_section(),
             layer_section(),
             html.Div(
                 [

@@ -87,6 +87,11 @@ def timeline_figure(
         selected = shown if not layers else shown[shown["layer_name"].isin(list(layers))]
         for trace in _busy_map(selected, kinds, labels, lo, hi):
             fig.add_trace(trace)
+        # The bins hide single workloads, not the chain that sets the makespan: its rail and its
+        # hand-offs from core to core are drawn over them.
+        critical = shown[shown["critical"].to_numpy(bool)]
+        if not critical.empty:
+            fig.add_traces(_critical_path(critical, labels, handoffs=True))
         where = "zoom in for single ones" if zoomable else "irtools serve shows single ones when zoomed"
         note_above(fig, f"{len(shown):,} workloads: busy time per bin (pale: under half busy); {where}")
     else:
@@ -350,16 +355,20 @@ def _pale(color: str) -> str:
     return "#{:02x}{:02x}{:02x}".format(*(round(v + (255 - v) * 0.6) for v in (r, g, b)))
 
 
-def _critical_path(critical: pd.DataFrame, labels: dict[int, str]) -> list[go.Scatter]:
+def _critical_path(
+    critical: pd.DataFrame, labels: dict[int, str], handoffs: bool = False
+) -> list[go.Scatter]:
     """A yellow-on-black rail through the middle of each critical workload: visible on any bar
-    color, and runs of short workloads stay apart (an outline merged them into black blocks)."""
+    color, and runs of short workloads stay apart (an outline merged them into black blocks).
+    With `handoffs` (the aggregated timeline, whose bins hide the bars' order), each step of the chain
+    from one core to another is drawn too, as a line from the end of one workload to the start of the next."""
     n = len(critical)
     xs = np.empty(3 * n, dtype=object)
     ys = np.empty(3 * n, dtype=object)
     xs[0::3] = critical["start"].astype("int64").to_numpy()
     xs[1::3] = critical["end"].astype("int64").to_numpy()
     ys[0::3] = ys[1::3] = [labels[c] for c in critical["core_id"]]
-    return [
+    traces = [
         go.Scatter(
             x=xs,
             y=ys,
@@ -372,6 +381,39 @@ def _critical_path(critical: pd.DataFrame, labels: dict[int, str]) -> list[go.Sc
         )
         for color, width, legend in (("#111111", 6, False), (CRITICAL_COLOR, 2.5, True))
     ]
+    if handoffs:
+        traces.append(_handoffs(critical, labels))
+    return traces
+
+
+def _handoffs(critical: pd.DataFrame, labels: dict[int, str]) -> go.Scatter:
+    """The critical chain's steps from core to core: end of one workload -> start of the next, with an arrowhead."""
+    chain = critical.sort_values(["start", "end"])
+    core = chain["core_id"].to_numpy()
+    moves = np.flatnonzero(core[1:] != core[:-1])
+    n = len(moves)
+    xs = np.empty(3 * n, dtype=object)
+    ys = np.empty(3 * n, dtype=object)
+    xs[0::3] = chain["end"].astype("int64").to_numpy()[moves]
+    xs[1::3] = chain["start"].astype("int64").to_numpy()[moves + 1]
+    ys[0::3] = [labels[c] for c in core[moves]]
+    ys[1::3] = [labels[c] for c in core[moves + 1]]
+    return go.Scatter(
+        x=xs,
+        y=ys,
+        mode="lines+markers",
+        name="critical path: core to core",
+        legendgroup="critical",
+        line={"color": "#111111", "width": 1.5},
+        marker={
+            "symbol": "arrow",
+            "angleref": "previous",
+            "size": np.tile([0, 10, 0], n),
+            "color": "#111111",
+        },
+        hoverinfo="skip",
+        showlegend=False,
+    )
 
 
 def _selected_edges(

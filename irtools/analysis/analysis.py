@@ -10,6 +10,7 @@ import pandas as pd
 
 from irtools.analysis.blocks import KIB, add_positions, l2_blocks_table, l2_capacity_kib
 from irtools.analysis.buffers import l2_tables, wl0_tables
+from irtools.analysis.counters import LinkHeat, l2_counter, link_heat, link_steps
 from irtools.analysis.energy import EnergyModel, energy_summary
 from irtools.analysis.layer_cost import layer_cost_absent, layer_cost_table
 from irtools.analysis.layers import layers_table
@@ -298,6 +299,21 @@ class Analysis:
             self._whole_schedule[key] = step_costs(self.index, self.noc_steps)
             self._whole_schedule[f"spans {model}"] = step_spans(self.index, self.timeline, model)
         return link_costs(self._whole_schedule[key], self._whole_schedule[f"spans {model}"], window)
+
+    def link_heat(self, model: str, bins: int, window: tuple[float, float] | None = None) -> LinkHeat | None:
+        """Every link's bytes per cycle per time bin under `model` (irtools.analysis.counters); None without a mesh."""
+        loads = self.link_loads(model)
+        if loads is None:
+            return None
+        key = f"link steps {model}"  # sums every routed row: once per model, not per zoom
+        if key not in self._whole_schedule:
+            self._whole_schedule[key] = link_steps(loads)
+        return link_heat(loads, bins, window, self._whole_schedule[key])
+
+    def l2_counter(self, core_id: int, model: str = "dependency") -> pd.DataFrame:
+        """The L2 core `core_id` holds over time under `model` (irtools.analysis.counters)."""
+        held = held_bytes(self.l2_blocks, self.l2_occupancy, not self.index.has(Capability.L2_ADDRESSES))
+        return l2_counter(self.timeline, held, model, core_id)
 
     @cached_property
     def _whole_schedule(self) -> dict[str, pd.DataFrame]:

@@ -52,3 +52,57 @@ def test_under_noc_cards_and_rows_show_noc_stalls_apart_from_compute(dash_duo: A
     assert dash_duo.find_elements("#timeline .barlayer .trace path")
     assert dash_duo.get_logs() == []
     _keep(dash_duo, tmp_path, "noc-stalls.png")
+
+
+@needs_fixtures
+def test_the_aggregated_timeline_shows_the_critical_path(
+    dash_duo: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from dashboards import timeline
+
+    monkeypatch.setattr(timeline, "MAX_BARS", 100)  # VGG's 336 workloads count as "many"
+    dash_duo.start_server(create_app(NOC_DIR, open_file=VGG))
+    names = wait_until(lambda: (n := _trace_names(dash_duo, "timeline")) and "busy time" in n and n, 60)
+    assert "critical path" in names and "critical path: core to core" in names
+    # The rail is drawn over the bins: its paths are in the page.
+    assert dash_duo.find_elements("#timeline .scatterlayer .trace path.js-line")
+    assert dash_duo.get_logs() == []
+    _keep(dash_duo, tmp_path, "aggregated-critical-path.png")
+
+
+@needs_fixtures
+def test_counter_tracks_and_the_link_heatmap_follow_a_click_on_a_link(dash_duo: Any, tmp_path: Path) -> None:
+    dash_duo.driver.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": 1600, "height": 1000, "deviceScaleFactor": 1, "mobile": False},
+    )
+    dash_duo.start_server(create_app(NOC_DIR, open_file=VGG))
+    wait_until(lambda: len(_trace_names(dash_duo, "counters")) == 2, 90)
+    held, rate = _trace_names(dash_duo, "counters")
+    assert held == "L2 held, core 1 (0,0)" and rate == "bytes/cycle on (0,1)->(0,0)"  # the busiest link
+    rows = wait_until(
+        lambda: dash_duo.driver.execute_script(
+            "const g = document.querySelector('#link-heat .js-plotly-plot');"
+            "return g && g._fullData && g._fullData[0] ? g._fullData[0].y.length : 0;"
+        ),
+        90,
+    )
+    assert rows == 76  # every loaded link of VGG 4x4
+    # Click the heatmap's row of DRAM W0->(0,0), in the middle of the schedule.
+    where = dash_duo.driver.execute_script(
+        "const g = document.querySelector('#link-heat .js-plotly-plot'), f = g._fullData[0];"
+        "const xa = g._fullLayout.xaxis, ya = g._fullLayout.yaxis;"
+        "const row = Array.from(f.y).indexOf('DRAM W0->(0,0)');"
+        "const x = f.x[Math.floor(f.x.length / 2)];"
+        "return [xa._offset + xa.l2p(xa.d2l(x)), ya._offset + ya.l2p(row)];"
+    )
+    from selenium.webdriver import ActionChains
+
+    plot = dash_duo.find_element("#link-heat .js-plotly-plot")
+    plot.location_once_scrolled_into_view  # noqa: B018
+    dx, dy = where[0] - plot.size["width"] / 2, where[1] - plot.size["height"] / 2
+    ActionChains(dash_duo.driver).move_to_element(plot).move_by_offset(dx, dy).click().perform()
+    wait_until(lambda: _trace_names(dash_duo, "counters")[-1:] == ["bytes/cycle on DRAM W0->(0,0)"], 30)
+    assert dash_duo.get_logs() == []
+    dash_duo.find_element("#counters").location_once_scrolled_into_view  # noqa: B018
+    _keep(dash_duo, tmp_path, "counters-and-link-heat.png")

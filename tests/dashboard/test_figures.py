@@ -295,3 +295,19 @@ def test_an_empty_map_says_why() -> None:
     assert [an.text for an in fig.layout.annotations] == [
         "no L2 tensors to draw: this core's entries<br>broke the schema (see the findings)"
     ]
+
+
+def test_the_aggregated_timeline_draws_the_critical_path_and_its_hand_offs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(timeline, "MAX_BARS", 2)
+    monkeypatch.setattr(timeline, "TIME_BINS", 4)
+    # The chain: core 0 runs 0-50, hands off to core 1 (60-100); core 0's 50-60 is off the path.
+    frame = _schedule((0, "pe", 0, 50), (0, "vp", 50, 60), (1, "pe", 60, 100))
+    frame["critical"] = [True, False, True]
+    fig = timeline_figure(frame, "dependency")
+    assert [t for t in fig.data if t.type == "heatmap"]  # aggregated
+    rails = [t for t in fig.data if t.name == "critical path"]
+    assert rails and list(rails[-1].x) == [0, 50, None, 60, 100, None]
+    [hand] = [t for t in fig.data if t.name == "critical path: core to core"]
+    assert list(hand.x) == [50, 60, None] and list(hand.y) == ["core 0", "core 1", None]

@@ -106,3 +106,30 @@ def test_counter_tracks_and_the_link_heatmap_follow_a_click_on_a_link(dash_duo: 
     assert dash_duo.get_logs() == []
     dash_duo.find_element("#counters").location_once_scrolled_into_view  # noqa: B018
     _keep(dash_duo, tmp_path, "counters-and-link-heat.png")
+
+
+def test_a_run_cut_into_chiplets_shows_its_dies_and_nop_links(dash_duo: Any, tmp_path: Path) -> None:
+    from irtools.cli.main import main
+
+    served = tmp_path / "served"
+    served.mkdir()
+    assert (
+        main(["synth", "-o", str(served / "cut.json"), "--mesh", "4x4", "--layers", "12", "--seed", "3"]) == 0
+    )
+    # A manifest row as Gemini's sweeps write them, with xcut 2 and ycut 2 (fields 10 and 11 of the line).
+    line = "7 0 1 4 4 1 1 1 0 2 2 SI UCIe 128 LPDDR5 1024000 16 512 512 16384"
+    (served / "manifest.csv").write_text(f"name,noc_bw,input_line\ncut.json,16,{line}\n")
+    dash_duo.start_server(create_app(served, open_file="cut.json"))
+    wait_until(lambda: "NoP links" in _trace_names(dash_duo, "mesh"), 90)
+    title = dash_duo.driver.execute_script(
+        "return document.querySelector('#mesh .js-plotly-plot').layout.title.text"
+    )
+    assert "2 x 2 chiplets of 2 x 2 cores" in title
+    dashed = dash_duo.driver.execute_script(
+        "return document.querySelector('#mesh .js-plotly-plot').layout.shapes"
+        ".filter(s => s.type === 'line' && s.line.dash === 'dash').length"
+    )
+    assert dashed == 2  # one boundary across the columns, one across the rows
+    assert dash_duo.get_logs() == []
+    dash_duo.find_element("#mesh").location_once_scrolled_into_view  # noqa: B018
+    _keep(dash_duo, tmp_path, "mesh-chiplets.png")

@@ -19,6 +19,7 @@ from plotly.subplots import make_subplots
 from dashboards.data import FileStore
 from dashboards.figures import empty_figure, finish_layout, placeholder
 from dashboards.shared_range import range_patch, view_window
+from dashboards.timeline import LEFT_MARGIN
 from dashboards.wiring import Trigger, wire
 from irtools.analysis import Analysis
 from irtools.analysis.counters import Link, LinkHeat, link_capacity, link_rate, parse_link_label
@@ -52,7 +53,7 @@ def heat_section() -> html.Div:
             html.H3("NoC links over time", style={"fontSize": "17px", "margin": "10px 0 2px"}),
             html.Div(
                 "One row per directed link, heaviest first; colour: bytes per cycle in each time bin (with a "
-                "NoC bandwidth, the share of it). Click a row for its rate under the timeline.",
+                "NoC bandwidth, the share of the link's capacity). Click a row for its rate under the timeline.",
                 style=_NOTE,
             ),
             dcc.Loading(dcc.Graph(id="link-heat", config=_GRAPH, figure=placeholder()), type="dot"),
@@ -163,6 +164,15 @@ def counters_figure(
         if a.noc_model is not None:
             fig.add_hline(y=_capacity(a), line={"color": "#b00", "dash": "dot", "width": 1}, row=2, col=1)
         fig.update_yaxes(title=None, tickformat="~s", row=2, col=1)
+    # An invisible bar over [0, the schedule's end] on each track: the cycles axis autoranges as the
+    # timeline's bars make it (with the same padding), so a track lines up with the rows above it.
+    end = float(a.timeline.loc[a.timeline["model"] == model, "end"].max())
+    for row in range(1, rows + 1):
+        fig.add_trace(
+            go.Bar(x=[end], base=[0], y=[0], orientation="h", opacity=0, hoverinfo="skip", name="span"),
+            row=row,
+            col=1,
+        )
     fig.update_xaxes(tickformat="~s", hoverformat=",.0f")
     fig.update_xaxes(title="cycles", row=rows, col=1)
     if window is not None:
@@ -172,7 +182,7 @@ def counters_figure(
         title += f"; bytes per cycle on {_link_name(a, link)}"
         title += f" (dotted: its capacity, {_capacity_text(a)})" if a.noc_model else ""
     fig = finish_layout(fig, title, 120 * rows)
-    fig.update_layout(margin={"t": 40}, showlegend=False, uirevision="counters")
+    fig.update_layout(margin={"t": 40, "l": LEFT_MARGIN}, showlegend=False, uirevision="counters")
     return fig
 
 

@@ -29,7 +29,11 @@ ARROWS_BY_DEFAULT = 300
 """Files with more cross-core transfers open with the arrows off (they cover the bars and slow each zoom)."""
 MAX_BARS = 4_000
 """Above this many workloads in view, the timeline shows busy time per bin instead of bars."""
+LEFT_MARGIN = 110
+"""Left margin (px) of the timeline and of the counter tracks under it: wide enough for `core 78 (7,7)`."""
 TIME_BINS = 600
+MAX_HANDOFFS = 200
+"""Core-to-core steps of the critical path drawn on the aggregated timeline at most (zoom in for more)."""
 """Time bins of the aggregated timeline: about one per two pixels of a wide screen."""
 
 
@@ -90,9 +94,13 @@ def timeline_figure(
         # The bins hide single workloads, not the chain that sets the makespan: its rail and its
         # hand-offs from core to core are drawn over them.
         critical = shown[shown["critical"].to_numpy(bool)]
-        if not critical.empty:
-            fig.add_traces(_critical_path(critical, labels, handoffs=True))
         where = "zoom in for single ones" if zoomable else "irtools serve shows single ones when zoomed"
+        if not critical.empty:
+            moves = _moves(critical)
+            # A few hand-offs show the chain; thousands (a chain hopping cores every step) cover the bins.
+            fig.add_traces(_critical_path(critical, labels, moves <= MAX_HANDOFFS, aggregated=True))
+            if moves > MAX_HANDOFFS:
+                where += f"; the critical path (yellow) changes core {moves:,} times: zoom in to follow it"
         note_above(fig, f"{len(shown):,} workloads: busy time per bin (pale: under half busy); {where}")
     else:
         for trace in _bars(shown, kinds, labels, layers):
@@ -140,7 +148,10 @@ def timeline_figure(
     row = 34 if len(cores) <= 16 else 20 if len(cores) <= 32 else 12
     if row < 34:
         fig.update_yaxes(tickfont={"size": 10 if row == 20 else 9})
-    return finish_layout(fig, title, max(260, 60 + row * len(cores)))
+    fig = finish_layout(fig, title, max(260, 60 + row * len(cores)))
+    # A fixed left margin, as the counter tracks under it have: their cycles axes line up.
+    fig.update_layout(margin={"l": LEFT_MARGIN})
+    return fig
 
 
 def core_labels(timeline: pd.DataFrame) -> dict[int, str]:
@@ -356,12 +367,13 @@ def _pale(color: str) -> str:
 
 
 def _critical_path(
-    critical: pd.DataFrame, labels: dict[int, str], handoffs: bool = False
+    critical: pd.DataFrame, labels: dict[int, str], handoffs: bool = False, aggregated: bool = False
 ) -> list[go.Scatter]:
     """A yellow-on-black rail through the middle of each critical workload: visible on any bar
     color, and runs of short workloads stay apart (an outline merged them into black blocks).
     With `handoffs` (the aggregated timeline, whose bins hide the bars' order), each step of the chain
-    from one core to another is drawn too, as a line from the end of one workload to the start of the next."""
+    from one core to another is drawn too, as a line from the end of one workload to the start of the next;
+    `aggregated` adds a dot on each critical workload (narrower than a pixel over the bins)."""
     n = len(critical)
     xs = np.empty(3 * n, dtype=object)
     ys = np.empty(3 * n, dtype=object)
@@ -381,9 +393,33 @@ def _critical_path(
         )
         for color, width, legend in (("#111111", 6, False), (CRITICAL_COLOR, 2.5, True))
     ]
+    if aggregated:
+        # Over the bins a critical workload is often under a pixel wide: a dot marks each one.
+        traces.append(
+            go.Scatter(
+                x=(critical["start"].to_numpy(float) + critical["end"].to_numpy(float)) / 2,
+                y=[labels[c] for c in critical["core_id"]],
+                mode="markers",
+                name="critical workloads",
+                legendgroup="critical",
+                marker={"color": CRITICAL_COLOR, "size": 6, "line": {"color": "#111111", "width": 1}},
+                customdata=np.column_stack(
+                    [escape(critical["layer_name"]), critical["start"].to_numpy(), critical["end"].to_numpy()]
+                ),
+                hovertemplate="critical path: <b>%{customdata[0]}</b> on %{y}<br>"
+                "cycles %{customdata[1]:,.0f} - %{customdata[2]:,.0f}<extra></extra>",
+                showlegend=False,
+            )
+        )
     if handoffs:
         traces.append(_handoffs(critical, labels))
     return traces
+
+
+def _moves(critical: pd.DataFrame) -> int:
+    """How many times the critical chain goes from one core to another."""
+    core = critical.sort_values(["start", "end"])["core_id"].to_numpy()
+    return int(np.count_nonzero(core[1:] != core[:-1]))
 
 
 def _handoffs(critical: pd.DataFrame, labels: dict[int, str]) -> go.Scatter:

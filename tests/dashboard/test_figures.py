@@ -309,5 +309,23 @@ def test_the_aggregated_timeline_draws_the_critical_path_and_its_hand_offs(
     assert [t for t in fig.data if t.type == "heatmap"]  # aggregated
     rails = [t for t in fig.data if t.name == "critical path"]
     assert rails and list(rails[-1].x) == [0, 50, None, 60, 100, None]
+    [dots] = [
+        t for t in fig.data if t.name == "critical workloads"
+    ]  # a critical workload can be under a pixel
+    assert list(dots.x) == [25, 80] and list(dots.y) == ["core 0", "core 1"]
     [hand] = [t for t in fig.data if t.name == "critical path: core to core"]
     assert list(hand.x) == [50, 60, None] and list(hand.y) == ["core 0", "core 1", None]
+
+
+def test_a_critical_path_hopping_cores_thousands_of_times_keeps_its_rail_not_its_hand_offs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(timeline, "MAX_BARS", 2)
+    monkeypatch.setattr(timeline, "MAX_HANDOFFS", 1)
+    frame = _schedule((0, "pe", 0, 50), (1, "pe", 60, 100), (0, "pe", 110, 120))
+    frame["critical"] = True
+    fig = timeline_figure(frame, "dependency")
+    assert [t for t in fig.data if t.name == "critical path"]
+    assert not [t for t in fig.data if t.name == "critical path: core to core"]
+    notes = " ".join(a.text for a in fig.layout.annotations)
+    assert "the critical path (yellow) changes core 2 times: zoom in to follow it" in notes

@@ -41,6 +41,9 @@ def counter_section() -> html.Div:
         [
             dcc.Loading(dcc.Graph(id="counters", config=_GRAPH, figure=placeholder()), type="dot"),
             dcc.Store(id="picked-link"),
+            # The file key once its timeline is in the page: the tracks and the heatmap start then, so
+            # their work (routing the traffic) never holds the browser's few connections before it.
+            dcc.Store(id="timeline-drawn"),
         ],
         id="counter-section",
     )
@@ -94,7 +97,6 @@ def counters(
     window = view_window(view, key)
     if trigger.only_view:
         return range_patch(window, ("xaxis", "xaxis2"))
-    entry.after_first_view()  # the link's track routes the traffic (seconds on a large file)
     return counters_figure(entry.analysis, model, core, link, window)
 
 
@@ -217,7 +219,6 @@ def heat(store: FileStore, trigger: Trigger, key: str | None, model: str, view: 
     entry = store.find(key)
     if entry is None or entry.analysis.index.ir.xlen is None:
         return {}
-    entry.after_first_view()  # routing a large file's traffic takes seconds: after the first view
     a = entry.analysis
     found = a.link_heat(model, HEAT_BINS, view_window(view, key))
     if found is None or not found.labels:
@@ -267,12 +268,22 @@ def register_counters(app: Dash, store: FileStore) -> None:
         State("current", "data"),
         prevent_initial_call=True,
     )
+    app.clientside_callback(  # type: ignore[no-untyped-call]
+        """function (figure, key, drawn) {
+            const ready = figure && figure.data && figure.data.length > 0;
+            return ready && key !== drawn ? key : window.dash_clientside.no_update;
+        }""",
+        Output("timeline-drawn", "data"),
+        Input("timeline", "figure"),
+        State("current", "data"),
+        State("timeline-drawn", "data"),
+    )
     wire(
         app,
         counters,
         store,
         Output("counters", "figure"),
-        Input("current", "data"),
+        Input("timeline-drawn", "data"),
         Input("model", "value"),
         Input("core", "value"),
         Input("picked-link", "data"),
@@ -284,7 +295,7 @@ def register_counters(app: Dash, store: FileStore) -> None:
         heat,
         store,
         Output("link-heat", "figure"),
-        Input("current", "data"),
+        Input("timeline-drawn", "data"),
         Input("model", "value"),
         Input("view", "data"),
     )

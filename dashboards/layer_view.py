@@ -70,7 +70,7 @@ def show(store: FileStore, trigger: Trigger, key: str | None) -> Any:
     entry = store.find(key)
     if entry is None:
         return ""
-    entry.after_first_view()  # timing the layers' NoC takes seconds on a large file: after the first view
+    # No wait for the first view: the noc model's steps this table sums are computed for that view already.
     return layer_cost_view(entry.analysis)
 
 

@@ -101,19 +101,7 @@ class Entry:
 
 
 def findings_frame(findings: list[Finding]) -> pd.DataFrame:
-    rows = [
-        {
-            "severity": f.severity.value,
-            "code": f.code,
-            "core_id": f.core_id,
-            "workload_id": f.workload_id,
-            "transfer_id": f.transfer_id,
-            "message": f.message,
-            "pointer": f.pointer,
-        }
-        for f in findings
-    ]
-    frame = pd.DataFrame(rows, columns=FINDING_COLUMNS)
+    frame = pd.DataFrame([f.to_row() for f in findings], columns=FINDING_COLUMNS)
     return frame.astype({"core_id": "Int64", "workload_id": "Int64", "transfer_id": "Int64"})
 
 

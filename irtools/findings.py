@@ -41,7 +41,21 @@ class Finding:
     """Stable across edits that move lines (irtools.baseline); set by the command line, not by the rules."""
 
     def sort_key(self) -> tuple[object, ...]:
+        """Output order within a file: pointer (numeric segments as ints), then code, then message."""
         return (sort_key(self.pointer), self.code, self.message)
+
+    def to_row(self) -> dict[str, str | int | None]:
+        """The JSON contract's keys (code, severity, message, pointer, core/workload/transfer ids): one
+        finding as the JSON report, the sweep's findings table and the dashboard's findings table hold it."""
+        return {
+            "code": self.code,
+            "severity": self.severity.value,
+            "message": self.message,
+            "pointer": self.pointer,
+            "core_id": self.core_id,
+            "workload_id": self.workload_id,
+            "transfer_id": self.transfer_id,
+        }
 
 
 @dataclass(slots=True)

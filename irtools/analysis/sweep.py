@@ -234,16 +234,4 @@ def _l2_fraction(peak: int, buffersize: int | None, l2_kb_in_name: Any) -> float
 
 def finding_rows(path: str, findings: Sequence[Finding]) -> list[dict[str, Any]]:
     """The file's findings as rows of SWEEP_FINDINGS."""
-    return [
-        {
-            "path": path,
-            "code": f.code,
-            "severity": f.severity.value,
-            "core_id": f.core_id,
-            "workload_id": f.workload_id,
-            "transfer_id": f.transfer_id,
-            "message": f.message,
-            "pointer": f.pointer,
-        }
-        for f in findings
-    ]
+    return [{"path": path, **f.to_row()} for f in findings]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 
 from irtools import pointer as jp
 from irtools.findings import Finding, Severity
@@ -77,7 +77,7 @@ def workload_order(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
             elif previous is not None and wid < previous:
                 yield ctx.finding(
                     "GIR501",
-                    f"workload_id {wid} follows workload_id {previous} (ids must ascend)",
+                    order_message(wid, previous),
                     ptr,
                     core_id=ref.core_id,
                     workload_id=wid,
@@ -86,16 +86,30 @@ def workload_order(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
             previous = wid if previous is None else max(previous, wid)
 
 
+def order_message(workload_id: int, previous: int) -> str:
+    """GIR501's message for a workload_id below the one before it (synth predicts it with this too)."""
+    return f"workload_id {workload_id} follows workload_id {previous} (ids must ascend)"
+
+
+def deadlock_message(cycle: Sequence[tuple[int, int]]) -> str:
+    """GIR502's message: the wait cycle's (core_id, workload_id) steps, back to the first."""
+    return "deadlock: " + " -> ".join(f"core {c}/wl {w}" for c, w in [*cycle, cycle[0]])
+
+
+def outside_mesh_message(core_id: int, xlen: int, ylen: int) -> str:
+    """GIR503's message for a core numbered 0..N-1 whose id is past the xlen x ylen mesh."""
+    return f"core {core_id} is outside the {xlen}x{ylen} mesh (cores 0..{xlen * ylen - 1})"
+
+
 def _deadlock_reference(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     from irtools.loading.graph import find_cycles, wait_graph
 
     nodes, edges = wait_graph(ir)
     for cycle in find_cycles(len(nodes), edges):
         refs = [nodes[n] for n in cycle]
-        chain = " -> ".join(f"core {r.core_id}/wl {r.workload_id}" for r in [*refs, refs[0]])
         yield ctx.finding(
             "GIR502",
-            f"deadlock: {chain}",
+            deadlock_message([(r.core_id, r.workload_id) for r in refs]),
             refs[0].pointer,
             core_id=refs[0].core_id,
             workload_id=refs[0].workload_id,
@@ -166,7 +180,7 @@ def core_outside_mesh(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
         if core_id >= count:
             yield ctx.finding(
                 "GIR503",
-                f"core {core_id} is outside the {xlen}x{ylen} mesh (cores 0..{count - 1})",
+                outside_mesh_message(core_id, xlen, ylen),
                 jp.join(str(core_id)),
                 core_id=core_id,
             )

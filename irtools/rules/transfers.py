@@ -14,6 +14,22 @@ from irtools.rules.context import CheckContext, id_list, short
 from irtools.rules.registry import rule
 
 
+def dangling_message(transfer_id: int) -> str:
+    """GIR201's message for a consumed transfer id nothing produces (synth predicts it with this too)."""
+    return f"transfer {transfer_id} is consumed but no DRAM out entry or ofmap produces it"
+
+
+def missing_destination_message(core_id: int, workload_id: int, transfer_id: int) -> str:
+    """GIR203's message for a destination naming a (core_id, workload_id) that no workload has."""
+    return f"destination core {core_id} workload {workload_id} of transfer {transfer_id} does not exist"
+
+
+def causality_message(transfer_id: int, producer_workload_id: int, *, later: bool) -> str:
+    """GIR204's message for an ifmap read from the same core's own or a later workload's ofmap."""
+    when = "runs later on this core" if later else "is this workload"
+    return f"reads transfer {transfer_id} produced by workload {producer_workload_id}, which {when}"
+
+
 def _consumer_sites(ref: WorkloadRef) -> Iterator[tuple[str, int]]:
     """(pointer, transfer_id) for every transfer id a workload consumes."""
     wl, base = ref.workload, ref.pointer
@@ -52,7 +68,7 @@ def _dangling(ir: IRIndex, ctx: CheckContext, refs: Iterable[WorkloadRef]) -> It
         tail = f" ({more} more use{'s' if more != 1 else ''})" if more else ""
         yield ctx.finding(
             "GIR201",
-            f"transfer {tid} is consumed but no DRAM out entry or ofmap produces it{tail}",
+            dangling_message(tid) + tail,
             ptr,
             core_id=ref.core_id,
             workload_id=ref.workload_id,
@@ -146,7 +162,7 @@ def _destinations_exist(
                 continue
             where = f"core {dest.core_id} workload {dest.workload_id}"
             if target is None:
-                message = f"destination {where} of transfer {tid} does not exist"
+                message = missing_destination_message(dest.core_id, dest.workload_id, tid)
             elif tid not in ir.uses(target) and target.pointer not in ir.incomplete:
                 message = f"destination {where} does not use transfer {tid} (not in its ifmap, weight, buffer or WL0)"
             else:
@@ -249,10 +265,9 @@ def _causality_reference(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
                 producer = ir.ofmap_producer.get(tid)
                 if producer is None or producer.core_id != ref.core_id or producer.position < ref.position:
                     continue
-                when = "is this workload" if producer is ref else "runs later on this core"
                 yield ctx.finding(
                     "GIR204",
-                    f"reads transfer {tid} produced by workload {producer.workload_id}, which {when}",
+                    causality_message(tid, producer.workload_id, later=producer is not ref),
                     jp.extend(ref.pointer, "ifmap", i),
                     core_id=ref.core_id,
                     workload_id=ref.workload_id,

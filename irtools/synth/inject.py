@@ -20,7 +20,9 @@ from typing import Any, TypeVar
 from irtools import pointer as jp
 from irtools.findings import FileReport, Finding, Severity
 from irtools.rules.context import CheckOptions
+from irtools.rules.ordering import deadlock_message, order_message, outside_mesh_message
 from irtools.rules.registry import RULES, UsageError
+from irtools.rules.transfers import causality_message, dangling_message, missing_destination_message
 from irtools.synth.allocator import ADDRESS_ALIGN, GUARD
 from irtools.synth.build import WL0_SIZE, WL0_SLOT
 
@@ -216,7 +218,7 @@ def _dangling(t: _Target) -> Lazy:
     tid = t.fresh()
     node = wl[where[0]][where[1]] if len(where) == 2 else wl[where[0]]
     node["transfer_id"] = [tid]
-    message = f"transfer {tid} is consumed but no DRAM out entry or ofmap produces it"
+    message = dangling_message(tid)
     return lambda: [_finding("GIR201", message, jp.join(key, position, *where), **_loc(key, wl, tid))]
 
 
@@ -258,7 +260,7 @@ def _destination(t: _Target) -> Lazy:
         dest = out[k]["destination"][0]
         dest["workload_id"] = missing
         tid = out[k]["transfer_id"]
-        message = f"destination core {dest['core_id']} workload {missing} of transfer {tid} does not exist"
+        message = missing_destination_message(dest["core_id"], missing, tid)
         return lambda: [
             _finding("GIR203", message, jp.join("-1", "out", k, "destination", 0), transfer_id=tid)
         ]
@@ -267,7 +269,7 @@ def _destination(t: _Target) -> Lazy:
     destinations = wl["ofmap"][0]["destination"]
     destinations.append({"core_id": core, "type": "core", "workload_id": missing})
     tid = wl["ofmap"][0]["transfer_id"]
-    message = f"destination core {core} workload {missing} of transfer {tid} does not exist"
+    message = missing_destination_message(core, missing, tid)
     ptr = jp.join(key, position, "ofmap", 0, "destination", len(destinations) - 1)
     return lambda: [_finding("GIR203", message, ptr, **_loc(key, wl, tid))]
 
@@ -290,7 +292,7 @@ def _causality(t: _Target) -> Lazy:
     return lambda: [
         _finding(
             "GIR204",
-            f"reads transfer {tid} produced by workload {wl['workload_id']}, which is this workload",
+            causality_message(tid, wl["workload_id"], later=False),
             jp.join(key, position, "ifmap", 0),
             **_loc(key, wl, tid),
         )
@@ -630,7 +632,7 @@ def _workload_order(t: _Target) -> Lazy:
     return lambda: [
         _finding(
             "GIR501",
-            f"workload_id {successor['workload_id']} follows workload_id {new} (ids must ascend)",
+            order_message(successor["workload_id"], new),
             jp.join(key, n - 1, "workload_id"),
             core_id=core,
             workload_id=successor["workload_id"],
@@ -675,8 +677,7 @@ def _deadlock(t: _Target) -> Lazy:
 
     def findings() -> list[Finding]:
         a, b = graph.wl(first), graph.wl(second)
-        steps = [f"core {first[0]}/wl {a['workload_id']}", f"core {second[0]}/wl {b['workload_id']}"]
-        message = f"deadlock: {' -> '.join([*steps, steps[0]])}"
+        message = deadlock_message([(int(first[0]), a["workload_id"]), (int(second[0]), b["workload_id"])])
         return [
             _finding(
                 "GIR502",
@@ -767,7 +768,7 @@ def _outside_mesh(t: _Target) -> Lazy:
     return lambda: [
         _finding(
             "GIR503",
-            f"core {k} is outside the {x}x{y} mesh (cores 0..{count - 1})",
+            outside_mesh_message(k, x, y),
             jp.join(str(k)),
             core_id=k,
         )
@@ -790,7 +791,7 @@ def _implausible_mesh(t: _Target) -> Lazy:
         return [
             _finding(
                 "GIR503",
-                f"core {key} is outside the {x}x{y} mesh (cores 0..{x * y - 1})",
+                outside_mesh_message(key, x, y),
                 jp.join(str(key)),
                 core_id=key,
             ),

@@ -8,8 +8,8 @@ from typing import Any
 import pandas as pd
 import plotly.graph_objects as go
 
-from irtools.analysis.sweep import SWEEP
 from irtools.sweep.pareto import pareto_front
+from irtools.sweep.row import SWEEP
 
 NAME_UNITS = {
     "l2_kb": "KB, from the name",

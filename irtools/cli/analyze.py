@@ -174,10 +174,10 @@ def run_export_trace(args: argparse.Namespace) -> int:
 
 
 def run_tables(args: argparse.Namespace) -> int:
+    from irtools.analysis.measured_tables import MEASURED_TABLES
     from irtools.analysis.tables import TABLES as IR_TABLES
     from irtools.catalogue import tables_markdown
     from irtools.rules.registry import UsageError
-    from irtools.trace.tables import MEASURED_TABLES
 
     TABLES = {**IR_TABLES, **MEASURED_TABLES}
 

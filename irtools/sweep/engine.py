@@ -23,13 +23,13 @@ from typing import Any
 import pandas as pd
 
 from irtools.analysis.energy import dram_type_in, with_dram_type
-from irtools.analysis.sweep import ENERGY, SWEEP, SWEEP_FINDINGS, empty_row, energy_columns
 from irtools.loading.discover import discover
 from irtools.options import RunOptions
 from irtools.sweep.cache import ResultCache
 from irtools.sweep.executors import Pool, local_pool
 from irtools.sweep.manifest import Manifest, cost_columns
 from irtools.sweep.names import NAME_COLUMNS, name_columns
+from irtools.sweep.row import ENERGY, SWEEP, SWEEP_FINDINGS, empty_row, energy_columns
 from irtools.sweep.work import FileResult, Task, WorkOptions, failed, process
 from irtools.trace.discover import discover_trace
 

@@ -14,8 +14,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from irtools.analysis.sweep import RUN_NOC_MAKESPANS, empty_row, finding_rows, summarize_with_findings
 from irtools.options import RunOptions
+from irtools.sweep.row import RUN_NOC_MAKESPANS, empty_row, finding_rows, summarize_with_findings
 
 
 @dataclass(frozen=True)

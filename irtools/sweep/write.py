@@ -7,9 +7,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from irtools.analysis.sweep import SWEEP, SWEEP_FINDINGS
 from irtools.sweep.engine import Sweep, SweepCounts, manifest_dtypes
 from irtools.sweep.output import TableStream
+from irtools.sweep.row import SWEEP, SWEEP_FINDINGS
 
 
 def write_sweep(

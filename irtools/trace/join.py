@@ -17,13 +17,7 @@ from typing import Any
 import pandas as pd
 
 from irtools.analysis.analysis import Analysis
-from irtools.findings import Finding, Severity
-from irtools.loading.index import WorkloadRef
-from irtools.loading.reader import gc_paused
-from irtools.trace.intervals import Coverage, Moves
-from irtools.trace.reader import DMA_QUEUES, QUEUES, Instruction, Trace
-from irtools.trace.summary import MeasuredSummary, Wait
-from irtools.trace.tables import (
+from irtools.analysis.measured_tables import (
     MEASURED_INSTRUCTIONS,
     MEASURED_LAYER_TYPES,
     MEASURED_LAYERS,
@@ -31,6 +25,12 @@ from irtools.trace.tables import (
     MEASURED_TABLES,
     MEASURED_WORKLOADS,
 )
+from irtools.findings import Finding, Severity
+from irtools.loading.index import WorkloadRef
+from irtools.loading.reader import gc_paused
+from irtools.trace.intervals import Coverage, Moves
+from irtools.trace.reader import DMA_QUEUES, QUEUES, Instruction, Trace
+from irtools.trace.summary import MeasuredSummary, Wait
 
 MEASURED_CORE = 0
 """The trace's `wkl` are workload ids of core "0"."""

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import json
 
-from irtools.analysis.sweep import SWEEP_FINDINGS, finding_rows
 from irtools.findings import FileReport, Finding, Report, Severity
 from irtools.report.json_report import finding_to_json
 from irtools.report.sarif import report_to_sarif
+from irtools.sweep.row import SWEEP_FINDINGS, finding_rows
 
 OVERLAP = Finding(
     "GIR302",

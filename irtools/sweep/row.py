@@ -1,7 +1,8 @@
 """Sweep summaries: one row per IR file of a design-space sweep, to compare schedules side by side.
 
 The columns and the per-file work live here (what a worker computes); running it over many files,
-caching, manifests and output are irtools.sweep's.
+caching, manifests and output are the rest of irtools.sweep's. The measured columns (a ZeBu trace found
+beside the IR) are measured.py's.
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ from irtools.errors import AnalysisError
 from irtools.findings import Finding, Severity
 from irtools.loading.load import load_ir
 from irtools.options import RunOptions
+from irtools.sweep.measured import SWEEP_COLUMNS, measured_columns
 from irtools.sweep.names import name_columns
-from irtools.trace.sweep import SWEEP_COLUMNS, measured_columns
 from irtools.validate import check_loaded
 
 SWEEP = TableSpec(

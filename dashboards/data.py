@@ -93,6 +93,7 @@ class Entry:
 
     @property
     def findings(self) -> pd.DataFrame:
+        """The checker's findings for this file as the dashboard's table (computed on first use)."""
         with self._lock:
             if self._findings is None:
                 findings = check_loaded(self.analysis.loaded, self.analysis.options, self.analysis.index)
@@ -101,6 +102,7 @@ class Entry:
 
 
 def findings_frame(findings: list[Finding]) -> pd.DataFrame:
+    """Findings as the dashboard's table: FINDING_COLUMNS, the ids as nullable Int64."""
     frame = pd.DataFrame([f.to_row() for f in findings], columns=FINDING_COLUMNS)
     return frame.astype({"core_id": "Int64", "workload_id": "Int64", "transfer_id": "Int64"})
 

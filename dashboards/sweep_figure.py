@@ -47,6 +47,8 @@ def shown_columns(table: pd.DataFrame) -> list[str]:
 
 
 def default_axes(table: pd.DataFrame) -> tuple[str, str, str | None]:
+    """The scatter's first (x, y, colour): the defaults where the table has them, else numeric columns it
+    has."""
     usable = numeric_columns(table)
     x, y, color = DEFAULT_AXES
     x = x if x in usable else (usable[0] if usable else x)

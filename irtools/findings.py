@@ -17,6 +17,7 @@ class Severity(str, enum.Enum):
 
     @property
     def rank(self) -> int:
+        """Order of severity: info 0, warning 1, error 2."""
         return _RANK[self]
 
 
@@ -69,14 +70,17 @@ class FileReport:
         self.findings.sort(key=Finding.sort_key)
 
     def count(self, severity: Severity) -> int:
+        """How many of the file's findings have this severity."""
         return sum(1 for f in self.findings if f.severity is severity)
 
     @property
     def errors(self) -> int:
+        """The file's error-severity findings."""
         return self.count(Severity.ERROR)
 
     @property
     def warnings(self) -> int:
+        """The file's warning-severity findings."""
         return self.count(Severity.WARNING)
 
 
@@ -91,8 +95,10 @@ class Report:
 
     @property
     def errors(self) -> int:
+        """Error-severity findings in all files."""
         return sum(f.errors for f in self.files)
 
     @property
     def warnings(self) -> int:
+        """Warning-severity findings in all files."""
         return sum(f.warnings for f in self.files)

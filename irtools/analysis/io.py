@@ -21,6 +21,7 @@ FORMATS = ("csv", "parquet")
 
 
 def parquet_available() -> bool:
+    """Whether pyarrow is installed: `--format parquet` needs it."""
     return importlib.util.find_spec("pyarrow") is not None
 
 

@@ -44,6 +44,8 @@ WORKER_DIED = (
 
 @dataclass
 class SweepCounts:
+    """What a sweep did: files seen, analyzed and from the cache, failures, error findings, rows written."""
+
     files: int = 0
     analyzed: int = 0
     errors: int = 0
@@ -267,6 +269,8 @@ def execute(
 
 @dataclass
 class Collected:
+    """A whole sweep in memory: its rows table, its findings table and its counts."""
+
     rows: pd.DataFrame
     findings: pd.DataFrame
     counts: SweepCounts

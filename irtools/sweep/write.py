@@ -55,4 +55,5 @@ def write_sweep(
 
 
 def same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
+    """Whether two paths name the same file once resolved (-o and --findings must differ)."""
     return Path(a).resolve() == Path(b).resolve()

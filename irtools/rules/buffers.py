@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,14 +35,37 @@ def _loc(ref: WorkloadRef, entry: BufferView | None = None) -> dict[str, Any]:
     return {"core_id": ref.core_id, "workload_id": ref.workload_id, "transfer_id": single_transfer(ids)}
 
 
-def _describe(entry: PlacedEntry) -> str:
-    ids = id_list(entry.transfer_id or []) or "-"
-    layer = f" ({short(entry.layer_name)})" if entry.layer_name else ""
-    return f"{entry.type} tensor {entry.tensor_id} [transfer {ids}]{layer}"
+def tensor_text(type_: str, tensor_id: int, transfer_ids: Sequence[int], layer_name: str | None) -> str:
+    """How GIR3xx messages name an L2 tensor: `ifmap tensor 0 [transfer 10,11] (Conv_1)` (synth too)."""
+    ids = id_list(transfer_ids) or "-"
+    layer = f" ({short(layer_name)})" if layer_name else ""
+    return f"{type_} tensor {tensor_id} [transfer {ids}]{layer}"
 
 
-def _span(segments: tuple[tuple[int, int], ...]) -> str:
+def segments_text(segments: Sequence[tuple[int, int]]) -> str:
+    """A tensor's L2 byte ranges as `[0x0, 0x4000)`, two joined by ` + ` when it wraps around its region."""
     return " + ".join(f"[{a:#x}, {b:#x})" for a, b in segments)
+
+
+def overlap_message(
+    a: str, a_segments: Sequence[tuple[int, int]], b: str, b_segments: Sequence[tuple[int, int]]
+) -> str:
+    """GIR302's message: two tensors (as tensor_text names them) and the L2 bytes each occupies."""
+    return f"{a} {segments_text(a_segments)} overlaps {b} {segments_text(b_segments)}"
+
+
+def region_past_end_message(start: int, end: int, buffersize: int) -> str:
+    """GIR303's message for a ring region that reaches past the buffer."""
+    return f"region [{start:#x}, {end:#x}) ends past buffersize {buffersize:#x}"
+
+
+def misaligned_message(address: int, align: int) -> str:
+    """GIR308's message for an L2 address off the --addr-align grid."""
+    return f"address {address:#x} is not a multiple of {align}"
+
+
+def _describe(entry: PlacedEntry) -> str:
+    return tensor_text(entry.type, entry.tensor_id, entry.transfer_id or [], entry.layer_name)
 
 
 def _buffer_out_of_bounds_reference(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
@@ -114,9 +137,8 @@ def _buffer_overlap_reference(ir: IRIndex, ctx: CheckContext) -> Iterator[Findin
                 continue
             if run is not None:
                 yield run.finding(ctx)
-            message = (
-                f"{_describe(a)} {_span(placements[i].segments)} overlaps "
-                f"{_describe(b)} {_span(placements[j].segments)}"
+            message = overlap_message(
+                _describe(a), placements[i].segments, _describe(b), placements[j].segments
             )
             pointers = (jp.extend(ref.pointer, "buffer", i), jp.extend(ref.pointer, "buffer", j))
             runs[key] = _OverlapRun(message, *pointers, ref, a, ref.position)
@@ -188,7 +210,7 @@ def ring_config(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
             if end <= start:
                 problem = f"region [{start:#x}, {end:#x}) is empty"
             elif ir.buffersize is not None and end > ir.buffersize:
-                problem = f"region [{start:#x}, {end:#x}) ends past buffersize {ir.buffersize:#x}"
+                problem = region_past_end_message(start, end, ir.buffersize)
             if problem:
                 yield ctx.finding("GIR303", problem, jp.extend(base, k), **_loc(ref))
         for a, b in itertools.pairwise(order):
@@ -424,7 +446,7 @@ def misaligned_address(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
             if entry.address % align:
                 yield ctx.finding(
                     "GIR308",
-                    f"address {entry.address:#x} is not a multiple of {align}",
+                    misaligned_message(entry.address, align),
                     jp.extend(ref.pointer, "buffer", i, "address"),
                     **_loc(ref, entry),
                 )

@@ -14,15 +14,21 @@ from irtools.rules.registry import rule
 from irtools.rules.screens import inverted_rows, screened, workload_range_rows
 
 
+def bad_range_message(lower: Sequence[int], upper: Sequence[int], key: str | None = None) -> str:
+    """GIR504's message: the box and the dimensions where lower > upper (`key` names a lower key other than
+    `lower`, such as a tile's `ifmap_lower`)."""
+    bad = [str(d) for d, (lo, hi) in enumerate(zip(lower, upper, strict=True)) if lo > hi]
+    where = f"{key}: " if key else ""
+    return f"{where}lower {list(lower)} > upper {list(upper)} in dimension{'s' if len(bad) > 1 else ''} {', '.join(bad)}"
+
+
 def _range_findings(ranges: Iterable[Range], ctx: CheckContext) -> Iterator[Finding]:
     for r in ranges:
-        bad = [d for d, (lo, hi) in enumerate(zip(r.lower, r.upper, strict=True)) if lo > hi]
-        pointer = r.pointer if r.lower_key in ("lower", "0") else jp.extend(r.pointer, r.lower_key)
-        where = "" if r.lower_key in ("lower", "0") else f"{r.lower_key}: "
-        dims = ", ".join(str(d) for d in bad)
+        own_key = r.lower_key in ("lower", "0")
+        pointer = r.pointer if own_key else jp.extend(r.pointer, r.lower_key)
         yield ctx.finding(
             "GIR504",
-            f"{where}lower {r.lower} > upper {r.upper} in dimension{'s' if len(bad) > 1 else ''} {dims}",
+            bad_range_message(r.lower, r.upper, None if own_key else r.lower_key),
             pointer,
             core_id=r.core_id,
             workload_id=r.workload_id,
@@ -163,7 +169,7 @@ def core_outside_mesh(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
         ids = _mesh_id_list(xlen, ylen)
         yield ctx.finding(
             "GIR503",
-            f"cores are numbered by mesh position y*(xlen+2)+x+1 (Gemini's mesh ids: {ids})",
+            mesh_numbering_message(xlen, ylen),
             "",
             severity=Severity.INFO,
         )
@@ -184,6 +190,13 @@ def core_outside_mesh(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
                 jp.join(str(core_id)),
                 core_id=core_id,
             )
+
+
+def mesh_numbering_message(xlen: int, ylen: int) -> str:
+    """GIR503's note (info) that the file numbers its cores by Gemini's mesh ids, listing the first few."""
+    return (
+        f"cores are numbered by mesh position y*(xlen+2)+x+1 (Gemini's mesh ids: {_mesh_id_list(xlen, ylen)})"
+    )
 
 
 def _mesh_id_list(xlen: int, ylen: int) -> str:

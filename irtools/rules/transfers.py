@@ -24,6 +24,16 @@ def missing_destination_message(core_id: int, workload_id: int, transfer_id: int
     return f"destination core {core_id} workload {workload_id} of transfer {transfer_id} does not exist"
 
 
+def also_produced_message(transfer_id: int, first_pointer: str) -> str:
+    """GIR202's message at a second producer of a transfer id, naming where the first one is."""
+    return f"transfer {transfer_id} is also produced at {first_pointer}"
+
+
+def related_dangling_message(key: str, transfer_id: int, other: str) -> str:
+    """GIR206's message for one related_ofmap/related_ifmap id the other side of DRAM lacks."""
+    return f"{key} {transfer_id} is not a {other} transfer"
+
+
 def causality_message(transfer_id: int, producer_workload_id: int, *, later: bool) -> str:
     """GIR204's message for an ifmap read from the same core's own or a later workload's ofmap."""
     when = "runs later on this core" if later else "is this workload"
@@ -113,7 +123,7 @@ def _duplicate_producer_reference(ir: IRIndex, ctx: CheckContext) -> Iterator[Fi
         for dup in places[1:]:
             yield ctx.finding(
                 "GIR202",
-                f"transfer {tid} is also produced at {ir.loaded.file_pointer(places[0].pointer)}",
+                also_produced_message(tid, ir.loaded.file_pointer(places[0].pointer)),
                 dup.pointer,
                 core_id=dup.core_id,
                 workload_id=dup.workload_id,
@@ -391,7 +401,7 @@ def related_dangling(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
             continue
         j, tid = missing[0]
         if len(missing) == 1:
-            message = f"{key} {tid} is not a {other} transfer"
+            message = related_dangling_message(key, tid, other)
         else:
             ids = id_list([t for _, t in missing])
             message = f"{key} names {len(missing)} ids that are not {other} transfers: {ids}"

@@ -19,20 +19,25 @@ from typing import Any, TypeVar
 
 from irtools import pointer as jp
 from irtools.findings import FileReport, Finding, Severity
-from irtools.rules.context import CheckOptions
-from irtools.rules.ordering import deadlock_message, order_message, outside_mesh_message
+from irtools.loading.l2 import place
+from irtools.rules.buffers import misaligned_message, overlap_message, region_past_end_message, tensor_text
+from irtools.rules.context import CheckOptions, id_list, short
+from irtools.rules.ordering import bad_range_message, deadlock_message, order_message, outside_mesh_message
 from irtools.rules.registry import RULES, UsageError
-from irtools.rules.transfers import causality_message, dangling_message, missing_destination_message
+from irtools.rules.transfers import (
+    also_produced_message,
+    causality_message,
+    dangling_message,
+    missing_destination_message,
+    related_dangling_message,
+)
+from irtools.rules.wl0 import wl0_capacity_message, wl0_overlap_message
 from irtools.synth.allocator import ADDRESS_ALIGN, GUARD
 from irtools.synth.build import WL0_SIZE, WL0_SLOT
 
 Doc = dict[str, Any]
 Lazy = Callable[[], list[Finding]]
 """Findings are built after every injection, from the final document (ids may have changed)."""
-
-MESSAGE_IDS = 16
-MESSAGE_TEXT = 80
-"""How many ids and characters of a name the checker's messages spell out."""
 
 CANDIDATES = 400
 """Candidates an injector examines before it gives up (a random sample of large files)."""
@@ -54,23 +59,14 @@ class Injection:
 # --- the checker's message vocabulary, from the format's definitions ----------------------------------------
 
 
-def _ids(ids: list[int], sep: str = ",") -> str:
-    shown = sep.join(str(i) for i in ids[:MESSAGE_IDS])
-    return shown if len(ids) <= MESSAGE_IDS else f"{shown}{sep}... ({len(ids) - MESSAGE_IDS} more)"
-
-
-def _short(text: str) -> str:
-    return text if len(text) <= MESSAGE_TEXT else text[: MESSAGE_TEXT - 3] + "..."
-
-
 def _single(ids: list[int] | None) -> int | None:
     return ids[0] if ids is not None and len(ids) == 1 else None
 
 
 def _describe(entry: dict[str, Any]) -> str:
-    ids = _ids(entry.get("transfer_id") or []) or "-"
-    layer = f" ({_short(entry['layer_name'])})" if entry.get("layer_name") else ""
-    return f"{entry['type']} tensor {entry['tensor_id']} [transfer {ids}]{layer}"
+    return tensor_text(
+        entry["type"], entry["tensor_id"], entry.get("transfer_id") or [], entry.get("layer_name")
+    )
 
 
 def _segments(address: int, size: int, ring: list[list[int]]) -> list[tuple[int, int]]:
@@ -81,8 +77,8 @@ def _segments(address: int, size: int, ring: list[list[int]]) -> list[tuple[int,
     return [(address, end), (start, start + address + size - end)]
 
 
-def _span(entry: dict[str, Any], ring: list[list[int]]) -> str:
-    return " + ".join(f"[{a:#x}, {b:#x})" for a, b in _segments(entry["address"], entry["size"], ring))
+def _segments_of(entry: dict[str, Any], ring: list[list[int]]) -> list[tuple[int, int]]:
+    return _segments(entry["address"], entry["size"], ring)
 
 
 def _finding(code: str, message: str, pointer: str, **loc: Any) -> Finding:
@@ -234,13 +230,13 @@ def _duplicate(t: _Target) -> Lazy:
         t.claim(("out", k))
         out.append(copy.deepcopy(out[k]))
         n, tid = len(out) - 1, out[k]["transfer_id"]
-        message = f"transfer {tid} is also produced at {jp.join('-1', 'out', k)}"
+        message = also_produced_message(tid, jp.join("-1", "out", k))
         return lambda: [_finding("GIR202", message, jp.join("-1", "out", n), transfer_id=tid)]
     key, position, wl = t.pick("GIR202", workloads, "no workload left")
     t.claim((key, position))
     wl["ofmap"].append(copy.deepcopy(wl["ofmap"][0]))
     tid = wl["ofmap"][0]["transfer_id"]
-    message = f"transfer {tid} is also produced at {jp.join(key, position, 'ofmap', 0)}"
+    message = also_produced_message(tid, jp.join(key, position, "ofmap", 0))
     return lambda: [_finding("GIR202", message, jp.join(key, position, "ofmap", 1), **_loc(key, wl, tid))]
 
 
@@ -314,7 +310,7 @@ def _dram_in(t: _Target) -> Lazy:
         problem = f"ofmap range {producer['lower']}..{producer['upper']} differs from {entry['lower']}..{entry['upper']}"
     else:
         entry["layer_name"] = f"{real}_stale"
-        problem = f"layer is {_short(real)!r}, not {_short(entry['layer_name'])!r}"
+        problem = f"layer is {short(real)!r}, not {short(entry['layer_name'])!r}"
     tid = entry["transfer_id"]
     message = f"DRAM in entry for transfer {tid} does not match its ofmap: {problem}"
     return lambda: [
@@ -346,7 +342,7 @@ def _related(t: _Target) -> Lazy:
     tid = t.fresh()
     entry[field_name].append(tid)
     other = "DRAM out" if side == "in" else "DRAM in"
-    message = f"{field_name} {tid} is not a {other} transfer"
+    message = related_dangling_message(field_name, tid, other)
     ptr = jp.join("-1", side, k, field_name, len(entry[field_name]) - 1)
     return lambda: [_finding("GIR206", message, ptr, transfer_id=entry["transfer_id"])]
 
@@ -373,7 +369,8 @@ def _out_of_bounds(t: _Target) -> Lazy:
     entry = wl["buffer"][i]
     size = t.doc["buffersize"]
     entry["address"] = size + ADDRESS_ALIGN * t.rng.randrange(16)
-    message = f"{_describe(entry)}: starts at {entry['address']:#x}, past buffersize {size:#x}"
+    problem = place(entry["address"], entry["size"], [], size).problem
+    message = f"{_describe(entry)}: {problem}"
     return lambda: [
         _finding(
             "GIR301",
@@ -402,7 +399,12 @@ def _overlap(t: _Target) -> Lazy:
 
     def findings() -> list[Finding]:
         ring = wl["ring_buffer_info"]
-        message = f"{_describe(buffer[a])} {_span(buffer[a], ring)} overlaps {_describe(buffer[b])} {_span(buffer[b], ring)}"
+        message = overlap_message(
+            _describe(buffer[a]),
+            _segments_of(buffer[a], ring),
+            _describe(buffer[b]),
+            _segments_of(buffer[b], ring),
+        )
         loc = _loc(key, wl, _single(buffer[a]["transfer_id"]))
         return [_finding("GIR302", message, jp.join(key, position, "buffer", a), **loc)]
 
@@ -417,7 +419,7 @@ def _ring(t: _Target) -> Lazy:
     extra = ADDRESS_ALIGN * (1 + t.rng.randrange(64))
     # A region starting at buffersize holds no tensor (every address is below it): only GIR303 sees it.
     wl["ring_buffer_info"].append([size, size + extra])
-    message = f"region [{size:#x}, {size + extra:#x}) ends past buffersize {size:#x}"
+    message = region_past_end_message(size, size + extra, size)
     ptr = jp.join(key, position, "ring_buffer_info", len(wl["ring_buffer_info"]) - 1)
     return lambda: [_finding("GIR303", message, ptr, **_loc(key, wl))]
 
@@ -467,7 +469,7 @@ def _source_union(t: _Target) -> Lazy:
     if others and t.rng.random() < 0.5:
         entry["transfer_id"] = sorted([source["transfer_id"], t.rng.choice(others)])
         message = (
-            f"transfer_id [{_ids(entry['transfer_id'], ', ')}] differs from the sources' ids "
+            f"transfer_id [{id_list(entry['transfer_id'], ', ')}] differs from the sources' ids "
             f"[{source['transfer_id']}]"
         )
     else:
@@ -500,13 +502,11 @@ def _cur_wl_ifmap(t: _Target) -> Lazy:
     wanted = sorted({tid for ifmap in wl["ifmap"] for tid in ifmap["transfer_id"]})
     if entry["type"] == "weight":
         entry["cur_wl_ifmap"] = True
-        message = f"{_describe(entry)} is flagged cur_wl_ifmap but holds none of the ifmap transfers [{_ids(wanted, ', ')}]"
+        message = f"{_describe(entry)} is flagged cur_wl_ifmap but holds none of the ifmap transfers [{id_list(wanted, ', ')}]"
     else:
         entry["cur_wl_ifmap"] = False
         held = sorted(set(entry["transfer_id"]) & set(wanted))
-        message = (
-            f"{_describe(entry)} holds ifmap transfers [{_ids(held, ', ')}] but is not flagged cur_wl_ifmap"
-        )
+        message = f"{_describe(entry)} holds ifmap transfers [{id_list(held, ', ')}] but is not flagged cur_wl_ifmap"
     ptr = jp.join(key, position, "buffer", i, "cur_wl_ifmap")
     return lambda: [_finding("GIR306", message, ptr, **_loc(key, wl, _single(entry["transfer_id"])))]
 
@@ -544,7 +544,7 @@ def _misaligned(t: _Target) -> Lazy:
     t.claim((key, position))
     entry = wl["buffer"][i]
     entry["address"] += GUARD  # the allocator keeps GUARD free bytes after every tensor: no overlap
-    message = f"address {entry['address']:#x} is not a multiple of {ADDRESS_ALIGN}"
+    message = misaligned_message(entry["address"], ADDRESS_ALIGN)
     ptr = jp.join(key, position, "buffer", i, "address")
     return lambda: [_finding("GIR308", message, ptr, **_loc(key, wl, _single(entry["transfer_id"])))]
 
@@ -560,10 +560,6 @@ def _wl0_sites(t: _Target) -> list[tuple[str, int, dict[str, Any], int]]:
     ]
 
 
-def _weight_text(entry: dict[str, Any]) -> str:
-    return f"weight [transfer {_ids(entry['transfer_id'])}]"
-
-
 @injector("GIR401", "a WL0 snapshot gets a second copy of a weight 64 bytes above the first")
 def _wl0_overlap(t: _Target) -> Lazy:
     key, position, wl, j = t.pick("GIR401", _wl0_sites(t), "no WL0 snapshot holds a weight")
@@ -576,9 +572,8 @@ def _wl0_overlap(t: _Target) -> Lazy:
 
     def findings() -> list[Finding]:
         a, b = twin, original
-        message = (
-            f"{_weight_text(a)} [{a['address']:#x}, {a['address'] + a['size']:#x}) overlaps {_weight_text(b)} "
-            f"[{b['address']:#x}, {b['address'] + b['size']:#x})"
+        message = wl0_overlap_message(
+            a["transfer_id"], a["address"], a["size"], b["transfer_id"], b["address"], b["size"]
         )
         ptr = jp.join(key, position, "wl0_buffer", n)
         return [_finding("GIR401", message, ptr, **_loc(key, wl, _single(a["transfer_id"])))]
@@ -599,7 +594,7 @@ def _wl0_capacity(t: _Target) -> Lazy:
     # Stays above the other slot's weight (at most WL0_CHUNK bytes at 0): no GIR401.
     entry["address"] = WL0_SIZE - entry["size"] + ADDRESS_ALIGN
     end = entry["address"] + entry["size"]
-    message = f"{_weight_text(entry)} ends at {end:#x}, past WL0 size {WL0_SIZE:#x}"
+    message = wl0_capacity_message(entry["transfer_id"], end, WL0_SIZE)
     return lambda: [_finding("GIR402", message, jp.join(key, position, "wl0_buffer", j), **_loc(key, wl))]
 
 
@@ -819,11 +814,11 @@ def _bad_range(t: _Target) -> Lazy:
     node = wl[where[0]][where[1]]
     if where[0] == "tile_info":
         node["ifmap_lower"][2] = node["ifmap_upper"][2] + 1
-        message = f"ifmap_lower: lower {node['ifmap_lower']} > upper {node['ifmap_upper']} in dimension 2"
+        message = bad_range_message(node["ifmap_lower"], node["ifmap_upper"], "ifmap_lower")
         ptr, tid = jp.join(key, position, *where, "ifmap_lower"), None
     else:
         node["lower"][0] = node["upper"][0] + 1
-        message = f"lower {node['lower']} > upper {node['upper']} in dimension 0"
+        message = bad_range_message(node["lower"], node["upper"])
         ptr, tid = jp.join(key, position, *where), _single(node["transfer_id"])
     return lambda: [_finding("GIR504", message, ptr, **_loc(key, wl, tid))]
 

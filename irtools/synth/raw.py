@@ -20,9 +20,8 @@ from typing import Any
 from irtools import pointer as jp
 from irtools.dialects import RAW
 from irtools.findings import FileReport, Finding, Severity
-from irtools.loading.mesh import mesh_ids
 from irtools.rules.context import id_list
-from irtools.rules.ordering import deadlock_message
+from irtools.rules.ordering import deadlock_message, mesh_numbering_message
 from irtools.rules.registry import RULES, UsageError, skipped_note
 from irtools.rules.transfers import dangling_message, missing_destination_message
 from irtools.synth.inject import CANDIDATES, Injection, InjectionError, registrar
@@ -183,14 +182,13 @@ def _raw_workload(wl: Doc, core: dict[int, int], producer: dict[int, int]) -> Do
 
 def raw_baseline(document: Doc) -> list[Finding]:
     """What `irtools validate` says about any raw file: the dialect, the rules it skips, the numbering."""
-    ids = mesh_ids(document["xlen"], document["ylen"])
     return [
         Finding("GIR103", Severity.INFO, RAW.note or "", ""),
         Finding("GIR103", Severity.INFO, skipped_note(RAW.capabilities, RAW.name) or "", ""),
         Finding(
             "GIR503",
             Severity.INFO,
-            f"cores are numbered by mesh position y*(xlen+2)+x+1 (Gemini's mesh ids: {id_list(ids, ', ')})",
+            mesh_numbering_message(document["xlen"], document["ylen"]),
             "",
         ),
     ]

@@ -59,6 +59,33 @@ def region_past_end_message(start: int, end: int, buffersize: int) -> str:
     return f"region [{start:#x}, {end:#x}) ends past buffersize {buffersize:#x}"
 
 
+def ring_reading_note(start: int, end: int) -> str:
+    """GIR303's note (info) on how a ring_buffer_info pair not starting at 0 is read, and the other reading."""
+    return (
+        f"ring_buffer_info pair [{start:#x}, {end:#x}] read as [start, end) = [{start:#x}, {end:#x}); "
+        f"read as [start, size] it would be [{start:#x}, {start + end:#x})"
+    )
+
+
+def source_ids_message(transfer_ids: Sequence[int], source_ids: Sequence[int]) -> str:
+    """GIR305's message for an entry whose transfer ids are not its sources' ids."""
+    return f"transfer_id [{id_list(transfer_ids, ', ')}] differs from the sources' ids [{id_list(source_ids, ', ')}]"
+
+
+def source_box_message(
+    lower: Sequence[int], upper: Sequence[int], box_lower: Sequence[int], box_upper: Sequence[int]
+) -> str:
+    """GIR305's message for an entry whose range is not its sources' bounding box."""
+    return f"range {list(lower)}..{list(upper)} differs from the sources' bounding box {list(box_lower)}..{list(box_upper)}"
+
+
+def size_mismatch_message(size: int, lower: list[int], upper: list[int], align: int, bitwidth: int) -> str:
+    """GIR307's message: the fmap's size against N x roundup(C, align) x H x W x bitwidth/8, spelled out."""
+    n, c, h, w = (hi - lo + 1 for lo, hi in zip(lower, upper, strict=True))
+    expected = expected_fmap_size(lower, upper, align, bitwidth)
+    return f"size {size} differs from {n} x roundup({c}, {align}) x {h} x {w} x {bitwidth}/8 = {expected}"
+
+
 def misaligned_message(address: int, align: int) -> str:
     """GIR308's message for an L2 address off the --addr-align grid."""
     return f"address {address:#x} is not a multiple of {align}"
@@ -225,8 +252,7 @@ def ring_config(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
         ptr, start, end = ambiguous
         yield ctx.finding(
             "GIR303",
-            f"ring_buffer_info pair [{start:#x}, {end:#x}] read as [start, end) = [{start:#x}, {end:#x}); "
-            f"read as [start, size] it would be [{start:#x}, {start + end:#x})",
+            ring_reading_note(start, end),
             ptr,
             severity=Severity.INFO,
         )
@@ -295,7 +321,7 @@ def _source_union_reference(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]
             if entry.transfer_id is not None and sorted(set(entry.transfer_id)) != ids:
                 yield ctx.finding(
                     "GIR305",
-                    f"transfer_id [{id_list(entry.transfer_id, ', ')}] differs from the sources' ids [{id_list(ids, ', ')}]",
+                    source_ids_message(entry.transfer_id, ids),
                     ptr,
                     **_loc(ref, entry),
                 )
@@ -307,7 +333,7 @@ def _source_union_reference(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]
             if (lower, upper) != (entry.lower, entry.upper):
                 yield ctx.finding(
                     "GIR305",
-                    f"range {entry.lower}..{entry.upper} differs from the sources' bounding box {lower}..{upper}",
+                    source_box_message(entry.lower, entry.upper, lower, upper),
                     ptr,
                     **_loc(ref, entry),
                 )
@@ -400,12 +426,10 @@ def _size_mismatch_reference(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding
         for key, i, t in items:
             if inverted(t.lower, t.upper):
                 continue  # GIR504 reports inverted ranges
-            expected = expected_fmap_size(t.lower, t.upper, t.align, t.bitwidth)
-            if expected != t.size:
-                n, c, h, w = (hi - lo + 1 for lo, hi in zip(t.lower, t.upper, strict=True))
+            if expected_fmap_size(t.lower, t.upper, t.align, t.bitwidth) != t.size:
                 yield ctx.finding(
                     "GIR307",
-                    f"size {t.size} differs from {n} x roundup({c}, {t.align}) x {h} x {w} x {t.bitwidth}/8 = {expected}",
+                    size_mismatch_message(t.size, t.lower, t.upper, t.align, t.bitwidth),
                     jp.extend(ref.pointer, key, i, "size"),
                     core_id=ref.core_id,
                     workload_id=ref.workload_id,

@@ -20,7 +20,17 @@ from typing import Any, TypeVar
 from irtools import pointer as jp
 from irtools.findings import FileReport, Finding, Severity
 from irtools.loading.l2 import place
-from irtools.rules.buffers import misaligned_message, overlap_message, region_past_end_message, tensor_text
+from irtools.rules.buffers import (
+    expected_fmap_size,
+    misaligned_message,
+    overlap_message,
+    region_past_end_message,
+    ring_reading_note,
+    size_mismatch_message,
+    source_box_message,
+    source_ids_message,
+    tensor_text,
+)
 from irtools.rules.context import CheckOptions, id_list, short
 from irtools.rules.ordering import bad_range_message, deadlock_message, order_message, outside_mesh_message
 from irtools.rules.registry import RULES, UsageError
@@ -95,10 +105,7 @@ def baseline(document: Doc) -> list[Finding]:
         for position, wl in enumerate(document[key]):
             for k, (start, end) in enumerate(wl["ring_buffer_info"]):
                 if start != 0:
-                    message = (
-                        f"ring_buffer_info pair [{start:#x}, {end:#x}] read as [start, end) = [{start:#x}, "
-                        f"{end:#x}); read as [start, size] it would be [{start:#x}, {start + end:#x})"
-                    )
+                    message = ring_reading_note(start, end)
                     return [
                         Finding(
                             "GIR303", Severity.INFO, message, jp.join(key, position, "ring_buffer_info", k)
@@ -468,16 +475,10 @@ def _source_union(t: _Target) -> Lazy:
     others = [w for w in weights if w != source["transfer_id"]]
     if others and t.rng.random() < 0.5:
         entry["transfer_id"] = sorted([source["transfer_id"], t.rng.choice(others)])
-        message = (
-            f"transfer_id [{id_list(entry['transfer_id'], ', ')}] differs from the sources' ids "
-            f"[{source['transfer_id']}]"
-        )
+        message = source_ids_message(entry["transfer_id"], [source["transfer_id"]])
     else:
         entry["upper"][1] += 1  # one input channel more than the DRAM source holds
-        message = (
-            f"range {entry['lower']}..{entry['upper']} differs from the sources' bounding box "
-            f"{source['lower']}..{source['upper']}"
-        )
+        message = source_box_message(entry["lower"], entry["upper"], source["lower"], source["upper"])
     return lambda: [
         _finding(
             "GIR305",
@@ -521,13 +522,10 @@ def _size(t: _Target) -> Lazy:
     key, position, wl, k = t.pick("GIR307", sites, "no workload left")
     t.claim((key, position))
     ifmap = wl["ifmap"][k]
-    n, c, h, w = (hi - lo + 1 for lo, hi in zip(ifmap["lower"], ifmap["upper"], strict=True))
     align, bits = ifmap["align"], ifmap["bitwidth"]
-    expected = n * (-(-c // align) * align) * h * w * bits // 8
+    expected = expected_fmap_size(ifmap["lower"], ifmap["upper"], align, bits)
     ifmap["size"] = expected + ADDRESS_ALIGN * (1 + t.rng.randrange(8))
-    message = (
-        f"size {ifmap['size']} differs from {n} x roundup({c}, {align}) x {h} x {w} x {bits}/8 = {expected}"
-    )
+    message = size_mismatch_message(ifmap["size"], ifmap["lower"], ifmap["upper"], align, bits)
     ptr = jp.join(key, position, "ifmap", k, "size")
     return lambda: [_finding("GIR307", message, ptr, **_loc(key, wl, _single(ifmap["transfer_id"])))]
 

@@ -86,6 +86,27 @@ def size_mismatch_message(size: int, lower: list[int], upper: list[int], align: 
     return f"size {size} differs from {n} x roundup({c}, {align}) x {h} x {w} x {bitwidth}/8 = {expected}"
 
 
+NOT_NEW_BUT_ABSENT = "is marked not newly added but was absent before"
+"""GIR304's problem with a tensor marked not newly added that the previous snapshot lacks."""
+
+
+def new_but_present(address: int) -> str:
+    """GIR304's problem with a tensor marked newly added that the previous snapshot held at the same address."""
+    return f"is marked newly added but was already present at {address:#x}"
+
+
+def flagged_without_ifmap(ifmap_transfer_ids: Sequence[int]) -> str:
+    """GIR306's problem with an entry flagged cur_wl_ifmap that holds none of the workload's ifmap transfers."""
+    return (
+        f"is flagged cur_wl_ifmap but holds none of the ifmap transfers [{id_list(ifmap_transfer_ids, ', ')}]"
+    )
+
+
+def unflagged_ifmap(held_ids: Sequence[int]) -> str:
+    """GIR306's problem with an ifmap entry that holds the workload's ifmap transfers but is not flagged."""
+    return f"holds ifmap transfers [{id_list(held_ids, ', ')}] but is not flagged cur_wl_ifmap"
+
+
 def misaligned_message(address: int, align: int) -> str:
     """GIR308's message for an L2 address off the --addr-align grid."""
     return f"address {address:#x} is not a multiple of {align}"
@@ -275,11 +296,11 @@ def _snapshot_continuity_reference(ir: IRIndex, ctx: CheckContext) -> Iterator[F
                 before = previous.get(entry.tensor_id)
                 problem = None
                 if entry.newly_added is False and before is None:
-                    problem = "is marked not newly added but was absent before"
+                    problem = NOT_NEW_BUT_ABSENT
                 elif entry.newly_added is False and before is not None and before.address != entry.address:
                     problem = f"moved from {before.address:#x} to {entry.address:#x} without being re-added"
                 elif entry.newly_added is True and before is not None and before.address == entry.address:
-                    problem = f"is marked newly added but was already present at {entry.address:#x}"
+                    problem = new_but_present(entry.address)
                 if problem:
                     yield ctx.finding(
                         "GIR304",
@@ -361,7 +382,6 @@ def _cur_wl_ifmap_reference(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]
     for ref in ir.workloads():
         wl = ir.documented(ref)
         wanted = {t for i in wl.ifmap for t in i.transfer_id}
-        wanted_text = ""
         flagged: set[int] = set()
         for i, entry in enumerate(wl.buffer):
             ids = set(entry.transfer_id or ())
@@ -369,17 +389,16 @@ def _cur_wl_ifmap_reference(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]
             if entry.cur_wl_ifmap:
                 flagged |= ids
                 if not ids & wanted:
-                    wanted_text = wanted_text or f"[{id_list(sorted(wanted), ', ')}]"
                     yield ctx.finding(
                         "GIR306",
-                        f"{_describe(entry)} is flagged cur_wl_ifmap but holds none of the ifmap transfers {wanted_text}",
+                        f"{_describe(entry)} {flagged_without_ifmap(sorted(wanted))}",
                         ptr,
                         **_loc(ref, entry),
                     )
             elif entry.type == "ifmap" and ids & wanted:
                 yield ctx.finding(
                     "GIR306",
-                    f"{_describe(entry)} holds ifmap transfers [{id_list(sorted(ids & wanted), ', ')}] but is not flagged cur_wl_ifmap",
+                    f"{_describe(entry)} {unflagged_ifmap(sorted(ids & wanted))}",
                     ptr,
                     **_loc(ref, entry),
                 )

@@ -238,6 +238,19 @@ def _inside(lower: list[int], upper: list[int], box_lo: list[int], box_hi: list[
     return True
 
 
+def tile_coverage_problem(
+    tiles: Sequence[tuple[list[int], list[int]]], lo: list[int], hi: list[int]
+) -> str | None:
+    """GIR505's message when the tiles' ofmap boxes do not cover the workload [lo, hi] exactly; else None."""
+    t_lo = [min(t[0][d] for t in tiles) for d in range(4)]
+    t_hi = [max(t[1][d] for t in tiles) for d in range(4)]
+    covered = sum(_volume(a, b) for a, b in tiles)
+    if (t_lo, t_hi) == (lo, hi) and covered >= _volume(lo, hi):
+        return None
+    gap = "" if (t_lo, t_hi) != (lo, hi) else f" with gaps ({covered} of {_volume(lo, hi)} elements)"
+    return f"tiles cover {t_lo}..{t_hi}{gap} but the workload is {lo}..{hi}"
+
+
 def _volume(lower: list[int], upper: list[int]) -> int:
     product = 1
     for lo, hi in zip(lower, upper, strict=True):
@@ -264,14 +277,11 @@ def _workload_range_reference(ir: IRIndex, ctx: CheckContext) -> Iterator[Findin
         tiles = list((wl.tile_info or {}).values())
         if not tiles:
             continue
-        t_lo = [min(t.ofmap_lower[d] for t in tiles) for d in range(4)]
-        t_hi = [max(t.ofmap_upper[d] for t in tiles) for d in range(4)]
-        covered = sum(_volume(t.ofmap_lower, t.ofmap_upper) for t in tiles)
-        if (t_lo, t_hi) != (lo, hi) or covered < _volume(lo, hi):
-            gap = "" if (t_lo, t_hi) != (lo, hi) else f" with gaps ({covered} of {_volume(lo, hi)} elements)"
+        message = tile_coverage_problem([(t.ofmap_lower, t.ofmap_upper) for t in tiles], lo, hi)
+        if message:
             yield ctx.finding(
                 "GIR505",
-                f"tiles cover {t_lo}..{t_hi}{gap} but the workload is {lo}..{hi}",
+                message,
                 jp.extend(ref.pointer, "tile_info"),
                 core_id=ref.core_id,
                 workload_id=ref.workload_id,

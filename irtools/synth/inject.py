@@ -21,8 +21,11 @@ from irtools import pointer as jp
 from irtools.findings import FileReport, Finding, Severity
 from irtools.loading.l2 import place
 from irtools.rules.buffers import (
+    NOT_NEW_BUT_ABSENT,
     expected_fmap_size,
+    flagged_without_ifmap,
     misaligned_message,
+    new_but_present,
     overlap_message,
     region_past_end_message,
     ring_reading_note,
@@ -30,9 +33,16 @@ from irtools.rules.buffers import (
     source_box_message,
     source_ids_message,
     tensor_text,
+    unflagged_ifmap,
 )
-from irtools.rules.context import CheckOptions, id_list, short
-from irtools.rules.ordering import bad_range_message, deadlock_message, order_message, outside_mesh_message
+from irtools.rules.context import CheckOptions, short
+from irtools.rules.ordering import (
+    bad_range_message,
+    deadlock_message,
+    order_message,
+    outside_mesh_message,
+    tile_coverage_problem,
+)
 from irtools.rules.registry import RULES, UsageError
 from irtools.rules.transfers import (
     also_produced_message,
@@ -445,9 +455,9 @@ def _continuity(t: _Target) -> Lazy:
     t.claim((key, position))
     entry = wl["buffer"][i]
     if entry["newly_added"]:
-        problem = "is marked not newly added but was absent before"
+        problem = NOT_NEW_BUT_ABSENT
     else:
-        problem = f"is marked newly added but was already present at {entry['address']:#x}"
+        problem = new_but_present(entry["address"])
     entry["newly_added"] = not entry["newly_added"]
     ptr = jp.join(key, position, "buffer", i, "newly_added")
     return lambda: [
@@ -503,11 +513,11 @@ def _cur_wl_ifmap(t: _Target) -> Lazy:
     wanted = sorted({tid for ifmap in wl["ifmap"] for tid in ifmap["transfer_id"]})
     if entry["type"] == "weight":
         entry["cur_wl_ifmap"] = True
-        message = f"{_describe(entry)} is flagged cur_wl_ifmap but holds none of the ifmap transfers [{id_list(wanted, ', ')}]"
+        message = f"{_describe(entry)} {flagged_without_ifmap(wanted)}"
     else:
         entry["cur_wl_ifmap"] = False
         held = sorted(set(entry["transfer_id"]) & set(wanted))
-        message = f"{_describe(entry)} holds ifmap transfers [{id_list(held, ', ')}] but is not flagged cur_wl_ifmap"
+        message = f"{_describe(entry)} {unflagged_ifmap(held)}"
     ptr = jp.join(key, position, "buffer", i, "cur_wl_ifmap")
     return lambda: [_finding("GIR306", message, ptr, **_loc(key, wl, _single(entry["transfer_id"])))]
 
@@ -837,18 +847,9 @@ def _workload_range(t: _Target) -> Lazy:
     wl["tile_info"][name]["ofmap_upper"][d] -= 1
     tiles = list(wl["tile_info"].values())
     lo, hi = wl["workload"]
-    t_lo = [min(tile["ofmap_lower"][i] for tile in tiles) for i in range(4)]
-    t_hi = [max(tile["ofmap_upper"][i] for tile in tiles) for i in range(4)]
-
-    def volume(lower: list[int], upper: list[int]) -> int:
-        product = 1
-        for a, b in zip(lower, upper, strict=True):
-            product *= b - a + 1
-        return product
-
-    covered = sum(volume(tile["ofmap_lower"], tile["ofmap_upper"]) for tile in tiles)
-    gaps = "" if (t_lo, t_hi) != (lo, hi) else f" with gaps ({covered} of {volume(lo, hi)} elements)"
-    message = f"tiles cover {t_lo}..{t_hi}{gaps} but the workload is {lo}..{hi}"
+    message = tile_coverage_problem([(tile["ofmap_lower"], tile["ofmap_upper"]) for tile in tiles], lo, hi)
+    if message is None:  # other tiles would have to cover the row it gave up: synth's tiles do not overlap
+        raise InjectionError("--inject GIR505: the tiles still cover the workload")
     return lambda: [_finding("GIR505", message, jp.join(key, position, "tile_info"), **_loc(key, wl))]
 
 

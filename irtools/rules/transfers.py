@@ -34,6 +34,23 @@ def related_dangling_message(key: str, transfer_id: int, other: str) -> str:
     return f"{key} {transfer_id} is not a {other} transfer"
 
 
+def layer_problem(ofmap_layer: str, entry_layer: str) -> str:
+    """A GIR205 problem: the DRAM in entry names another layer than the ofmap that writes it."""
+    return f"layer is {short(ofmap_layer)!r}, not {short(entry_layer)!r}"
+
+
+def range_problem(
+    ofmap_lower: Sequence[int], ofmap_upper: Sequence[int], lower: Sequence[int], upper: Sequence[int]
+) -> str:
+    """A GIR205 problem: the DRAM in entry's range is not the ofmap's."""
+    return f"ofmap range {list(ofmap_lower)}..{list(ofmap_upper)} differs from {list(lower)}..{list(upper)}"
+
+
+def dram_in_mismatch_message(transfer_id: int, problems: Sequence[str]) -> str:
+    """GIR205's message for a DRAM in entry that disagrees with its ofmap, its problems joined by `; `."""
+    return f"DRAM in entry for transfer {transfer_id} does not match its ofmap: " + "; ".join(problems)
+
+
 def causality_message(transfer_id: int, producer_workload_id: int, *, later: bool) -> str:
     """GIR204's message for an ifmap read from the same core's own or a later workload's ofmap."""
     when = "runs later on this core" if later else "is this workload"
@@ -350,14 +367,13 @@ def dram_in_mismatch(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
         if (ref.core_id, ref.workload_id) != (entry.core_id, entry.workload_id):
             problems.append(f"it is produced by core {ref.core_id} workload {ref.workload_id}")
         if ref.workload.layer_name != entry.layer_name:
-            problems.append(f"layer is {short(ref.workload.layer_name)!r}, not {short(entry.layer_name)!r}")
+            problems.append(layer_problem(ref.workload.layer_name, entry.layer_name))
         if _frame_free(o.lower, o.upper) != _frame_free(entry.lower, entry.upper):
-            problems.append(f"ofmap range {o.lower}..{o.upper} differs from {entry.lower}..{entry.upper}")
+            problems.append(range_problem(o.lower, o.upper, entry.lower, entry.upper))
         if problems:
             yield ctx.finding(
                 "GIR205",
-                f"DRAM in entry for transfer {entry.transfer_id} does not match its ofmap: "
-                + "; ".join(problems),
+                dram_in_mismatch_message(entry.transfer_id, problems),
                 ptr,
                 **loc,
                 related=(jp.extend(ref.pointer, "ofmap", i),),

@@ -35,7 +35,7 @@ from irtools.rules.buffers import (
     tensor_text,
     unflagged_ifmap,
 )
-from irtools.rules.context import CheckOptions, short
+from irtools.rules.context import CheckOptions
 from irtools.rules.ordering import (
     bad_range_message,
     deadlock_message,
@@ -48,7 +48,10 @@ from irtools.rules.transfers import (
     also_produced_message,
     causality_message,
     dangling_message,
+    dram_in_mismatch_message,
+    layer_problem,
     missing_destination_message,
+    range_problem,
     related_dangling_message,
 )
 from irtools.rules.wl0 import wl0_capacity_message, wl0_overlap_message
@@ -324,12 +327,12 @@ def _dram_in(t: _Target) -> Lazy:
     real = entry["layer_name"]
     if entry["upper"][3] > entry["lower"][3] and t.rng.random() < 0.5:
         entry["upper"][3] -= 1
-        problem = f"ofmap range {producer['lower']}..{producer['upper']} differs from {entry['lower']}..{entry['upper']}"
+        problem = range_problem(producer["lower"], producer["upper"], entry["lower"], entry["upper"])
     else:
         entry["layer_name"] = f"{real}_stale"
-        problem = f"layer is {short(real)!r}, not {short(entry['layer_name'])!r}"
+        problem = layer_problem(real, entry["layer_name"])
     tid = entry["transfer_id"]
-    message = f"DRAM in entry for transfer {tid} does not match its ofmap: {problem}"
+    message = dram_in_mismatch_message(tid, [problem])
     return lambda: [
         _finding(
             "GIR205",

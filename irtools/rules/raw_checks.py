@@ -132,9 +132,11 @@ def raw_source_union(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
             problems = []
             lower, upper = entry.lower_as_written, entry.upper_as_written
             if not entry.source:
+                own = sorted(set(entry.transfer_id or ()))
+                # Say what the entry does carry: an entry with ids but no source names transfers nothing sends.
+                carries = f"transfer_id [{id_list(own, ', ')}] but no source" if own else "no source and no transfer id"
                 problems.append(
-                    f"{entry.type} entry of layer {entry.layer!r} has no source and no transfer id: "
-                    f"nothing brings {lower}..{upper}"
+                    f"{entry.type} entry of layer {entry.layer!r} has {carries}: nothing brings {lower}..{upper}"
                 )
             else:
                 ids = sorted({s.transfer_id for s in entry.source})

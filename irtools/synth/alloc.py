@@ -24,6 +24,7 @@ from irtools.dialects import ALLOC
 from irtools.dialects.base import Capability
 from irtools.findings import FileReport, Finding, Severity
 from irtools.rules.buffers import overlap_message, tensor_text
+from irtools.rules.capacity import past_the_end_message
 from irtools.rules.context import CheckOptions
 from irtools.rules.ordering import mesh_numbering_message
 from irtools.rules.registry import RULES, UsageError, skipped_note
@@ -226,12 +227,7 @@ def _past_the_end(t: _Alloc) -> list[Finding]:
     end = tensor.address + tensor.block
     position, i = tensor.entries[0]
     entries = len(tensor.entries)
-    message = (
-        f"addresses reach {end:,} blocks ({end * BLOCK:,} B) here, past the L2 size of {top:,} blocks "
-        f"({top * BLOCK:,} B) (at most {held:,} blocks ({held * BLOCK:,} B) held at once); "
-        f"{entries} {'entry' if entries == 1 else 'entries'} in {entries} of the core's {len(workloads)} "
-        "snapshots end past it"
-    )
+    message = past_the_end_message(end * BLOCK, top * BLOCK, held * BLOCK, entries, entries, len(workloads))
     entry = workloads[position]["buffer"][i]
     return [
         Finding(

@@ -20,8 +20,8 @@ from typing import Any
 from irtools import pointer as jp
 from irtools.dialects import RAW
 from irtools.findings import FileReport, Finding, Severity
-from irtools.rules.context import id_list
 from irtools.rules.ordering import deadlock_message, mesh_numbering_message
+from irtools.rules.raw_checks import max_workload_message
 from irtools.rules.registry import RULES, UsageError, skipped_note
 from irtools.rules.transfers import dangling_message, missing_destination_message
 from irtools.synth.inject import CANDIDATES, Injection, InjectionError, registrar
@@ -328,10 +328,7 @@ def _max_workload(t: _Raw) -> list[Finding]:
     ids = wl["ifmap"]["transfer_id"]
     latest = wl["ifmap"]["max_workload_id"]
     wl["ifmap"]["max_workload_id"] = wl["workload_id"]
-    message = (
-        f"ifmap max_workload_id {wl['workload_id']} but the latest producer of transfers "
-        f"[{id_list(ids, ', ')}] is workload {latest}"
-    )
+    message = max_workload_message("ifmap", wl["workload_id"], ids, latest)
     single = ids[0] if len(ids) == 1 else None
     return [
         _finding(

@@ -3,6 +3,7 @@ shows, and every link of the README and the manual under docs/ leads to a file a
 
 from __future__ import annotations
 
+import ast
 import re
 import shlex
 from pathlib import Path
@@ -55,6 +56,27 @@ def test_readme_session_prints_what_it_shows(
     expected_code = 1 if any(" error " in line for line in shown) else 0
     assert code == expected_code, err
     assert (out + err).splitlines() == shown
+
+
+def test_readme_python_prints_what_its_comments_say(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The front page's Python block, run line by line: each `expression   # value` gives that value."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    [block] = re.findall(r"```python\n(.*?)```", text, flags=re.DOTALL)
+    monkeypatch.chdir(ROOT)  # its paths are relative to the checkout; it writes nothing
+    names: dict[str, Any] = {}
+    checked = 0
+    for line in block.splitlines():
+        code, _, comment = line.partition("   # ")
+        if not comment:
+            exec(code, names)  # noqa: S102 - the README's own example
+            continue
+        value = eval(code, names)
+        if comment == "pandas DataFrame":
+            assert type(value).__name__ == "DataFrame", code
+        else:  # the comment is the value as a Python literal
+            assert value == ast.literal_eval(comment), (code, value, comment)
+        checked += 1
+    assert checked == 2
 
 
 def _slug(heading: str) -> str:

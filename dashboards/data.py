@@ -94,6 +94,7 @@ class Entry:
 
     @property
     def findings(self) -> pd.DataFrame:
+        """The checker's findings for this file as the dashboard's table (computed on first use)."""
         with self._lock:
             if self._findings is None:
                 findings = check_loaded(self.analysis.loaded, self.analysis.options, self.analysis.index)
@@ -102,19 +103,8 @@ class Entry:
 
 
 def findings_frame(findings: list[Finding]) -> pd.DataFrame:
-    rows = [
-        {
-            "severity": f.severity.value,
-            "code": f.code,
-            "core_id": f.core_id,
-            "workload_id": f.workload_id,
-            "transfer_id": f.transfer_id,
-            "message": f.message,
-            "pointer": f.pointer,
-        }
-        for f in findings
-    ]
-    frame = pd.DataFrame(rows, columns=FINDING_COLUMNS)
+    """Findings as the dashboard's table: FINDING_COLUMNS, the ids as nullable Int64."""
+    frame = pd.DataFrame([f.to_row() for f in findings], columns=FINDING_COLUMNS)
     return frame.astype({"core_id": "Int64", "workload_id": "Int64", "transfer_id": "Int64"})
 
 

@@ -115,6 +115,7 @@ def placeholder() -> dict[str, Any]:
 
 
 def empty_figure(message: str) -> go.Figure:
+    """A blank figure that says, in its middle, why there is nothing to draw."""
     fig = go.Figure()
     fig.add_annotation(
         text=html.escape(message, quote=False),

@@ -89,6 +89,7 @@ class LinkScale:
 
     @property
     def column(self) -> str:
+        """The noc_links column that ranks and draws the links: added_cycles or bytes."""
         return "added_cycles" if self.rank_by == "cycles added" else "bytes"
 
 

@@ -80,6 +80,7 @@ class Analysis:
 
     @property
     def path(self) -> str:
+        """The IR file's path as loaded."""
         return self.loaded.path
 
     @property
@@ -156,6 +157,8 @@ class Analysis:
         return noc_times(self.index, self.noc_model, self.noc_links)
 
     def makespan(self, model: str) -> int | None:
+        """Cycles until the last workload ends under a timing model; None when a wait cycle leaves some
+        unscheduled."""
         return self.schedules[model].makespan
 
     def noc_makespan_at(self, bandwidth: int) -> int | None:
@@ -182,6 +185,7 @@ class Analysis:
     @cached_property
     def timeline(self) -> pd.DataFrame:
         # With the mesh position already: the dashboard's rows name cores by it.
+        """The `timeline` table: one row per workload and timing model, with each core's mesh position."""
         return add_positions(timeline_table(self.index, self.schedules), self.index)
 
     def core_label(self, core_id: int) -> str:
@@ -192,10 +196,13 @@ class Analysis:
 
     @cached_property
     def core_transfers(self) -> pd.DataFrame:
+        """The `core_transfers` table: one row per cross-core transfer edge (producer -> consumer
+        workload)."""
         return core_transfers_table(self.index)
 
     @cached_property
     def cores(self) -> pd.DataFrame:
+        """The `cores` table: busy, idle and utilization per core and timing model."""
         return cores_table(self.index, self.schedules)
 
     @cached_property
@@ -210,6 +217,7 @@ class Analysis:
 
     @cached_property
     def l2_blocks(self) -> pd.DataFrame:
+        """The `l2_blocks` table: per L2 snapshot, the 1 KiB blocks held by each tensor type."""
         return l2_blocks_table(self.index)
 
     @property
@@ -219,14 +227,17 @@ class Analysis:
 
     @property
     def tensors(self) -> pd.DataFrame:
+        """The `tensors` table: L2 tensor lifetimes (empty without L2 addresses)."""
         return self._l2["tensors"]
 
     @property
     def l2_occupancy(self) -> pd.DataFrame:
+        """The `l2_occupancy` table: bytes used and free per L2 snapshot (empty without L2 addresses)."""
         return self._l2["l2_occupancy"]
 
     @property
     def l2_regions(self) -> pd.DataFrame:
+        """The `l2_regions` table: per L2 snapshot and ring region (empty without L2 addresses)."""
         return self._l2["l2_regions"]
 
     @cached_property
@@ -235,22 +246,27 @@ class Analysis:
 
     @property
     def wl0_tensors(self) -> pd.DataFrame:
+        """The `wl0_tensors` table: WL0 weight lifetimes."""
         return self._wl0["wl0_tensors"]
 
     @property
     def wl0_occupancy(self) -> pd.DataFrame:
+        """The `wl0_occupancy` table: bytes per WL0 snapshot (free space with --wl0-size)."""
         return self._wl0["wl0_occupancy"]
 
     @cached_property
     def dram_transfers(self) -> pd.DataFrame:
+        """The `dram_transfers` table: each DRAM read and write and the workload it is charged to."""
         return dram_transfers(self.index)
 
     @cached_property
     def dram_traffic(self) -> pd.DataFrame:
+        """The `dram_traffic` table: DRAM bytes read and written per workload."""
         return dram_traffic(self.index, self.dram_transfers)
 
     @cached_property
     def layers(self) -> pd.DataFrame:
+        """The `layers` table: per layer its workloads, cores, time, DRAM bytes and peak L2 share."""
         noc = layer_bounds(self.index, self.noc_steps) if self.noc_model else None
         if self.index.has(Capability.L2_ADDRESSES):
             return layers_table(self.timeline, self.dram_traffic, self.l2_occupancy, self.buffersize, noc)

@@ -32,6 +32,8 @@ TOP_LAYERS = 3
 
 @dataclass(frozen=True, slots=True)
 class MeshShape:
+    """The mesh's size in cores: xlen columns by ylen rows."""
+
     xlen: int
     ylen: int
 

@@ -87,7 +87,7 @@ def main() -> None:
             )
         start = time.perf_counter()
         cluster = LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=50
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0", silence_logs=50
         )
         client = Client(cluster)
         client.run(

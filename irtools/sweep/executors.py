@@ -106,8 +106,10 @@ def dask_pool(scheduler: str | None, jobs: int) -> Iterator[Pool]:
         cluster = None
     else:
         # One thread per worker process: the work is CPU-bound Python, threads would share one GIL.
+        # dashboard_address=None still binds Dask's default 8787 (and warns when another cluster holds
+        # it); ":0" takes any free port, so sweeps side by side do not collide.
         cluster = LocalCluster(
-            n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=50
+            n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=":0", silence_logs=50
         )
         client = Client(cluster)
     try:

@@ -200,7 +200,8 @@ def test_a_local_dask_cluster_gives_the_same_rows(run_cli: RunCli, tmp_path: Pat
     # paths as given.
     from distributed import LocalCluster
 
-    with LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None, silence_logs=50) as cluster:
+    # ":0": any free port for its dashboard; None would bind 8787, which another test's cluster may hold.
+    with LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=":0", silence_logs=50) as cluster:
         out["cluster"] = tmp_path / "cluster.csv"
         code, _, err = run_cli(
             "summarize", root, "-o", out["cluster"], "--scheduler", cluster.scheduler_address, "--no-cache"

@@ -137,6 +137,16 @@ class KeyScan:
         for w, workload in self._entries(workloads, jp.join(key)):
             self._workload(seen, workload, jp.join(key, w))
 
+    def decoded_core(self, key: str, workloads: list[Any]) -> None:
+        """A core the typed decoder read (irtools.loading.decoder): it holds no unknown or dialect key,
+        so only what `_plain_workloads` counts is left."""
+        self._skipped = ()
+        self._cores.append({})
+        self._decoded_workloads(key, workloads)
+
+    def _decoded_workloads(self, key: str, workloads: list[Any]) -> None:
+        """`_plain_workloads` for a decoded core: nothing here."""
+
     def _plain_core(self, workloads: list[Any]) -> bool:
         """Whether no object of a schema-valid core can yield a GIR103: each kind's objects are
         screened together (`_plain`), a few unions for the whole core instead of a call per object."""

@@ -1,0 +1,323 @@
+"""msgspec Structs derived from the Pydantic models at import: the typed decoder's types (issue 28).
+
+The models stay the single source of the types (the JSON Schema and the precise error path are
+theirs); each Struct is made from a model's fields, so nothing here restates a field:
+
+- names, aliases (as msgspec renames) and the required set;
+- constraints (`ge`, `le`, list lengths, no inf/nan) as `msgspec.Meta`; any other validator on a field
+  stops the derivation (a new one must be judged here: does it change the value?);
+- `type: Literal["x"]` as the Struct's tag where the model is a member of a discriminated union;
+- every optional field defaults to `UNSET`, so a key the file left out is told from one written
+  with the default value (GIR102's key count and GIR104 need that), and is read through a property
+  of the model's name that gives the model's default;
+- fields irtools fills after loading (`init=False`) under a name no file uses, with a setter;
+- the model's properties, methods and class constants, so the index, the rules and the tables read a
+  Struct as they read the model (irtools.model.view), and the model's repr (the allocator's tensor
+  identity compares reprs).
+
+Two unions the models allow have no msgspec equivalent; they decode looser and the decoder checks the
+rest (`LOOSE`): a list of `[t]` or `[[t]]` (a mix decodes here). A union of boxes of 4 or 3 numbers
+is one list of 3 to 4 numbers, which is exact.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import itertools
+import sys
+import types
+import typing
+from typing import Any
+
+import annotated_types
+import msgspec
+from pydantic import BaseModel
+from pydantic.fields import FieldInfo
+from pydantic.functional_validators import AfterValidator
+
+from irtools.model.base import _intern, _share
+
+INTERNAL_PREFIX = "$irtools:"
+"""JSON name of the fields irtools fills after loading: a file holding it is read by the models."""
+
+OPTIONAL_SUFFIX = "_as_read"
+"""Struct field name of an optional model field, read through a property of the model's name."""
+
+_VALUE_KEEPING = {_intern, _share}
+"""AfterValidators that keep the value (they share equal values): safe to leave out of the Structs."""
+
+_FLOAT_MAX = sys.float_info.max
+
+LOOSE: set[tuple[str, str]] = set()
+"""(model name, field name) of the fields decoded looser than the model: `[t]` or `[[t]]` lists."""
+
+
+class DerivationError(TypeError):
+    """A model uses a type or validator the derivation does not know how to carry exactly."""
+
+
+def _constraints(metadata: list[Any], where: str) -> dict[str, Any]:
+    """msgspec.Meta arguments from pydantic/annotated_types metadata."""
+    meta: dict[str, Any] = {}
+    for item in metadata:
+        if isinstance(item, FieldInfo):
+            meta.update(_constraints(item.metadata, where))
+        elif isinstance(item, annotated_types.Ge):
+            meta["ge"] = item.ge
+        elif isinstance(item, annotated_types.Le):
+            meta["le"] = item.le
+        elif isinstance(item, annotated_types.Gt):
+            meta["gt"] = item.gt
+        elif isinstance(item, annotated_types.Lt):
+            meta["lt"] = item.lt
+        elif isinstance(item, annotated_types.MinLen):
+            meta["min_length"] = item.min_length
+        elif isinstance(item, annotated_types.MaxLen):
+            meta["max_length"] = item.max_length
+        elif type(item).__name__ == "AllowInfNan" and not item.allow_inf_nan:
+            meta["le"] = min(meta.get("le", _FLOAT_MAX), _FLOAT_MAX)
+            meta.setdefault("ge", -_FLOAT_MAX)
+        elif type(item).__name__ == "SkipJsonSchema":
+            pass  # the schema's business, not the value's
+        elif type(item).__name__ == "Strict" and item.strict:
+            pass  # msgspec's decode is strict: no bool for an int, no number in a string
+        elif isinstance(item, AfterValidator) and item.func in _VALUE_KEEPING:
+            pass
+        else:
+            raise DerivationError(f"{where}: {item!r} has no msgspec equivalent")
+    return meta
+
+
+def _with(kind: Any, meta: dict[str, Any]) -> Any:
+    if not meta:
+        return kind
+    if "ge" in meta and meta.get("ge") == -_FLOAT_MAX and kind is not float:
+        meta = {k: v for k, v in meta.items() if k != "ge"}
+    return typing.Annotated[kind, msgspec.Meta(**meta)]
+
+
+def _list_bounds(kind: Any) -> tuple[Any, int, int | None] | None:
+    """(item type, min length, max length) of a derived list type, None if not a list."""
+    meta: dict[str, Any] = {}
+    if typing.get_origin(kind) is typing.Annotated:
+        kind, *extra = typing.get_args(kind)
+        for m in extra:
+            meta.update({k: getattr(m, k) for k in ("min_length", "max_length") if getattr(m, k) is not None})
+    if typing.get_origin(kind) is not list:
+        return None
+    return typing.get_args(kind)[0], meta.get("min_length", 0), meta.get("max_length")
+
+
+def derive(annotation: Any, where: str, metadata: list[Any] | None = None) -> Any:
+    """The msgspec type of a pydantic annotation, with its constraints."""
+    meta = _constraints(metadata or [], where)
+    origin = typing.get_origin(annotation)
+    if origin is typing.Annotated:
+        inner, *extra = typing.get_args(annotation)
+        return derive(inner, where, [*extra, *(metadata or [])])
+    if origin is typing.Literal or annotation in (int, str, bool, float, type(None)):
+        return _with(annotation, meta)
+    if origin is list:
+        return _with(list[derive(typing.get_args(annotation)[0], where)], meta)  # type: ignore[misc]
+    if origin is dict:
+        key, value = typing.get_args(annotation)
+        return _with(dict[derive(key, where), derive(value, where)], meta)  # type: ignore[misc]
+    if origin in (typing.Union, types.UnionType):
+        return _with(_union(typing.get_args(annotation), where), meta)
+    if isinstance(annotation, type) and hasattr(annotation, "__pydantic_fields__"):
+        return struct_for(annotation)
+    raise DerivationError(f"{where}: no msgspec type for {annotation!r}")
+
+
+def _union(members: tuple[Any, ...], where: str) -> Any:
+    derived: list[Any] = []
+    for arg in members:
+        if isinstance(arg, type) and hasattr(arg, "__pydantic_fields__"):
+            derived.append(struct_for(arg, tagged=len(members) > 1))
+        else:
+            derived.append(derive(arg, where))
+    as_lists: list[tuple[Any, int, int | None]] = []
+    others: list[Any] = []
+    for kind in derived:
+        shape = _list_bounds(kind)
+        if shape is None:
+            others.append(kind)
+        else:
+            as_lists.append(shape)
+    if len(as_lists) == 1:
+        others.append(derived[[_list_bounds(d) is not None for d in derived].index(True)])
+    elif as_lists:  # msgspec takes one array type per union
+        items = {repr(item) for item, _, _ in as_lists}
+        spans = sorted((low, high) for _, low, high in as_lists)
+        contiguous = all(
+            high is not None and next_low <= high + 1
+            for (_, high), (next_low, _) in itertools.pairwise(spans)
+        )
+        merged: Any
+        if len(items) == 1 and contiguous:  # boxes of 4 or 3 numbers: one list of 3 to 4, exact
+            highs = [high for _, _, high in as_lists]
+            lengths: dict[str, Any] = {"min_length": spans[0][0]}
+            if None not in highs:
+                lengths["max_length"] = max(h for h in highs if h is not None)
+            item = as_lists[0][0]
+            merged = typing.Annotated[list[item], msgspec.Meta(**lengths)]  # type: ignore[valid-type]
+        else:  # `[t]` or `[[t]]`: a list of `t | [t]`, looser; the decoder checks each list is one form
+            model, _, name = where.partition(".")
+            LOOSE.add((model, name))
+            merged = list[typing.Union[tuple(item for item, _, _ in as_lists)]]  # type: ignore[misc]  # noqa: UP007
+        others.append(merged)
+    return typing.Union[tuple(others)] if len(others) > 1 else others[0]  # noqa: UP007
+
+
+def _model_namespace(model: type) -> dict[str, Any]:
+    """The model's properties, methods and class constants (not its fields, validators or pydantic's)."""
+    fields = model.__pydantic_fields__  # type: ignore[attr-defined]
+    found: dict[str, Any] = {}
+    for cls in model.__mro__:
+        if cls is object or cls.__module__.startswith("pydantic") or cls is BaseModel:
+            continue
+        for name, value in vars(cls).items():
+            if name.startswith(("_", "model_")) or name in fields or name in found:
+                continue
+            found[name] = value
+    return found
+
+
+def _optional_property(name: str, info: FieldInfo) -> property:
+    default_factory = info.default_factory
+    default = info.default
+
+    if default_factory is not None:
+
+        def read(self: Any) -> Any:
+            value = getattr(self, name)
+            return default_factory() if value is msgspec.UNSET else value  # type: ignore[call-arg]
+    else:
+
+        def read(self: Any) -> Any:
+            value = getattr(self, name)
+            return default if value is msgspec.UNSET else value
+
+    def write(self: Any, value: Any) -> None:
+        setattr(self, name, value)
+
+    return property(read, write, doc=info.description)
+
+
+def _repr_fields(model: type) -> tuple[str, ...]:
+    if dataclasses.is_dataclass(model):
+        return tuple(f.name for f in dataclasses.fields(model) if f.repr)
+    return tuple(name for name, info in model.__pydantic_fields__.items() if info.repr)  # type: ignore[attr-defined]
+
+
+def _make_repr(model: type) -> Any:
+    names = _repr_fields(model)
+    title = model.__name__
+
+    def __repr__(self: Any) -> str:  # the model's repr, field by field
+        return f"{title}({', '.join(f'{n}={getattr(self, n)!r}' for n in names)})"
+
+    return __repr__
+
+
+@functools.cache
+def struct_for(model: type, tagged: bool = False) -> type[msgspec.Struct]:
+    """The Struct of `model`; `tagged`: its single-valued `type` is the tag of a union."""
+    fields: dict[str, FieldInfo] = model.__pydantic_fields__  # type: ignore[attr-defined]
+    specs: list[Any] = []
+    rename: dict[str, str] = {}
+    namespace = _model_namespace(model)
+    tag: str | None = None
+    for name, info in fields.items():
+        where = f"{model.__name__}.{name}"
+        key = info.alias or name
+        if key.startswith("$"):
+            continue  # the top models' gathered cores: not a key of the file
+        literal = (
+            typing.get_args(info.annotation) if typing.get_origin(info.annotation) is typing.Literal else ()
+        )
+        if tagged and name == "type" and len(literal) == 1 and isinstance(literal[0], str):
+            tag = literal[0]
+            namespace["type"] = tag
+            continue
+        kind = derive(info.annotation, where, list(info.metadata))
+        if info.init is False:  # filled after loading: never read from the file
+            inner = f"{name}{OPTIONAL_SUFFIX}"
+            specs.append((inner, kind | msgspec.UnsetType, msgspec.UNSET))
+            rename[inner] = INTERNAL_PREFIX + name
+            namespace[name] = _optional_property(inner, info)
+        elif info.is_required():
+            specs.append((name, kind))
+            if key != name:
+                rename[name] = key
+        else:
+            inner = f"{name}{OPTIONAL_SUFFIX}"
+            if inner in fields:
+                raise DerivationError(f"{where}: {inner} is a field of the model")
+            specs.append((inner, kind | msgspec.UnsetType, msgspec.UNSET))
+            rename[inner] = key
+            namespace[name] = _optional_property(inner, info)
+    namespace["__model__"] = model
+    namespace["__repr__"] = _make_repr(model)
+    namespace["__doc__"] = model.__doc__
+    options: dict[str, Any] = {"tag_field": "type", "tag": tag} if tag is not None else {}
+    return msgspec.defstruct(
+        model.__name__,
+        specs,
+        rename=rename,
+        kw_only=True,
+        forbid_unknown_fields=True,
+        gc=False,  # acyclic: millions of objects the collector need not track
+        namespace=namespace,
+        module=__name__,
+        **options,
+    )
+
+
+def model_of(value: Any) -> type | None:
+    """The model a decoded Struct stands for (None for anything else)."""
+    return getattr(type(value), "__model__", None)
+
+
+def is_model(value: Any, model: type) -> bool:
+    """`isinstance(value, model)`, true also for the Struct derived from `model` or a subclass of it."""
+    if isinstance(value, model):
+        return True
+    derived_from = model_of(value)
+    return derived_from is not None and issubclass(derived_from, model)
+
+
+def decoder_for(annotation: Any) -> msgspec.json.Decoder[Any]:
+    """A JSON decoder of `annotation` (models become their Structs)."""
+    return _decoder(annotation)
+
+
+@functools.cache
+def _decoder(annotation: Any) -> msgspec.json.Decoder[Any]:
+    return msgspec.json.Decoder(derive(annotation, repr(annotation)))
+
+
+@functools.cache
+def dialect_keys(annotation: Any) -> tuple[str, ...]:
+    """The keys marked as dialect keys (GIR103 info) in every model `annotation` reaches."""
+    found: dict[str, None] = {}
+    _dialect_keys(annotation, found, set())
+    return tuple(found)
+
+
+def _dialect_keys(annotation: Any, found: dict[str, None], seen: set[type]) -> None:
+    from irtools.model.base import DIALECT
+
+    if isinstance(annotation, type) and hasattr(annotation, "__pydantic_fields__"):
+        if annotation in seen:
+            return
+        seen.add(annotation)
+        for name, info in annotation.__pydantic_fields__.items():
+            extra = info.json_schema_extra
+            if isinstance(extra, dict) and DIALECT in extra:
+                found[info.alias or name] = None
+            _dialect_keys(info.annotation, found, seen)
+        return
+    for arg in typing.get_args(annotation):
+        _dialect_keys(arg, found, seen)

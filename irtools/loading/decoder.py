@@ -39,7 +39,8 @@ SWITCH = "IRTOOLS_DECODER"
 
 _MEMBER = re.compile(rb'[ \t\n\r]*,?[ \t\n\r]*"([^"\\]*)"[ \t\n\r]*:[ \t\n\r]*')
 _END = re.compile(rb"[ \t\n\r]*}[ \t\n\r]*\Z")
-_NESTED_IDS = re.compile(rb'"transfer_id":[ \t\n\r]*\[[ \t\n\r]*\[')
+_NESTED_IDS = re.compile(rb'"transfer_id"[ \t\n\r]*:[ \t\n\r]*\[[^\]]*\[')
+"""A list of transfer ids holding a list (`[[t]]`, or a mix): the loose union must be checked."""
 _ENCODER = msgspec.json.Encoder()
 _COLON = b":"
 
@@ -90,7 +91,10 @@ class Split:
 
     def _peek(self, key: str) -> Any:
         _, start, end = self.spans[key]
-        return json.loads(self.data[start:end])
+        try:
+            return json.loads(self.data[start:end])
+        except (ValueError, RecursionError) as exc:  # JSON msgspec took and json does not: read it whole
+            raise StreamError(str(exc)) from exc
 
     def members(self, parts: PartModels) -> Iterator[tuple[str, Any]]:
         """(key, value) in file order: a `Decoded` for a member the Structs hold exactly, else parsed JSON."""
@@ -113,7 +117,7 @@ class Split:
                 return None
         try:
             value = decoder_for(annotation).decode(member)
-        except msgspec.ValidationError as exc:
+        except (msgspec.ValidationError, msgspec.DecodeError, RecursionError) as exc:
             self.fallbacks.append(f"{key}: {exc}")
             return None
         if data.count(_COLON, start, end) != _ENCODER.encode(value).count(_COLON):
@@ -143,8 +147,8 @@ def split(data: bytes) -> Split | None:
         return None
     try:
         top = msgspec.json.decode(data, type=dict[str, msgspec.Raw])
-    except (msgspec.DecodeError, msgspec.ValidationError):
-        return None
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+        return None  # the models' reader says exactly what is wrong
     spans: dict[str, tuple[int, int, int]] = {}
     position = data.index(b"{") + 1
     for key, raw in top.items():  # walked in the bytes: every member, each once, or None

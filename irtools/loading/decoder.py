@@ -1,7 +1,7 @@
 """The typed decoder: each top-level member decoded by msgspec straight from the bytes into Structs.
 
 What the models would say stays theirs: a member msgspec rejects (a schema error, an unknown key, a
-dialect key, a duplicate key, a looser union's mix) is parsed as JSON and handed to the models
+duplicate key, a looser union's mix) is parsed as JSON and handed to the models
 (irtools.loading.load) exactly as before, so its findings (GIR100-GIR104, pointers, lines and
 columns) are today's. A file the decoder cannot vouch for as a whole (not ASCII, a backslash that
 would upset the key count, invalid JSON, a repeated top-level key) is left to the models entirely
@@ -55,6 +55,8 @@ class Decoded:
     """A member decoded into Structs (irtools.loading.fast_types): what the loader takes as validated."""
 
     value: Any
+    dialect_keys: tuple[str, ...] = ()
+    """The dialect keys (GIR103 info) named in the member's bytes: the key scan notes where they are."""
 
 
 @dataclass(slots=True)
@@ -111,10 +113,9 @@ class Split:
         data = self.data
         annotation = parts.dram_section if key == "-1" else list[parts.workload]  # type: ignore[name-defined]
         member = memoryview(data)[start:end]
-        for name in dialect_keys(annotation):  # GIR103 notes them: the models' key scan counts them
-            if data.find(b'"' + name.encode() + b'"', start, end) >= 0:
-                self.fallbacks.append(f"{key}: dialect key {name}")
-                return None
+        named = tuple(
+            n for n in dialect_keys(annotation) if data.find(b'"' + n.encode() + b'"', start, end) >= 0
+        )
         try:
             value = decoder_for(annotation).decode(member)
         except (msgspec.ValidationError, msgspec.DecodeError, RecursionError) as exc:
@@ -126,7 +127,7 @@ class Split:
         if LOOSE and _NESTED_IDS.search(data, start, end) and not _one_form(value, key == "-1"):
             self.fallbacks.append(f"{key}: transfer ids mixing [t] and [[t]]")
             return None
-        return Decoded(value)
+        return Decoded(value, named)
 
 
 def _one_form(value: Any, dram: bool) -> bool:

@@ -275,6 +275,11 @@ def struct_for(model: type, tagged: bool = False) -> type[msgspec.Struct]:
     )
 
 
+def was_written(struct: Any, name: str) -> bool:
+    """Whether the file wrote the optional field `name` of a decoded Struct (not UNSET)."""
+    return getattr(struct, name + OPTIONAL_SUFFIX, msgspec.UNSET) is not msgspec.UNSET
+
+
 def model_of(value: Any) -> type | None:
     """The model a decoded Struct stands for (None for anything else)."""
     return getattr(type(value), "__model__", None)

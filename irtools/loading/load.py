@@ -324,7 +324,7 @@ def _validate_members(members: Iterable[tuple[str, Any]], loaded: LoadedIR, part
                 top[key] = value.value
             else:
                 cores[key] = value.value
-                keys.decoded_core(key, value.value)
+                keys.decoded_core(key, value.value, value.dialect_keys)
             continue
         if not CORE_KEY.match(key):
             top[key] = _dram(parts, value, loaded, schema, keys, skipped) if key == "-1" else value

@@ -99,15 +99,36 @@ def test_a_schema_error_sends_only_its_member_to_the_models() -> None:
     assert next(f.pointer for f in loaded.findings if f.code == "GIR101") == f"/{core}/0/buffer/0/address"
 
 
-def test_unknown_and_dialect_keys_are_counted_by_the_models_key_scan() -> None:
+def test_an_unknown_key_sends_its_member_to_the_models_key_scan() -> None:
+    doc = json.loads(json.dumps(DOCS["documented"]))
+    core = next(k for k in doc if k.isdigit())
+    doc[core][0]["comment"] = "x"
+    data = json.dumps(doc).encode()
+    assert [why.split(":")[0] for why in fallbacks(data)] == [core]
+    assert ("GIR103", "warning") in [(f.code, f.severity.value) for f in same_either_way(data).findings]
+
+
+def test_dialect_keys_are_noted_where_and_as_often_as_the_models_key_scan_notes_them() -> None:
     doc = json.loads(json.dumps(DOCS["documented"]))
     cores = [k for k in doc if k.isdigit()]
-    doc[cores[0]][0]["comment"] = "x"  # GIR103 warning
-    doc[cores[1]][0]["buffer"][0]["start_send"] = True  # GIR103 info: a dialect key
+    doc[cores[1]][1]["buffer"][0]["start_send"] = True  # met after the tile key of the workload before
+    doc[cores[1]][2]["buffer"][1]["start_send"] = False
+    tiles = {
+        "tile_num_0": {
+            f"{side}_{end}": [0, 0, 0, 0] for side in ("ifmap", "ofmap") for end in ("lower", "upper")
+        }
+    }
+    tiles["tile_num_0"] |= {
+        "single_tile_time_pred": 1.5,
+        "ifmap_upper2": [0, 0, 0, 0],
+        "ifmap_lower2": [0, 0, 0, 0],
+    }
+    doc[cores[1]][0]["tile_info"] = tiles
+    doc[cores[0]][0]["wl1_buffer"] = doc[cores[0]][0].pop("wl0_buffer", None) or []
     data = json.dumps(doc).encode()
-    assert len(fallbacks(data)) == 2
-    codes = [(f.code, f.severity.value) for f in same_either_way(data).findings]
-    assert ("GIR103", "warning") in codes and ("GIR103", "info") in codes
+    assert fallbacks(data) == []
+    notes = [(f.message, f.pointer) for f in same_either_way(data).findings if f.code == "GIR103"]
+    assert len(notes) == 4 and any("(2 occurrences)" in m for m, _ in notes)
 
 
 def test_omitted_raw_keys_are_counted_as_the_models_count_them() -> None:

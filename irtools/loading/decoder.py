@@ -27,6 +27,7 @@ from typing import Any
 import msgspec
 
 from irtools import pointer as jp
+from irtools import reference
 from irtools.dialects import Dialect, sniff
 from irtools.dialects.base import PartModels
 from irtools.findings import Finding
@@ -46,8 +47,9 @@ _COLON = b":"
 
 
 def enabled() -> bool:
-    """Whether loading tries the typed decoder first (on unless IRTOOLS_DECODER=models)."""
-    return os.environ.get(SWITCH, "msgspec") != "models"
+    """Whether loading tries the typed decoder first: on unless IRTOOLS_DECODER=models or under the
+    reference core (IRTOOLS_CORE=reference), whose models are the oracle tests/equivalence compares with."""
+    return os.environ.get(SWITCH, "msgspec") != "models" and not reference.active()
 
 
 @dataclass(slots=True)

@@ -8,8 +8,10 @@ from pathlib import Path
 from typing import Any
 from unittest import mock
 
+import pandas as pd
 import pytest
 
+from irtools.analysis import analyze
 from irtools.loading import decoder
 from irtools.loading.load import LoadedIR, load_ir
 from irtools.synth import SynthOptions, synthesize
@@ -180,3 +182,23 @@ def test_validate_reports_the_same_with_the_decoder_on_and_off(monkeypatch: pyte
     typed = validate_paths(paths)
     monkeypatch.setenv(decoder.SWITCH, "models")
     assert validate_paths(paths) == typed
+
+
+TABLED = [
+    ROOT.parent / "shared" / "fixtures" / "gemini" / "int8_resnet50.sim_quantized_b1_c1_bw16_stschedule.json",
+    ROOT.parent / "shared" / "fixtures" / "gemini-raw" / "resnet_2x2_b1_ir.json",
+    ROOT.parent / "shared" / "fixtures" / "gemini-alloc" / "resnet_2x2_b1_alloc.json",
+]
+"""A real file of each dialect (the documented one writes start_send, read as the to_dram column)."""
+
+
+@pytest.mark.parametrize("path", TABLED, ids=lambda p: p.parent.name)
+def test_every_analysis_table_is_the_same_from_the_structs_as_from_the_models(path: Path) -> None:
+    data = path.read_bytes()
+    assert fallbacks(data) == []
+    tables = [analyze(load(data, typed)).tables(links=True) for typed in (True, False)]
+    assert tables[0].keys() == tables[1].keys()
+    for name, frame in tables[0].items():
+        pd.testing.assert_frame_equal(frame, tables[1][name], check_exact=True, obj=name)
+    if "gemini/" in str(path):
+        assert tables[0]["tensors"]["to_dram"].any()

@@ -5,14 +5,16 @@ duplicate key, a looser union's mix) is parsed as JSON and handed to the models
 (irtools.loading.load) exactly as before, so its findings (GIR100-GIR104, pointers, lines and
 columns) are today's. A file the decoder cannot vouch for as a whole (not ASCII, a backslash that
 would upset the key count, invalid JSON, a repeated top-level key) is left to the models entirely
-(`split` returns None).
+(`split` returns None). Dialect keys (GIR103 info) and keys Gemini leaves out (GIR104) are counted on
+the Structs by the dialect's key scan (`KeyScan.decoded_core`).
 
 GIR102 without building the objects: msgspec keeps the last of repeated keys silently, so each
 member's colons are counted twice, in its bytes and in its Structs encoded back. Outside strings a
 colon follows each key; inside, the strings are the same on both sides when the file has no escape
-(no backslash), and every optional field defaults to UNSET, which encoding leaves out, so the Structs
-give back exactly the keys the file wrote, once per name. Equal counts mean no key was repeated (a
-repeated one adds a colon to the bytes only); else the member is read again.
+(no backslash). The encoder leaves out a field holding the model's default (or UNSET, for a key left
+out), so the Structs give back at most the keys the file wrote, once per name. Equal counts mean no
+key was repeated and none was written with its default value; anything else (a repeated key adds a
+colon to the bytes only) sends the member to the models, which find the repeated key exactly.
 """
 
 from __future__ import annotations
@@ -124,7 +126,7 @@ class Split:
             self.fallbacks.append(f"{key}: {exc}")
             return None
         if data.count(_COLON, start, end) != _ENCODER.encode(value).count(_COLON):
-            self.fallbacks.append(f"{key}: a repeated key")
+            self.fallbacks.append(f"{key}: a repeated key, or one written with its default value")
             return None
         if LOOSE and _NESTED_IDS.search(data, start, end) and not _one_form(value, key == "-1"):
             self.fallbacks.append(f"{key}: transfer ids mixing [t] and [[t]]")

@@ -7,10 +7,12 @@ theirs); each Struct is made from a model's fields, so nothing here restates a f
 - constraints (`ge`, `le`, list lengths, no inf/nan) as `msgspec.Meta`; any other validator on a field
   stops the derivation (a new one must be judged here: does it change the value?);
 - `type: Literal["x"]` as the Struct's tag where the model is a member of a discriminated union;
-- every optional field defaults to `UNSET`, so a key the file left out is told from one written
-  with the default value (GIR102's key count and GIR104 need that), and is read through a property
-  of the model's name that gives the model's default;
-- fields irtools fills after loading (`init=False`) under a name no file uses, with a setter;
+- an optional field holds the model's default, and the encoder leaves it out while it holds it
+  (`omit_defaults`: the key count of GIR102 compares what is left with the file's keys); one whose
+  absence a finding names (a dialect key, a key Gemini leaves out: GIR103/GIR104) or that files often
+  write with the default value (`WRITTEN_WITH_DEFAULT`) defaults to `UNSET` instead, so a key left out
+  is told from one written, and is read through a property of the model's name giving the default;
+- fields irtools fills after loading (`init=False`) under a name no file uses;
 - the model's properties, methods and class constants, so the index, the rules and the tables read a
   Struct as they read the model (irtools.model.view), and the model's repr (the allocator's tensor
   identity compares reprs).
@@ -184,6 +186,39 @@ def _model_namespace(model: type) -> dict[str, Any]:
     return found
 
 
+WRITTEN_WITH_DEFAULT = {
+    ("DramIn", "related_ofmap"),
+    ("DramOut", "related_ifmap"),
+    ("RawDramIn", "related_ofmap"),
+    ("RawDramOut", "related_ifmap"),
+    ("Workload", "wl0_buffer"),
+    ("Wl0Entry", "tensor_order"),
+    ("RawBufferEntry", "source"),
+}
+"""Optional keys real and synth files often write with the model's default value (`[]`, null): kept
+apart from a key left out (UNSET) so the key count matches; any other key written with its default
+sends its member to the models (correct, only slower). Counted on the real fixtures, the samples and
+synth files of every dialect."""
+
+
+def _presence_needed(model: type, name: str, info: FieldInfo) -> bool:
+    """Whether the Struct must tell a key the file left out from one written with the default value: a
+    dialect key (GIR103 notes where it is written), a key Gemini leaves out (GIR104 counts where), or
+    one often written with its default (`WRITTEN_WITH_DEFAULT`). The others hold the model's default
+    directly (read at the speed of a slot), and the encoder leaves them out when they hold it."""
+    from irtools.dialects.raw import OMITTED
+    from irtools.model.base import DIALECT
+
+    extra = info.json_schema_extra
+    if isinstance(extra, dict) and DIALECT in extra:
+        return True
+    key = info.alias or name
+    return any(
+        (cls.__name__, key) in OMITTED or (cls.__name__, name) in WRITTEN_WITH_DEFAULT
+        for cls in model.__mro__
+    )
+
+
 def _optional_property(name: str, info: FieldInfo) -> property:
     default_factory = info.default_factory
     default = info.default
@@ -242,22 +277,25 @@ def struct_for(model: type, tagged: bool = False) -> type[msgspec.Struct]:
             namespace["type"] = tag
             continue
         kind = derive(info.annotation, where, list(info.metadata))
-        if info.init is False:  # filled after loading: never read from the file
-            inner = f"{name}{OPTIONAL_SUFFIX}"
-            specs.append((inner, kind | msgspec.UnsetType, msgspec.UNSET))
-            rename[inner] = INTERNAL_PREFIX + name
-            namespace[name] = _optional_property(inner, info)
-        elif info.is_required():
+        default: Any = (
+            msgspec.field(default_factory=info.default_factory)  # type: ignore[arg-type]  # no-argument ones only
+            if info.default_factory is not None
+            else info.default
+        )
+        if info.is_required() and info.init is not False:
             specs.append((name, kind))
             if key != name:
                 rename[name] = key
-        else:
+        elif info.init is not False and _presence_needed(model, name, info):
             inner = f"{name}{OPTIONAL_SUFFIX}"
             if inner in fields:
                 raise DerivationError(f"{where}: {inner} is a field of the model")
             specs.append((inner, kind | msgspec.UnsetType, msgspec.UNSET))
             rename[inner] = key
             namespace[name] = _optional_property(inner, info)
+        else:  # the model's default, left out when encoding (omit_defaults): the key count tells
+            specs.append((name, kind, default))
+            rename[name] = INTERNAL_PREFIX + name if info.init is False else key
     namespace["__model__"] = model
     namespace["__repr__"] = _make_repr(model)
     namespace["__doc__"] = model.__doc__
@@ -268,6 +306,7 @@ def struct_for(model: type, tagged: bool = False) -> type[msgspec.Struct]:
         rename=rename,
         kw_only=True,
         forbid_unknown_fields=True,
+        omit_defaults=True,
         gc=False,  # acyclic: millions of objects the collector need not track
         namespace=namespace,
         module=__name__,

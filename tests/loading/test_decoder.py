@@ -84,6 +84,16 @@ def test_a_repeated_key_of_equal_value_is_still_found() -> None:
     assert [f.code for f in same_either_way(data).findings].count("GIR102") == 1
 
 
+def test_a_key_written_with_its_default_value_sends_its_member_to_the_models() -> None:
+    # The key count cannot tell it from a repeated key; the models can (no GIR102 here).
+    doc = json.loads(json.dumps(DOCS["documented"]))
+    core = next(k for k in doc if k.isdigit())
+    doc[core][0]["buffer"][0]["layer_name"] = None
+    data = json.dumps(doc).encode()
+    assert [why.split(":")[0] for why in fallbacks(data)] == [core]
+    assert not [f for f in same_either_way(data).findings if f.code == "GIR102"]
+
+
 def test_a_repeated_top_level_key_leaves_the_whole_file_to_the_models() -> None:
     data = json.dumps(DOCS["documented"])[:-1].encode() + b', "xlen": 2}'
     assert decoder.split(data) is None

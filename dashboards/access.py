@@ -198,4 +198,5 @@ class QuietTokenHandler(WSGIRequestHandler):
     """werkzeug's request handler, except that the request log never shows a token."""
 
     def log(self, type: str, message: str, *args: Any) -> None:
+        """Log a request line with every token value in it replaced by [hidden]."""
         super().log(type, "%s", without_token(message % args if args else message))

@@ -7,7 +7,9 @@ from pathlib import Path
 from dash import Dash
 
 from dashboards.callbacks import opening_note, register
+from dashboards.counters_view import register_counters
 from dashboards.data import FileStore
+from dashboards.layer_view import register_layers
 from dashboards.layout import build_layout
 from dashboards.measured_view import register_measured
 from dashboards.mesh_view import register_mesh
@@ -74,6 +76,8 @@ def create_app(
     register(app, store)
     register_measured(app, store, {selected: Path(trace)} if trace and selected else {})
     register_mesh(app, store)
+    register_layers(app, store)
+    register_counters(app, store)
     register_upload_guard(app, max_upload_bytes)
     app.store = store  # type: ignore[attr-defined]  # for tests and the report
     mount_sweep_page(app.server, store.root, max_file_bytes)

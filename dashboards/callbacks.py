@@ -35,6 +35,7 @@ from dashboards.timeline import ARROWS_BY_DEFAULT, aggregated, focus_window, plu
 from dashboards.views import core_maps
 from dashboards.wiring import Trigger, wire
 from irtools.analysis import MODELS, Analysis, AnalysisError
+from irtools.analysis.core_time import core_time_split
 from irtools.analysis.selection import cores_under
 from irtools.analysis.summary import Summary, summarize
 from irtools.analysis.tables import TABLES
@@ -245,14 +246,18 @@ def header_view(a: Analysis, model: str, runs: NocRuns | None = None) -> Any:
 
 
 def core_cards(a: Analysis, s: Summary, model: str) -> list[dict[str, Any]]:
-    """Per core under `model`: label, busy share and cycles, mesh position and peak L2 (text)."""
+    """Per core under `model`: label, busy share and cycles, the shares of it computing and stalled on the
+    NoC (irtools.analysis.core_time), mesh position and peak L2 (text)."""
     cores = cores_under(a.cores, model)
+    split = core_time_split(a.timeline, model, [int(c) for c in cores["core_id"]]).set_index("core_id")
     return [
         {
             "core_id": int(c),
             "label": a.core_label(int(c)),
             "utilization": float(u),
             "busy": int(b),
+            "compute_share": float(split.at[int(c), "compute_share"]),
+            "noc_stall_share": float(split.at[int(c), "noc_stall_share"]),
             "position": a.index.core_position(int(c)),
             "peak_l2": _peak(s.peak_l2.get(int(c)), s.buffersize),
         }

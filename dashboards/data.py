@@ -14,9 +14,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from dashboards.noc_choice import NocRuns, noc_runs, split_key
+from dashboards.noc_choice import NocRuns, manifest_cut, noc_runs, split_key
 from dashboards.upload_store import EVICTED, UPLOAD_PREFIX, UploadStore, default_store_bytes
 from irtools.analysis import Analysis, AnalysisError
+from irtools.analysis.chiplets import ChipletCut
 from irtools.analysis.noc import NocModel
 from irtools.dialects import Capability
 from irtools.findings import Finding
@@ -93,6 +94,7 @@ class Entry:
 
     @property
     def findings(self) -> pd.DataFrame:
+        """The checker's findings for this file as the dashboard's table (computed on first use)."""
         with self._lock:
             if self._findings is None:
                 findings = check_loaded(self.analysis.loaded, self.analysis.options, self.analysis.index)
@@ -101,19 +103,8 @@ class Entry:
 
 
 def findings_frame(findings: list[Finding]) -> pd.DataFrame:
-    rows = [
-        {
-            "severity": f.severity.value,
-            "code": f.code,
-            "core_id": f.core_id,
-            "workload_id": f.workload_id,
-            "transfer_id": f.transfer_id,
-            "message": f.message,
-            "pointer": f.pointer,
-        }
-        for f in findings
-    ]
-    frame = pd.DataFrame(rows, columns=FINDING_COLUMNS)
+    """Findings as the dashboard's table: FINDING_COLUMNS, the ids as nullable Int64."""
+    frame = pd.DataFrame([f.to_row() for f in findings], columns=FINDING_COLUMNS)
     return frame.astype({"core_id": "Int64", "workload_id": "Int64", "transfer_id": "Int64"})
 
 
@@ -354,6 +345,18 @@ class FileStore:
             return noc_runs(self.resolve(base), served)
         except AccessError:
             return noc_runs(None, served)
+
+    def chiplets(self, key: str | None) -> ChipletCut | None:
+        """The chiplet cut of the file of `key` from its folder's manifest.csv (None: none known)."""
+        base, _ = split_key(key or "")
+        entry = self.find(key)
+        if entry is None or not base or base.startswith(UPLOAD_PREFIX):
+            return None
+        ir = entry.analysis.index.ir
+        try:
+            return manifest_cut(self.resolve(base), ir.xlen, ir.ylen)
+        except AccessError:
+            return None
 
     def noc_model(self, key: str) -> NocModel | None:
         """The NoC `key` is timed at: the page's choice (its suffix), else the file's default run."""

@@ -31,6 +31,8 @@ OUT_OF_BOUNDS_COLOR = "#7B3294"
 HIGHLIGHT_COLOR = "#111111"
 """Black outline: what the user selected (a workload, a finding, a transfer)."""
 CRITICAL_COLOR = "#FFD400"
+STALL_COLOR = "#c2549d"
+"""NoC-stalled time on the cards and the timeline: the PuRd hue of the mesh's stalled-share tiles."""
 """Yellow rail on black: the critical path."""
 WAIT_CYCLE_COLOR = "#C51B7D"
 """Pink, hatched: workloads in or behind a wait cycle (GIR502), and the cycle's waits."""
@@ -113,6 +115,7 @@ def placeholder() -> dict[str, Any]:
 
 
 def empty_figure(message: str) -> go.Figure:
+    """A blank figure that says, in its middle, why there is nothing to draw."""
     fig = go.Figure()
     fig.add_annotation(
         text=html.escape(message, quote=False),

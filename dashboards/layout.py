@@ -9,8 +9,10 @@ from typing import Any
 from dash import dcc, html
 from dash.development.base_component import Component
 
+from dashboards.counters_view import counter_section, heat_section
 from dashboards.data import FINDING_COLUMNS
-from dashboards.figures import placeholder
+from dashboards.figures import STALL_COLOR, placeholder
+from dashboards.layer_view import layer_section
 from dashboards.measured_view import measured_section
 from dashboards.mesh_view import mesh_section
 from dashboards.timeline import ARROWS_BY_DEFAULT
@@ -138,9 +140,14 @@ def summary_header(
 
 
 def _busy_text(core: dict[str, Any]) -> tuple[str, float | None]:
-    """`99% busy`, or with no makespan (a wait cycle) the busy cycles: never a bare `n/a`."""
+    """`99% busy`, or under noc with stalls `74% compute, 21% NoC stall`; with no makespan (a wait cycle)
+    the busy cycles: never a bare `n/a`."""
     share = core["utilization"]
     if isinstance(share, float) and not math.isnan(share):
+        stall = float(core.get("noc_stall_share") or 0.0)
+        if stall >= 0.005:  # shown as a percent: under half a percent reads 0%
+            compute = float(core.get("compute_share") or 0.0)
+            return f"{compute:.0%} compute, {stall:.0%} NoC stall", min(compute, 1.0)
         return f"{share:.0%} busy", min(share, 1.0)
     busy = core.get("busy")
     return (f"busy {int(busy):,} cycles (no makespan)" if busy is not None else "busy: unknown"), None
@@ -149,6 +156,7 @@ def _busy_text(core: dict[str, Any]) -> tuple[str, float | None]:
 def _core_card(c: dict[str, Any], is_bottleneck: bool, most: int) -> html.Div:
     text, share = _busy_text(c)
     width = share if share is not None else (int(c.get("busy") or 0) / most if most else 0.0)
+    stall = float(c.get("noc_stall_share") or 0.0) if share is not None else 0.0
     return html.Div(
         [
             html.Div(
@@ -158,13 +166,21 @@ def _core_card(c: dict[str, Any], is_bottleneck: bool, most: int) -> html.Div:
                 ]
             ),
             html.Div(
-                html.Div(style={"width": f"{width * 100:.0f}%", "height": "100%", "background": "#4C78A8"}),
-                style={"height": "6px", "background": "#e5e5e5", "margin": "2px 0"},
-                title="busy share of the makespan"
+                [
+                    html.Div(
+                        style={"width": f"{width * 100:.0f}%", "height": "100%", "background": "#4C78A8"}
+                    ),
+                    html.Div(
+                        className="stall-bar",
+                        style={"width": f"{stall * 100:.0f}%", "height": "100%", "background": STALL_COLOR},
+                    ),
+                ],
+                style={"height": "6px", "background": "#e5e5e5", "margin": "2px 0", "display": "flex"},
+                title="share of the makespan computing (blue) and stalled on the NoC (pink)"
                 if share is not None
                 else "busy cycles against the busiest core",
             ),
-            html.Div(text, style={"color": "#555"}),
+            html.Div(text, className="busy-text", style={"color": "#555"}),
             html.Div(f"L2 peak {c['peak_l2']}", style={"color": "#555"}),
         ],
         className="core-card",
@@ -178,7 +194,7 @@ def _core_card(c: dict[str, Any], is_bottleneck: bool, most: int) -> html.Div:
 
 
 def _core_cell(c: dict[str, Any], is_bottleneck: bool, most: int) -> html.Div:
-    """A 34 px cell: blue as deep as the core is busy, its busy percent on it, the rest on hover."""
+    """A 34 px cell: blue as deep as the core computes, its compute percent on it, the rest on hover."""
     text, share = _busy_text(c)
     level = share if share is not None else (int(c.get("busy") or 0) / most if most else 0.0)
     label = c.get("label") or f"core {c['core_id']}"
@@ -320,6 +336,7 @@ def build_layout(
             # The chip comes before the timeline: on 64 cores the timeline is taller than a screen.
             mesh_section(),
             dcc.Loading(dcc.Graph(id="timeline", config=GRAPH_CONFIG, figure=placeholder()), type="dot"),
+            counter_section(),
             measured_section(),
             html.Div(
                 [
@@ -360,6 +377,8 @@ def build_layout(
                 style={"display": "flex", "gap": "12px", "flexWrap": "wrap"},
             ),
             dcc.Loading(html.Div(id="l2-peak", style={"margin": "4px 0 8px"}), type="dot"),
+            heat_section(),
+            layer_section(),
             html.Div(
                 [
                     html.H3("Findings", style={"fontSize": "17px", "margin": "0"}),

@@ -53,11 +53,14 @@ class MeasuredStore:
         self._size = size
 
     def trace_path(self, key: str) -> Path | None:
+        """The ZeBu trace of a served file: the one given with --trace, else the one found beside it."""
         if key in self.explicit:
             return self.explicit[key]
         return discover_trace(self.store.resolve(key), root=self.store.root)
 
     def get(self, key: str | None) -> Measured | None:
+        """The file's IR joined with its trace, kept while neither changes; None without a trace, for an
+        upload, or when either cannot be read."""
         if not key or key.startswith("upload:"):
             return None
         try:

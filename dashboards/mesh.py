@@ -24,6 +24,7 @@ from plotly.colors import sample_colorscale
 from dashboards.figures import empty_figure, escape, finish_layout, note_above
 from dashboards.timeline import plural
 from irtools.analysis import Analysis
+from irtools.analysis.chiplets import ChipletCut
 from irtools.analysis.link_cost import ranked_links
 from irtools.analysis.tiles import METRICS, MeshShape, mesh_shape
 from irtools.analysis.units import byte_ticks, format_bytes
@@ -88,6 +89,7 @@ class LinkScale:
 
     @property
     def column(self) -> str:
+        """The noc_links column that ranks and draws the links: added_cycles or bytes."""
         return "added_cycles" if self.rank_by == "cycles added" else "bytes"
 
 
@@ -102,6 +104,7 @@ def mesh_figure(
     bandwidth: int | None = None,
     scale: LinkScale | None = None,
     tile_top: float | None = None,
+    cut: ChipletCut | None = None,
 ) -> go.Figure:
     """The tiles of `tiles` (Analysis.tiles) and the links of `links` (noc_links rows, with added_cycles and
     bound_layers when ranked by cost) on the mesh.
@@ -149,6 +152,9 @@ def mesh_figure(
                 "line": {"color": "#111", "width": 3},
             }
         )
+    if cut is not None and cut.is_cut:
+        shapes += _die_boundaries(cut)
+        fig.add_trace(_nop_marks(cut))
     fig.update_layout(shapes=shapes)
     fig.update_xaxes(
         range=[-1.6, shape.xlen + 0.6],
@@ -168,11 +174,51 @@ def mesh_figure(
         scaleratio=1,
     )
     title = f"Mesh {shape.xlen}x{shape.ylen}: tiles by {METRICS[metric]}" + (f" ({scope})" if scope else "")
+    if cut is not None and cut.is_cut:
+        title += f"; {cut.text()}, NoP links purple"  # the cut: the run's input line (xcut, ycut)
     fig.update_layout(showlegend=False, plot_bgcolor="white", clickmode="event")
     # An 8x8 chip in 480 px (not 700): with the header and the controls it fits the first screen.
     finish_layout(fig, title, mesh_height(shape))
     note_above(fig, busiest_link_text(links, bandwidth, scale.rank_by))
     return fig
+
+
+NOP_COLOR = "#6a3d9a"
+"""Die boundaries and NoP (die-to-die) links: a purple no tile palette and no link step uses."""
+
+
+def _die_boundaries(cut: ChipletCut) -> list[dict[str, Any]]:
+    """Dashed lines between the dies, through the gaps between their edge columns and rows."""
+    line = {"color": NOP_COLOR, "width": 2, "dash": "dash"}
+    vertical = [
+        {"type": "line", "x0": j - 0.5, "x1": j - 0.5, "y0": -0.5, "y1": cut.ylen - 0.5, "line": line}
+        for j in cut.x_boundaries()
+    ]
+    horizontal = [
+        {"type": "line", "x0": -0.5, "x1": cut.xlen - 0.5, "y0": j - 0.5, "y1": j - 0.5, "line": line}
+        for j in cut.y_boundaries()
+    ]
+    return vertical + horizontal
+
+
+def _nop_marks(cut: ChipletCut) -> go.Scatter:
+    """A purple square on each NoP link pair (both directions), with what it joins on hover."""
+    pairs = sorted(
+        {(min(a, b), max(a, b)) for a, b in (((x, y), (tx, ty)) for x, y, tx, ty in cut.nop_links())}
+    )
+
+    def name(x: int, y: int) -> str:
+        return f"DRAM W{y}" if x < 0 else f"DRAM E{y}" if x >= cut.xlen else f"({x},{y})"
+
+    return go.Scatter(
+        x=[(a[0] + b[0]) / 2 for a, b in pairs],
+        y=[(a[1] + b[1]) / 2 for a, b in pairs],
+        mode="markers",
+        marker={"symbol": "square", "size": 7, "color": NOP_COLOR, "line": {"color": "white", "width": 1}},
+        text=[f"NoP link (die to die): {name(*a)} <-> {name(*b)}" for a, b in pairs],
+        hovertemplate="%{text}<extra></extra>",
+        name="NoP links",
+    )
 
 
 def mesh_height(shape: MeshShape) -> int:
@@ -424,8 +470,10 @@ def mesh_view(
     metric: str = "busy",
     window: tuple[float, float] | None = None,
     selected_core: int | None = None,
+    cut: ChipletCut | None = None,
 ) -> go.Figure:
-    """What the dashboard and the report draw: the mesh of `analysis` under `model` in `window`."""
+    """What the dashboard and the report draw: the mesh of `analysis` under `model` in `window`, its
+    chiplet boundaries and NoP links drawn when `cut` (from the run's input line) cuts it."""
     shape = mesh_shape(analysis.index)
     if shape is None:
         return empty_figure("no mesh: the file gives no xlen/ylen, or a core has no position on it")
@@ -448,6 +496,7 @@ def mesh_view(
         bandwidth=analysis.options.noc_bw,
         scale=scale,
         tile_top=tile_top,
+        cut=cut,
     )
 
 

@@ -89,7 +89,7 @@ def draw(
     a = _analysis(store, key, first_view=True)
     if a is None or mesh_shape(a.index) is None:
         return {}
-    return mesh_view(a, model, metric, view_window(view, key), core)
+    return mesh_view(a, model, metric, view_window(view, key), core, store.chiplets(key))
 
 
 def click(

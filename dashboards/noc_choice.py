@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from irtools.analysis.chiplets import ChipletCut, chiplet_cut
 from irtools.errors import UsageError
 from irtools.sweep.manifest import read_manifest
 
@@ -58,3 +59,17 @@ def noc_runs(path: Path | None, served: int | None) -> NocRuns:
     if served is not None:
         return NocRuns((served,), "--noc-bw", served)
     return NocRuns()
+
+
+def manifest_cut(path: Path | None, xlen: int | None, ylen: int | None) -> ChipletCut | None:
+    """The chiplet cut of `path`'s runs from the `input_line` of the manifest.csv beside it (Gemini's input
+    line, irtools.analysis.chiplets); None without a manifest, a mesh or such a line, or when the file's
+    runs disagree (then no one cut is the file's)."""
+    if path is None or xlen is None or ylen is None or not (path.parent / MANIFEST).is_file():
+        return None
+    try:
+        rows = read_manifest(path.parent / MANIFEST).rows_for(path.name)
+    except (UsageError, OSError, ValueError):
+        return None
+    cuts = {chiplet_cut(str(row.get("input_line") or ""), xlen, ylen) for row in rows}
+    return cuts.pop() if len(cuts) == 1 else None

@@ -242,6 +242,7 @@ def write_report(
     noc: NocModel | None = None,
     l2_size: int | None = None,
 ) -> str:
+    """Write the static HTML report of one IR (figures, summary table, findings) and say what it holds."""
     page, summary = build_report(path, max_cores, max_bytes, wl0_size, trace, noc, l2_size)
     write_text_atomic(output, page)
     return summary

@@ -8,8 +8,8 @@ from typing import Any
 import pandas as pd
 import plotly.graph_objects as go
 
-from irtools.analysis.sweep import SWEEP
 from irtools.sweep.pareto import pareto_front
+from irtools.sweep.row import SWEEP
 
 NAME_UNITS = {
     "l2_kb": "KB, from the name",
@@ -47,6 +47,8 @@ def shown_columns(table: pd.DataFrame) -> list[str]:
 
 
 def default_axes(table: pd.DataFrame) -> tuple[str, str, str | None]:
+    """The scatter's first (x, y, colour): the defaults where the table has them, else numeric columns it
+    has."""
     usable = numeric_columns(table)
     x, y, color = DEFAULT_AXES
     x = x if x in usable else (usable[0] if usable else x)

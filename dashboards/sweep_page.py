@@ -36,6 +36,7 @@ class SweepTable:
         self._start = threading.Lock()
 
     def get(self, timeout: float | None = None) -> pd.DataFrame:
+        """The sweep table, computed once in the background; waits at most `timeout` seconds for it."""
         with self._start:
             if self._thread.ident is None:
                 self._thread.start()

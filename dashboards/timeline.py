@@ -13,6 +13,7 @@ from dashboards.figures import (
     CRITICAL_COLOR,
     HIGHLIGHT_COLOR,
     LAYER_TYPE_COLORS,
+    STALL_COLOR,
     WAIT_CYCLE_COLOR,
     Focus,
     empty_figure,
@@ -20,6 +21,7 @@ from dashboards.figures import (
     finish_layout,
     note_above,
 )
+from irtools.analysis.core_time import compute_end
 
 MAX_ARROWS = 5_000
 """Cross-core transfer arrows drawn in the timeline at most."""
@@ -27,7 +29,11 @@ ARROWS_BY_DEFAULT = 300
 """Files with more cross-core transfers open with the arrows off (they cover the bars and slow each zoom)."""
 MAX_BARS = 4_000
 """Above this many workloads in view, the timeline shows busy time per bin instead of bars."""
+LEFT_MARGIN = 110
+"""Left margin (px) of the timeline and of the counter tracks under it: wide enough for `core 78 (7,7)`."""
 TIME_BINS = 600
+MAX_HANDOFFS = 200
+"""Core-to-core steps of the critical path drawn on the aggregated timeline at most (zoom in for more)."""
 """Time bins of the aggregated timeline: about one per two pixels of a wide screen."""
 
 
@@ -85,7 +91,16 @@ def timeline_figure(
         selected = shown if not layers else shown[shown["layer_name"].isin(list(layers))]
         for trace in _busy_map(selected, kinds, labels, lo, hi):
             fig.add_trace(trace)
+        # The bins hide single workloads, not the chain that sets the makespan: its rail and its
+        # hand-offs from core to core are drawn over them.
+        critical = shown[shown["critical"].to_numpy(bool)]
         where = "zoom in for single ones" if zoomable else "irtools serve shows single ones when zoomed"
+        if not critical.empty:
+            moves = _moves(critical)
+            # A few hand-offs show the chain; thousands (a chain hopping cores every step) cover the bins.
+            fig.add_traces(_critical_path(critical, labels, moves <= MAX_HANDOFFS, aggregated=True))
+            if moves > MAX_HANDOFFS:
+                where += f"; the critical path (yellow) changes core {moves:,} times: zoom in to follow it"
         note_above(fig, f"{len(shown):,} workloads: busy time per bin (pale: under half busy); {where}")
     else:
         for trace in _bars(shown, kinds, labels, layers):
@@ -133,7 +148,10 @@ def timeline_figure(
     row = 34 if len(cores) <= 16 else 20 if len(cores) <= 32 else 12
     if row < 34:
         fig.update_yaxes(tickfont={"size": 10 if row == 20 else 9})
-    return finish_layout(fig, title, max(260, 60 + row * len(cores)))
+    fig = finish_layout(fig, title, max(260, 60 + row * len(cores)))
+    # A fixed left margin, as the counter tracks under it have: their cycles axes line up.
+    fig.update_layout(margin={"l": LEFT_MARGIN})
+    return fig
 
 
 def core_labels(timeline: pd.DataFrame) -> dict[int, str]:
@@ -178,6 +196,9 @@ def _bars(
 ) -> list[go.Bar]:
     start = placed["start"].astype("int64").to_numpy()
     duration = placed["end"].astype("int64").to_numpy() - start  # the noc model stretches a workload
+    # Under noc a workload computes its IR time, then holds its core stalled on the NoC: the bar's
+    # layer colour covers the compute, a pink hatched bar the stall (irtools.analysis.core_time).
+    computed = np.round(compute_end(placed)).astype("int64") - start
     keep = np.ones(len(placed), bool) if not layers else placed["layer_name"].isin(list(layers)).to_numpy()
     custom = np.column_stack(
         [
@@ -209,7 +230,7 @@ def _bars(
                 name=html.escape(kind, quote=False),
                 orientation="h",
                 base=start[mask],
-                x=duration[mask],
+                x=computed[mask],
                 y=[labels[c] for c in placed["core_id"].to_numpy()[mask]],
                 customdata=custom[mask],
                 hovertemplate=hover,
@@ -217,6 +238,26 @@ def _bars(
                     "color": LAYER_TYPE_COLORS[i % len(LAYER_TYPE_COLORS)],
                     "opacity": np.where(keep[mask], 1.0, 0.2),
                     "line": {"width": 0},
+                },
+            )
+        )
+    stalled = duration > computed
+    if stalled.any():
+        bars.append(
+            go.Bar(
+                name="NoC-stalled",
+                orientation="h",
+                base=(start + computed)[stalled],
+                x=(duration - computed)[stalled],
+                y=[labels[c] for c in placed["core_id"].to_numpy()[stalled]],
+                customdata=np.column_stack([custom[stalled], (duration - computed)[stalled]]),
+                hovertemplate="<b>%{customdata[0]}</b>: stalled on the NoC %{customdata[10]:,} cycles<br>"
+                "%{y}, workload %{customdata[1]} (position %{customdata[2]})%{customdata[9]}<extra></extra>",
+                marker={
+                    "color": STALL_COLOR,
+                    "opacity": np.where(keep[stalled], 0.85, 0.2),
+                    "line": {"width": 0},
+                    "pattern": {"shape": "/", "fgcolor": "white", "size": 6, "solidity": 0.3},
                 },
             )
         )
@@ -250,23 +291,28 @@ def _busy_map(
     edges = np.linspace(lo, hi, TIME_BINS + 1)
     rows = {core: i for i, core in enumerate(labels)}
     busy = np.zeros((len(kinds), len(rows), TIME_BINS))
+    stall = np.zeros((len(rows), TIME_BINS))
     types = {kind: i for i, kind in enumerate(kinds)}
+    # Busy is compute: under noc a workload's stall on the NoC is counted apart (core_time.compute_end).
+    placed = placed.assign(computed=compute_end(placed))
     for (core, kind), group in placed.groupby(["core_id", placed["layer_type"].astype(str)]):
         order = np.argsort(group["start"].to_numpy(float))
         start = group["start"].to_numpy(float)[order]
-        end = group["end"].to_numpy(float)[order]
-        done = np.concatenate([[0.0], np.cumsum(end - start)])
-        started = np.searchsorted(start, edges, side="right")
-        overrun = np.where(started > 0, np.maximum(end[started - 1] - edges, 0.0), 0.0)
-        covered = done[started] - overrun
-        busy[types[str(kind)], rows[core]] = np.diff(covered)
+        busy[types[str(kind)], rows[core]] = _covered(start, group["computed"].to_numpy(float)[order], edges)
+        stall[rows[core]] += _covered(
+            group["computed"].to_numpy(float)[order], group["end"].to_numpy(float)[order], edges
+        )
     total = busy.sum(axis=0)
-    share = total / max((hi - lo) / TIME_BINS, 1e-9)
+    width = max((hi - lo) / TIME_BINS, 1e-9)
+    share = total / width
+    stall_share = stall / width
     strongest = busy.argmax(axis=0)
-    # Colors 0..k-1: the layer type's color; k..2k-1: its pale version, for bins under half busy.
+    # Colors 0..k-1: the layer type's color; k..2k-1: its pale version, for bins under half busy;
+    # 2k: stalled on the NoC more than computing.
     z = np.where(total > 0, strongest + np.where(share < 0.5, len(kinds), 0), np.nan)
+    z = np.where((stall > total) & (stall > 0), 2 * len(kinds), z)
     colors = [LAYER_TYPE_COLORS[i % len(LAYER_TYPE_COLORS)] for i in range(len(kinds))]
-    palette = colors + [_pale(c) for c in colors]
+    palette = colors + [_pale(c) for c in colors] + [STALL_COLOR]
     scale = []
     for i, color in enumerate(palette):
         scale += [[i / len(palette), color], [(i + 1) / len(palette), color]]
@@ -280,15 +326,20 @@ def _busy_map(
             zmax=len(palette) - 0.5,
             colorscale=scale,
             showscale=False,
-            customdata=np.round(share, 3),
+            customdata=np.stack([np.round(share, 3), np.round(stall_share, 3)], axis=-1),
             text=names[strongest],
-            hovertemplate="%{y}, cycles ~%{x:,.0f}<br>busy %{customdata:.0%}, mostly %{text}<extra></extra>",
+            hovertemplate="%{y}, cycles ~%{x:,.0f}<br>computing %{customdata[0]:.0%}, mostly %{text}"
+            + ("<br>NoC-stalled %{customdata[1]:.0%}" if stall.any() else "")
+            + "<extra></extra>",
             name="busy time",
             xgap=0,
             ygap=4,
         )
     ]
-    for kind, color in zip(kinds, colors, strict=True):  # legend entries, as the bars have
+    legend = list(zip(kinds, colors, strict=True))
+    if stall.any():
+        legend.append(("NoC-stalled (more than computing)", STALL_COLOR))
+    for kind, color in legend:  # legend entries, as the bars have
         traces.append(
             go.Scatter(
                 x=[None],
@@ -301,21 +352,35 @@ def _busy_map(
     return traces
 
 
+def _covered(start: np.ndarray, end: np.ndarray, edges: np.ndarray) -> np.ndarray:
+    """Cycles of the disjoint intervals [start, end) (sorted by start) in each bin between `edges`: a
+    prefix sum over the intervals started before each edge, minus what the last of them runs past it."""
+    done = np.concatenate([[0.0], np.cumsum(end - start)])
+    started = np.searchsorted(start, edges, side="right")
+    overrun = np.where(started > 0, np.maximum(end[started - 1] - edges, 0.0), 0.0)
+    return np.diff(done[started] - overrun)
+
+
 def _pale(color: str) -> str:
     r, g, b = (int(color[i : i + 2], 16) for i in (1, 3, 5))
     return "#{:02x}{:02x}{:02x}".format(*(round(v + (255 - v) * 0.6) for v in (r, g, b)))
 
 
-def _critical_path(critical: pd.DataFrame, labels: dict[int, str]) -> list[go.Scatter]:
+def _critical_path(
+    critical: pd.DataFrame, labels: dict[int, str], handoffs: bool = False, aggregated: bool = False
+) -> list[go.Scatter]:
     """A yellow-on-black rail through the middle of each critical workload: visible on any bar
-    color, and runs of short workloads stay apart (an outline merged them into black blocks)."""
+    color, and runs of short workloads stay apart (an outline merged them into black blocks).
+    With `handoffs` (the aggregated timeline, whose bins hide the bars' order), each step of the chain
+    from one core to another is drawn too, as a line from the end of one workload to the start of the next;
+    `aggregated` adds a dot on each critical workload (narrower than a pixel over the bins)."""
     n = len(critical)
     xs = np.empty(3 * n, dtype=object)
     ys = np.empty(3 * n, dtype=object)
     xs[0::3] = critical["start"].astype("int64").to_numpy()
     xs[1::3] = critical["end"].astype("int64").to_numpy()
     ys[0::3] = ys[1::3] = [labels[c] for c in critical["core_id"]]
-    return [
+    traces = [
         go.Scatter(
             x=xs,
             y=ys,
@@ -328,6 +393,63 @@ def _critical_path(critical: pd.DataFrame, labels: dict[int, str]) -> list[go.Sc
         )
         for color, width, legend in (("#111111", 6, False), (CRITICAL_COLOR, 2.5, True))
     ]
+    if aggregated:
+        # Over the bins a critical workload is often under a pixel wide: a dot marks each one.
+        traces.append(
+            go.Scatter(
+                x=(critical["start"].to_numpy(float) + critical["end"].to_numpy(float)) / 2,
+                y=[labels[c] for c in critical["core_id"]],
+                mode="markers",
+                name="critical workloads",
+                legendgroup="critical",
+                marker={"color": CRITICAL_COLOR, "size": 6, "line": {"color": "#111111", "width": 1}},
+                customdata=np.column_stack(
+                    [escape(critical["layer_name"]), critical["start"].to_numpy(), critical["end"].to_numpy()]
+                ),
+                hovertemplate="critical path: <b>%{customdata[0]}</b> on %{y}<br>"
+                "cycles %{customdata[1]:,.0f} - %{customdata[2]:,.0f}<extra></extra>",
+                showlegend=False,
+            )
+        )
+    if handoffs:
+        traces.append(_handoffs(critical, labels))
+    return traces
+
+
+def _moves(critical: pd.DataFrame) -> int:
+    """How many times the critical chain goes from one core to another."""
+    core = critical.sort_values(["start", "end"])["core_id"].to_numpy()
+    return int(np.count_nonzero(core[1:] != core[:-1]))
+
+
+def _handoffs(critical: pd.DataFrame, labels: dict[int, str]) -> go.Scatter:
+    """The critical chain's steps from core to core: end of one workload -> start of the next, with an arrowhead."""
+    chain = critical.sort_values(["start", "end"])
+    core = chain["core_id"].to_numpy()
+    moves = np.flatnonzero(core[1:] != core[:-1])
+    n = len(moves)
+    xs = np.empty(3 * n, dtype=object)
+    ys = np.empty(3 * n, dtype=object)
+    xs[0::3] = chain["end"].astype("int64").to_numpy()[moves]
+    xs[1::3] = chain["start"].astype("int64").to_numpy()[moves + 1]
+    ys[0::3] = [labels[c] for c in core[moves]]
+    ys[1::3] = [labels[c] for c in core[moves + 1]]
+    return go.Scatter(
+        x=xs,
+        y=ys,
+        mode="lines+markers",
+        name="critical path: core to core",
+        legendgroup="critical",
+        line={"color": "#111111", "width": 1.5},
+        marker={
+            "symbol": "arrow",
+            "angleref": "previous",
+            "size": np.tile([0, 10, 0], n),
+            "color": "#111111",
+        },
+        hoverinfo="skip",
+        showlegend=False,
+    )
 
 
 def _selected_edges(

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from irtools.analysis.measured_tables import MEASURED_TABLES
 from irtools.analysis.tables import TABLES
-from irtools.trace.tables import MEASURED_TABLES
 
 
 def tables_markdown() -> str:

@@ -17,6 +17,7 @@ class Severity(str, enum.Enum):
 
     @property
     def rank(self) -> int:
+        """Order of severity: info 0, warning 1, error 2."""
         return _RANK[self]
 
 
@@ -41,7 +42,21 @@ class Finding:
     """Stable across edits that move lines (irtools.baseline); set by the command line, not by the rules."""
 
     def sort_key(self) -> tuple[object, ...]:
+        """Output order within a file: pointer (numeric segments as ints), then code, then message."""
         return (sort_key(self.pointer), self.code, self.message)
+
+    def to_row(self) -> dict[str, str | int | None]:
+        """The JSON contract's keys (code, severity, message, pointer, core/workload/transfer ids): one
+        finding as the JSON report, the sweep's findings table and the dashboard's findings table hold it."""
+        return {
+            "code": self.code,
+            "severity": self.severity.value,
+            "message": self.message,
+            "pointer": self.pointer,
+            "core_id": self.core_id,
+            "workload_id": self.workload_id,
+            "transfer_id": self.transfer_id,
+        }
 
 
 @dataclass(slots=True)
@@ -55,14 +70,17 @@ class FileReport:
         self.findings.sort(key=Finding.sort_key)
 
     def count(self, severity: Severity) -> int:
+        """How many of the file's findings have this severity."""
         return sum(1 for f in self.findings if f.severity is severity)
 
     @property
     def errors(self) -> int:
+        """The file's error-severity findings."""
         return self.count(Severity.ERROR)
 
     @property
     def warnings(self) -> int:
+        """The file's warning-severity findings."""
         return self.count(Severity.WARNING)
 
 
@@ -77,8 +95,10 @@ class Report:
 
     @property
     def errors(self) -> int:
+        """Error-severity findings in all files."""
         return sum(f.errors for f in self.files)
 
     @property
     def warnings(self) -> int:
+        """Warning-severity findings in all files."""
         return sum(f.warnings for f in self.files)

@@ -1,7 +1,7 @@
 """Input size guard: refuse a file before reading it when checking it would exhaust memory.
 
 Loading keeps a model object per entry; peak memory measured on 100 MB files is about 4 times
-the file size for validate and 5 for analyze (README, Speed). The default limit, 1024 MB, keeps a
+the file size for validate and 5 for analyze (docs/benchmarks.md). The default limit, 1024 MB, keeps a
 run within about 5 GB; `--max-mb` raises or lowers it.
 """
 

@@ -7,10 +7,12 @@ import copy
 import json
 import os
 import secrets
+import shutil
+import socket
 import warnings
 from collections.abc import Callable, Generator
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import pytest
 from hypothesis import HealthCheck, is_hypothesis_test, settings
@@ -18,6 +20,9 @@ from hypothesis import core as hypothesis_core
 
 from irtools.cli.main import main
 from tests.budget import BASE_EXAMPLES, examples, memory_bound
+
+if TYPE_CHECKING:  # flask comes with the dash extra; only the dashboard's tests use it
+    from flask.testing import FlaskClient
 
 # When a property fails, hypothesis's pytest plugin imports libcst to write a patch, and libcst's
 # import warns (DeprecationWarning from mypy_extensions); with filterwarnings = error that turns the
@@ -335,3 +340,37 @@ def _private_sweep_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: 
     """`irtools summarize` caches results in ~/.cache by default: tests (and the commands they start
     in subprocesses) use a cache of their own."""
     monkeypatch.setenv("IRTOOLS_CACHE_DIR", str(tmp_path_factory.mktemp("sweep-cache")))
+
+
+# --- the dashboard behind an access token (tests/dashboard/test_access.py, tests/hardening/test_server_edges.py)
+
+TOKEN = "s3cret-token-for-the-tests-0123456789"
+"""The access token the served dashboard asks for."""
+HTML = {"Accept": "text/html,application/xhtml+xml"}
+"""A browser's Accept header: the token gate answers it with its HTML form, scripts with plain 403s."""
+SERVED_IR = ROOT / "sample_ir" / "valid" / "mesh2x2_conv_b1_c4_bw16_stschedule.json"
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Path:
+    """A folder to serve, holding one valid 2x2-mesh IR as mesh.json."""
+    shutil.copy(SERVED_IR, tmp_path / "mesh.json")
+    return tmp_path
+
+
+@pytest.fixture
+def client(served: Path) -> FlaskClient:
+    """A Flask test client of the dashboard over `served`, every request needing TOKEN (as off loopback)."""
+    from dashboards.access import require_token
+    from dashboards.app import create_app
+
+    app = create_app(served)
+    require_token(app.server, TOKEN, cookie_name="irtools-8050")
+    return app.server.test_client()
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on now, for a server a test starts."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])

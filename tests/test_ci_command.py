@@ -34,7 +34,7 @@ def ci_options() -> list[str]:
 
 
 def test_ci_runs_the_readme_test_command() -> None:
-    assert readme_options() == ["--hypothesis-profile=ci"]
+    assert readme_options() == ["--hypothesis-profile=ci", "-n", "2"]
     assert ci_options() == CI_ONLY + readme_options()
 
 

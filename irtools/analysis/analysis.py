@@ -10,8 +10,9 @@ import pandas as pd
 
 from irtools.analysis.blocks import KIB, add_positions, l2_blocks_table, l2_capacity_kib
 from irtools.analysis.buffers import l2_tables, wl0_tables
+from irtools.analysis.counters import LinkHeat, l2_counter, link_heat, link_steps
 from irtools.analysis.energy import EnergyModel, energy_summary
-from irtools.analysis.layer_cost import layer_cost_table
+from irtools.analysis.layer_cost import layer_cost_absent, layer_cost_table
 from irtools.analysis.layers import layers_table
 from irtools.analysis.link_cost import link_costs
 from irtools.analysis.link_load import (
@@ -79,6 +80,7 @@ class Analysis:
 
     @property
     def path(self) -> str:
+        """The IR file's path as loaded."""
         return self.loaded.path
 
     @property
@@ -118,6 +120,10 @@ class Analysis:
             return LAYER_COST.empty()
         return layer_cost_table(self.index, self.noc_steps, self.noc_model, self.energy_model)
 
+    def layer_cost_absent(self) -> str | None:
+        """Why `layer_cost` is empty for this file (no NoC bandwidth, no mesh), or None when it is not."""
+        return layer_cost_absent(self.noc_model is not None, self.energy_model.mesh)
+
     def energy(self) -> dict[str, Any] | None:
         """The run's energy by term (irtools.analysis.energy.energy_summary); None without a NoC bandwidth."""
         if self.noc_model is None:
@@ -151,6 +157,8 @@ class Analysis:
         return noc_times(self.index, self.noc_model, self.noc_links)
 
     def makespan(self, model: str) -> int | None:
+        """Cycles until the last workload ends under a timing model; None when a wait cycle leaves some
+        unscheduled."""
         return self.schedules[model].makespan
 
     def noc_makespan_at(self, bandwidth: int) -> int | None:
@@ -177,6 +185,7 @@ class Analysis:
     @cached_property
     def timeline(self) -> pd.DataFrame:
         # With the mesh position already: the dashboard's rows name cores by it.
+        """The `timeline` table: one row per workload and timing model, with each core's mesh position."""
         return add_positions(timeline_table(self.index, self.schedules), self.index)
 
     def core_label(self, core_id: int) -> str:
@@ -187,10 +196,13 @@ class Analysis:
 
     @cached_property
     def core_transfers(self) -> pd.DataFrame:
+        """The `core_transfers` table: one row per cross-core transfer edge (producer -> consumer
+        workload)."""
         return core_transfers_table(self.index)
 
     @cached_property
     def cores(self) -> pd.DataFrame:
+        """The `cores` table: busy, idle and utilization per core and timing model."""
         return cores_table(self.index, self.schedules)
 
     @cached_property
@@ -205,6 +217,7 @@ class Analysis:
 
     @cached_property
     def l2_blocks(self) -> pd.DataFrame:
+        """The `l2_blocks` table: per L2 snapshot, the 1 KiB blocks held by each tensor type."""
         return l2_blocks_table(self.index)
 
     @property
@@ -214,14 +227,17 @@ class Analysis:
 
     @property
     def tensors(self) -> pd.DataFrame:
+        """The `tensors` table: L2 tensor lifetimes (empty without L2 addresses)."""
         return self._l2["tensors"]
 
     @property
     def l2_occupancy(self) -> pd.DataFrame:
+        """The `l2_occupancy` table: bytes used and free per L2 snapshot (empty without L2 addresses)."""
         return self._l2["l2_occupancy"]
 
     @property
     def l2_regions(self) -> pd.DataFrame:
+        """The `l2_regions` table: per L2 snapshot and ring region (empty without L2 addresses)."""
         return self._l2["l2_regions"]
 
     @cached_property
@@ -230,22 +246,27 @@ class Analysis:
 
     @property
     def wl0_tensors(self) -> pd.DataFrame:
+        """The `wl0_tensors` table: WL0 weight lifetimes."""
         return self._wl0["wl0_tensors"]
 
     @property
     def wl0_occupancy(self) -> pd.DataFrame:
+        """The `wl0_occupancy` table: bytes per WL0 snapshot (free space with --wl0-size)."""
         return self._wl0["wl0_occupancy"]
 
     @cached_property
     def dram_transfers(self) -> pd.DataFrame:
+        """The `dram_transfers` table: each DRAM read and write and the workload it is charged to."""
         return dram_transfers(self.index)
 
     @cached_property
     def dram_traffic(self) -> pd.DataFrame:
+        """The `dram_traffic` table: DRAM bytes read and written per workload."""
         return dram_traffic(self.index, self.dram_transfers)
 
     @cached_property
     def layers(self) -> pd.DataFrame:
+        """The `layers` table: per layer its workloads, cores, time, DRAM bytes and peak L2 share."""
         noc = layer_bounds(self.index, self.noc_steps) if self.noc_model else None
         if self.index.has(Capability.L2_ADDRESSES):
             return layers_table(self.timeline, self.dram_traffic, self.l2_occupancy, self.buffersize, noc)
@@ -294,6 +315,21 @@ class Analysis:
             self._whole_schedule[key] = step_costs(self.index, self.noc_steps)
             self._whole_schedule[f"spans {model}"] = step_spans(self.index, self.timeline, model)
         return link_costs(self._whole_schedule[key], self._whole_schedule[f"spans {model}"], window)
+
+    def link_heat(self, model: str, bins: int, window: tuple[float, float] | None = None) -> LinkHeat | None:
+        """Every link's bytes per cycle per time bin under `model` (irtools.analysis.counters); None without a mesh."""
+        loads = self.link_loads(model)
+        if loads is None:
+            return None
+        key = f"link steps {model}"  # sums every routed row: once per model, not per zoom
+        if key not in self._whole_schedule:
+            self._whole_schedule[key] = link_steps(loads)
+        return link_heat(loads, bins, window, self._whole_schedule[key])
+
+    def l2_counter(self, core_id: int, model: str = "dependency") -> pd.DataFrame:
+        """The L2 core `core_id` holds over time under `model` (irtools.analysis.counters)."""
+        held = held_bytes(self.l2_blocks, self.l2_occupancy, not self.index.has(Capability.L2_ADDRESSES))
+        return l2_counter(self.timeline, held, model, core_id)
 
     @cached_property
     def _whole_schedule(self) -> dict[str, pd.DataFrame]:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from irtools.analysis.measured_tables import MEASURED_TABLES
 from irtools.analysis.tables import TABLES
 from irtools.atomic import write_atomic
 from irtools.csv_out import FORMULA_STARTS, spreadsheet_safe, write_csv
@@ -20,6 +21,7 @@ FORMATS = ("csv", "parquet")
 
 
 def parquet_available() -> bool:
+    """Whether pyarrow is installed: `--format parquet` needs it."""
     return importlib.util.find_spec("pyarrow") is not None
 
 
@@ -60,8 +62,6 @@ def _write_parquet(frame: pd.DataFrame, path: Path) -> None:
 def read_table(path: str | os.PathLike[str], name: str | None = None) -> pd.DataFrame:
     """Read a table written by `write_tables`, with its documented dtypes (name from the file stem)."""
     p = Path(path)
-    from irtools.trace.tables import MEASURED_TABLES  # late: irtools.trace builds on this package
-
     spec = {**TABLES, **MEASURED_TABLES}[name or p.stem]
     if p.suffix == ".parquet":
         return pd.read_parquet(p)

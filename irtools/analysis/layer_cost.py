@@ -18,6 +18,19 @@ from irtools.analysis.tables import LAYER_COST
 from irtools.loading.index import IRIndex
 
 
+def layer_cost_absent(has_bandwidth: bool, has_mesh: bool) -> str | None:
+    """Why a file has no `layer_cost` rows (None when it has them): the table needs both a NoC bandwidth
+    (Gemini's NoCtime divides by it) and a mesh (xlen/ylen, to route the transfers)."""
+    if not has_mesh:
+        return "the file records no mesh (xlen, ylen), so its transfers cannot be routed over links"
+    if not has_bandwidth:
+        return (
+            "no NoC bandwidth is known for this file: give serve --noc-bw, or put the file in a folder "
+            "whose manifest.csv names its runs' noc_bw"
+        )
+    return None
+
+
 def layer_cost_table(
     index: IRIndex, steps: pd.DataFrame, model: NocModel, energy: EnergyModel
 ) -> pd.DataFrame:

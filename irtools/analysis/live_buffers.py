@@ -18,6 +18,8 @@ from irtools.loading.index import IRIndex
 
 @dataclass(frozen=True, slots=True)
 class LivePeak:
+    """The L2 snapshot where a core holds the most bytes, and the buffers live there."""
+
     core_id: int
     position: int
     workload_id: int

@@ -17,6 +17,7 @@ def _joined(ids: Iterable[int]) -> str | None:
 
 
 def timeline_table(index: IRIndex, schedules: dict[str, Schedule]) -> pd.DataFrame:
+    """The `timeline` table from the schedules of each timing model."""
     columns: dict[str, list[Any]] = {c.name: [] for c in TIMELINE.columns}
     incomplete = index.incomplete
     for model, schedule in schedules.items():
@@ -45,6 +46,7 @@ def timeline_table(index: IRIndex, schedules: dict[str, Schedule]) -> pd.DataFra
 
 
 def core_transfers_table(index: IRIndex) -> pd.DataFrame:
+    """The `core_transfers` table: each transfer a workload reads from another core's ofmap."""
     columns: dict[str, list[int]] = {c.name: [] for c in CORE_TRANSFERS.columns}
     producers = index.ofmap_producer
     for ref in index.workloads():
@@ -61,6 +63,7 @@ def core_transfers_table(index: IRIndex) -> pd.DataFrame:
 
 
 def cores_table(index: IRIndex, schedules: dict[str, Schedule]) -> pd.DataFrame:
+    """The `cores` table: each core's busy and idle cycles and utilization under each timing model."""
     columns: dict[str, list[Any]] = {c.name: [] for c in CORES.columns}
     for model, schedule in schedules.items():
         makespan = schedule.makespan

@@ -18,6 +18,9 @@ from irtools.loading.mesh import LINEAR, MESH, core_label
 
 @dataclass(frozen=True, slots=True)
 class Summary:
+    """What `irtools analyze` prints about one IR: sizes, makespans, the bottleneck core, peaks, DRAM
+    bytes."""
+
     path: str
     cores: int
     workloads: int
@@ -50,6 +53,8 @@ class Summary:
     """With a NoC bandwidth: Gemini's energy by term, the undetermined ones named (analysis.energy)."""
 
     def to_dict(self) -> dict[str, Any]:
+        """The summary as `analyze --json` writes it (core ids as string keys; noc and energy only when
+        computed)."""
         data = asdict(self)
         data["peak_l2"] = {str(k): v for k, v in self.peak_l2.items()}
         data["peak_wl0"] = {str(k): v for k, v in self.peak_wl0.items()}

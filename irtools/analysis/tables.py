@@ -17,6 +17,8 @@ from irtools.errors import AnalysisError
 
 @dataclass(frozen=True, slots=True)
 class Column:
+    """One column of a table: name, pandas dtype, unit (bytes, cycles, ...) and meaning."""
+
     name: str
     dtype: str
     """pandas dtype: int64, Int64 (nullable), float64, bool or str (missing values are NaN)."""
@@ -26,12 +28,15 @@ class Column:
 
 @dataclass(frozen=True, slots=True)
 class TableSpec:
+    """A table's declaration: its contract name, what a row is, its columns in order."""
+
     name: str
     doc: str
     columns: tuple[Column, ...]
 
     @property
     def dtypes(self) -> dict[str, str]:
+        """Column name -> pandas dtype, for reading the table back with its declared types."""
         return {c.name: c.dtype for c in self.columns}
 
     def frame(self, data: Mapping[str, Sequence[Any]]) -> pd.DataFrame:
@@ -48,6 +53,7 @@ class TableSpec:
             ) from None
 
     def empty(self) -> pd.DataFrame:
+        """The table with its columns and dtypes and no rows."""
         return self.frame({c.name: [] for c in self.columns})
 
 

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from irtools.analysis.blocks import KIB
+from irtools.analysis.core_time import placed_rows, split_times, window_length
 from irtools.analysis.link_load import LinkLoads, Window, in_window
 from irtools.loading.index import IRIndex
 
@@ -31,6 +32,8 @@ TOP_LAYERS = 3
 
 @dataclass(frozen=True, slots=True)
 class MeshShape:
+    """The mesh's size in cores: xlen columns by ylen rows."""
+
     xlen: int
     ylen: int
 
@@ -62,21 +65,14 @@ def tile_table(
 
     `held` has core_id, position, held_bytes per L2 snapshot; `dram` the dram_transfers table.
     """
-    times = timeline[(timeline["model"] == model) & timeline["start"].notna()]
+    times = placed_rows(timeline, model)
     start = times["start"].to_numpy(dtype=float, na_value=np.nan)
     end = times["end"].to_numpy(dtype=float, na_value=np.nan)
-    wait = times["wait"].to_numpy(dtype=float, na_value=0.0)
-    span = window or (0.0, float(np.nanmax(end)) if len(end) else 0.0)
-    length = max(span[1] - span[0], 1e-9)
-    lo, hi = span
+    length = window_length(times, window)
     # Under `noc` a workload runs its IR time, then waits on the NoC until its step's NoC time is over:
-    # that stall is not compute, so it is its own share (other models have none).
-    computed = np.minimum(start + times["time"].to_numpy(dtype=float), end)
-    run = np.clip(np.minimum(computed, hi) - np.maximum(start, lo), 0, None)
-    stalled = np.clip(np.minimum(end, hi) - np.maximum(computed, lo), 0, None)
-    waited = np.clip(np.minimum(start, hi) - np.maximum(start - wait, lo), 0, None)
+    # that stall is not compute, so it is its own share (irtools.analysis.core_time).
     share = in_window(start, end, window)
-    work = times.assign(run=run, stalled=stalled, waited=waited, share=share)
+    work = split_times(times, window).assign(share=share)
     by_core = work.groupby("core_id")
     busy = by_core["run"].sum() / length
     stall = by_core["stalled"].sum() / length

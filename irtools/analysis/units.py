@@ -32,3 +32,17 @@ def byte_ticks(top: float, count: int = 5) -> tuple[list[float], list[str]]:
     step = next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= mantissa) * unit
     values = [i * step for i in range(int(top // step) + 1)]
     return values, [format_bytes(v) if v else "0" for v in values]
+
+
+_ENERGY_UNITS = (("J", 1e12), ("mJ", 1e9), ("µJ", 1e6), ("nJ", 1e3))
+
+
+def format_energy(picojoules: float) -> str:
+    """Energy given in pJ (Gemini's unit) as people read it: '4.8 mJ', '312 µJ', '17 pJ'; '' for NaN."""
+    if not math.isfinite(picojoules):
+        return ""
+    for unit, scale in _ENERGY_UNITS:
+        if abs(picojoules) >= scale:
+            value = picojoules / scale
+            return f"{value:,.0f} {unit}" if abs(value) >= 100 else f"{value:.3g} {unit}"
+    return f"{picojoules:.3g} pJ"

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the `analyze`, `export-trace` and `tables` commands to the parser."""
     ana = sub.add_parser(
         "analyze",
         help="write the analysis tables (timeline, L2/WL0 occupancy, tensors, DRAM traffic, layers)",
@@ -104,6 +105,7 @@ def _note_writing(name: str) -> None:
 
 
 def run_analyze(args: argparse.Namespace) -> int:
+    """`irtools analyze`: write the tables to --out and print the summary; the exit code."""
     from irtools.analysis import write_tables
     from irtools.analysis.io import parquet_available
     from irtools.analysis.summary import summarize
@@ -147,6 +149,7 @@ def run_analyze(args: argparse.Namespace) -> int:
 
 
 def run_export_trace(args: argparse.Namespace) -> int:
+    """`irtools export-trace`: write the Chrome/Perfetto trace of one timing model; the exit code."""
     from irtools.analysis.trace import chrome_trace
     from irtools.rules.registry import UsageError
 
@@ -174,10 +177,12 @@ def run_export_trace(args: argparse.Namespace) -> int:
 
 
 def run_tables(args: argparse.Namespace) -> int:
+    """`irtools tables`: list the tables, print one table's columns, or the Markdown catalogue; the exit
+    code."""
+    from irtools.analysis.measured_tables import MEASURED_TABLES
     from irtools.analysis.tables import TABLES as IR_TABLES
     from irtools.catalogue import tables_markdown
     from irtools.rules.registry import UsageError
-    from irtools.trace.tables import MEASURED_TABLES
 
     TABLES = {**IR_TABLES, **MEASURED_TABLES}
 

@@ -14,6 +14,7 @@ EXIT_BROKEN_PIPE = 128 + 13
 
 
 def positive_int(text: str) -> int:
+    """An argparse type: an integer > 0, in decimal or with a 0x/0o/0b prefix."""
     try:
         value = int(text, 0)
     except ValueError:
@@ -35,6 +36,7 @@ def positive_float(text: str) -> float:
 
 
 def port_number(text: str) -> int:
+    """An argparse type: a TCP port, 1 to 65535."""
     value = positive_int(text)
     if value > 65535:
         raise argparse.ArgumentTypeError(f"expected a TCP port from 1 to 65535, got {text!r}")
@@ -51,6 +53,7 @@ def add_allow_empty(parser: argparse.ArgumentParser) -> None:
 
 
 def max_bytes(args: argparse.Namespace) -> int:
+    """The --max-mb limit in bytes."""
     return int(args.max_mb) * 10**6
 
 

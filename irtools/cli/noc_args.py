@@ -9,6 +9,7 @@ from irtools.gemini import GEMINI_DRAM_ACCESS_ENERGY, GEMINI_FREQUENCY
 
 
 def add_noc_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add --noc-bw and --noc-frequency (the noc timing model) to a command."""
     parser.add_argument(
         "--noc-bw",
         type=positive_int,

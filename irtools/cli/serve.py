@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the `serve` and `report` commands to the parser."""
     srv = sub.add_parser(
         "serve",
         help="browse IR files in a web dashboard (timelines, L2/WL0 maps, findings)",
@@ -94,6 +95,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
 
 
 def run_serve(args: argparse.Namespace) -> int:
+    """`irtools serve`: check the arguments, then serve the dashboard until stopped; the exit code."""
     path = Path(args.path)
     if not path.exists():
         raise UsageError(f"{path} does not exist")
@@ -201,6 +203,8 @@ def _cannot_listen(host: str, port: int) -> str | None:
 
 
 def run_report(args: argparse.Namespace) -> int:
+    """`irtools report`: write one IR's HTML report, or a sweep's page for a folder or sweep table; the
+    exit code."""
     from dashboards.report import write_report
 
     if Path(args.path).is_dir() or Path(args.path).suffix.lower() in (".csv", ".parquet", ".pq"):

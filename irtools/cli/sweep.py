@@ -38,6 +38,7 @@ Ctrl-C keeps a valid partial output (exit 130). Exit 0 when written, 2 on usage 
 
 
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the `summarize` command to the parser."""
     swp = sub.add_parser(
         "summarize",
         help="one row per IR file of a sweep (CSV/Parquet): configuration, makespans, peak L2, findings",
@@ -87,6 +88,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
 
 
 def run_summarize(args: argparse.Namespace) -> int:
+    """`irtools summarize`: write the sweep table and its findings table; the exit code."""
     from irtools.loading.discover import discover
     from irtools.sweep.cache import ResultCache, default_cache_dir
     from irtools.sweep.engine import Sweep

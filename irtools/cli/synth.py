@@ -66,6 +66,7 @@ def _epilog() -> str:
 
 
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the `synth` command to the parser."""
     syn = sub.add_parser(
         "synth",
         help="generate a valid synthetic IR of any size, optionally with injected defects",
@@ -131,6 +132,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
 
 
 def run_synth(args: argparse.Namespace) -> int:
+    """`irtools synth`: write a synthetic IR (and with --inject its expected findings); the exit code."""
     from irtools.synth import SynthOptions, inject, parse_codes, synthesize
     from irtools.synth.writer import sidecar, validate_args, write_expected, write_ir
 

@@ -16,6 +16,8 @@ if TYPE_CHECKING:
 
 
 def add_trace_argument(parser: argparse.ArgumentParser, discovered: bool = False) -> None:
+    """Add --trace (the ZeBu trace to join) to a command; `discovered` says one is found beside the IR
+    without it."""
     note = (
         "; default: <stem>_sim.txt beside the IR or in a zebu/ folder beside its folder" if discovered else ""
     )

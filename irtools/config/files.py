@@ -27,6 +27,7 @@ class ConfigFile:
 
     @property
     def root(self) -> Path:
+        """The configuration file's directory, which its relative paths start from."""
         return self.path.parent
 
 

@@ -78,6 +78,8 @@ class Settings:
         self._found: dict[Path, ConfigFile | None] = {}
 
     def config_for(self, path: str | Path) -> ConfigFile | None:
+        """The configuration file that applies to a path: --config's, none with --isolated, else the
+        nearest above it."""
         if self.isolated:
             return None
         return self.named or find_config(path, self._found)

@@ -88,6 +88,7 @@ class Setting:
 
     @property
     def dest(self) -> str:
+        """The argparse attribute of this key (`wl0-size` -> `wl0_size`)."""
         return self.key.replace("-", "_")
 
 

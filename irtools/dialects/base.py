@@ -72,6 +72,8 @@ class Dialect:
     """The dialect's JSON Schema (irtools schema --dialect NAME)."""
 
     def has(self, capability: Capability) -> bool:
+        """Whether files of this dialect hold what `capability` names (L2 addresses, ring regions, WL0,
+        ...)."""
         return capability in self.capabilities
 
 

@@ -109,6 +109,8 @@ class KeyScan:
                 _note(self._top, self.TOP.__name__, key, "", (), False)
 
     def dram(self, section: Any, skipped: Collection[str] = ()) -> None:
+        """Record the DRAM section's keys that its models do not know (`skipped`: entries left out for
+        schema errors)."""
         self._skipped = set(skipped)
         if not isinstance(section, dict):
             return
@@ -126,6 +128,7 @@ class KeyScan:
                 )
 
     def core(self, key: str, workloads: Any, skipped: Collection[str] = ()) -> None:
+        """Record one core's workload, buffer and tensor keys that the models do not know."""
         self._skipped = set(skipped)
         if not isinstance(workloads, list):
             return
@@ -204,6 +207,8 @@ class KeyScan:
         """What a core with no unknown or dialect key still needs counted per workload: nothing here."""
 
     def findings(self) -> Iterator[Finding]:
+        """GIR103 findings: one per unknown or dialect key and kind of entry, with its count and first
+        pointer."""
         merged: _Seen = {}
         for seen in (self._top, self._dram, *self._cores):
             for kind_key, (count, pointer, is_dialect) in seen.items():

@@ -90,6 +90,8 @@ class RawKeyScan(KeyScan):
         self._omitted: dict[tuple[str, str], list[Any]] = {}
 
     def findings(self) -> Iterator[Finding]:
+        """GIR103 as for every dialect, then GIR104 for each key the scheduler left out and what that
+        means."""
         yield from super().findings()
         for (kind, key), (count, pointer) in self._omitted.items():
             times = f" ({count} occurrences)" if count > 1 else ""

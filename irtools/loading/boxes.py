@@ -173,10 +173,12 @@ class TensorColumns:
 
     @cached_property
     def ifmaps(self) -> Group:
+        """Every ifmap entry of every workload."""
         return self._group("ifmap")
 
     @cached_property
     def ofmaps(self) -> Group:
+        """Every ofmap entry of every workload."""
         return self._group("ofmap")
 
     @cached_property
@@ -186,10 +188,12 @@ class TensorColumns:
 
     @cached_property
     def weights(self) -> Group:
+        """Every workload's weight entry (a workload has at most one)."""
         return self._group(lambda weight: () if weight is None else (weight,), "weight")
 
     @cached_property
     def wl0(self) -> Group:
+        """Every WL0 buffer entry of every workload."""
         return self._group(attrgetter("wl0_entries"))
 
     def workload_boxes(self) -> tuple[Ints, Ints] | None:

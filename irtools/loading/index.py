@@ -35,6 +35,7 @@ class WorkloadRef:
 
     @property
     def workload_id(self) -> int:
+        """The workload's workload_id (not its position in the core's list)."""
         return self.workload.workload_id
 
 
@@ -87,6 +88,8 @@ class IRIndex:
 
     @property
     def buffersize(self) -> int | None:
+        """The file's L2 buffersize in bytes; None when the file has none (raw, alloc) or it broke the
+        schema."""
         return self.ir.buffersize
 
     def follows(self, ref: WorkloadRef) -> bool:

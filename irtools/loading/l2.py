@@ -24,6 +24,7 @@ class Placement:
 
     @property
     def wraps(self) -> bool:
+        """Whether the tensor wraps around the end of its ring region (two segments)."""
         return len(self.segments) > 1
 
 

@@ -36,6 +36,7 @@ class RawDocument:
 
     @property
     def ok(self) -> bool:
+        """Whether the bytes parsed as JSON (no GIR100 error)."""
         return not any(f.severity is Severity.ERROR and f.code == "GIR100" for f in self.findings)
 
 

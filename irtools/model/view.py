@@ -30,6 +30,8 @@ class RangeView(Protocol):
 
 
 class DestinationView(Protocol):
+    """Where an ofmap or a DRAM out entry sends its data: a workload on a core, or DRAM."""
+
     @property
     def type(self) -> str: ...  # "core" or "DRAM"
     @property
@@ -37,6 +39,8 @@ class DestinationView(Protocol):
 
 
 class CoreDestinationView(DestinationView, Protocol):
+    """A destination on a core: the consuming workload, by its workload_id."""
+
     @property
     def workload_id(self) -> int: ...
     @property
@@ -49,6 +53,8 @@ def is_core(destination: DestinationView) -> TypeGuard[CoreDestinationView]:
 
 
 class SourceView(RangeView, Protocol):
+    """Where an L2 entry's data came from: a core's transfer or DRAM, with its box and size."""
+
     @property
     def type(self) -> str: ...  # "core" or "DRAM"
     @property
@@ -90,11 +96,15 @@ class PlacedEntry(BufferView, Protocol):
 
 
 class IfmapView(RangeView, Protocol):
+    """A workload's input feature map: its box and the transfer ids that bring it."""
+
     @property
     def transfer_id(self) -> list[int]: ...
 
 
 class WeightView(RangeView, Protocol):
+    """A workload's weight tile: its box, its size and the transfer ids that bring it."""
+
     @property
     def size(self) -> int | None: ...
     @property
@@ -102,6 +112,8 @@ class WeightView(RangeView, Protocol):
 
 
 class OfmapView(RangeView, Protocol):
+    """A workload's output feature map: its box, its size, its transfer id and where it goes."""
+
     @property
     def size(self) -> int: ...
     @property
@@ -111,6 +123,8 @@ class OfmapView(RangeView, Protocol):
 
 
 class WorkloadView(Protocol):
+    """One workload of a core: its layer, its compute time, its tensors and its L2 and WL0 snapshots."""
+
     @property
     def workload_id(self) -> int: ...
     @property
@@ -142,6 +156,8 @@ class WorkloadView(Protocol):
 
 
 class DramInView(RangeView, Protocol):
+    """A DRAM `in` entry: an ofmap written back to DRAM by the workload that produced it."""
+
     @property
     def core_id(self) -> int: ...
     @property
@@ -155,6 +171,8 @@ class DramInView(RangeView, Protocol):
 
 
 class DramOutView(RangeView, Protocol):
+    """A DRAM `out` entry: a weight or fmap read from DRAM and sent to its destinations."""
+
     @property
     def type(self) -> str: ...  # "weight" or "fmap"
     @property
@@ -168,6 +186,8 @@ class DramOutView(RangeView, Protocol):
 
 
 class DramView(Protocol):
+    """The DRAM section (key "-1"): what DRAM receives (`in`) and sends (`out`)."""
+
     @property
     def in_(self) -> Sequence[DramInView]: ...
     @property

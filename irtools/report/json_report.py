@@ -12,15 +12,7 @@ JSON_VERSION = 1
 
 def finding_to_json(f: Finding) -> dict[str, Any]:
     """The contract's per-finding object (also the shape of `.expected.json` goldens)."""
-    return {
-        "code": f.code,
-        "severity": f.severity.value,
-        "message": f.message,
-        "pointer": f.pointer,
-        "core_id": f.core_id,
-        "workload_id": f.workload_id,
-        "transfer_id": f.transfer_id,
-    }
+    return f.to_row()
 
 
 def _located(f: Finding) -> dict[str, Any]:

@@ -71,13 +71,11 @@ def result(finding: Finding, artifact: dict[str, Any], rule_index: dict[str, int
             }
             for number, pointer in enumerate(finding.related, start=1)
         ]
-    properties = {
-        "pointer": finding.pointer,
-        "core_id": finding.core_id,
-        "workload_id": finding.workload_id,
-        "transfer_id": finding.transfer_id,
+    # The location part of the contract; code, severity and message are SARIF's own fields above.
+    located = ("pointer", "core_id", "workload_id", "transfer_id")
+    entry["properties"] = {
+        key: value for key, value in finding.to_row().items() if key in located and value is not None
     }
-    entry["properties"] = {key: value for key, value in properties.items() if value is not None}
     return entry
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,14 +35,85 @@ def _loc(ref: WorkloadRef, entry: BufferView | None = None) -> dict[str, Any]:
     return {"core_id": ref.core_id, "workload_id": ref.workload_id, "transfer_id": single_transfer(ids)}
 
 
-def _describe(entry: PlacedEntry) -> str:
-    ids = id_list(entry.transfer_id or []) or "-"
-    layer = f" ({short(entry.layer_name)})" if entry.layer_name else ""
-    return f"{entry.type} tensor {entry.tensor_id} [transfer {ids}]{layer}"
+def tensor_text(type_: str, tensor_id: int, transfer_ids: Sequence[int], layer_name: str | None) -> str:
+    """How GIR3xx messages name an L2 tensor: `ifmap tensor 0 [transfer 10,11] (Conv_1)` (synth too)."""
+    ids = id_list(transfer_ids) or "-"
+    layer = f" ({short(layer_name)})" if layer_name else ""
+    return f"{type_} tensor {tensor_id} [transfer {ids}]{layer}"
 
 
-def _span(segments: tuple[tuple[int, int], ...]) -> str:
+def segments_text(segments: Sequence[tuple[int, int]]) -> str:
+    """A tensor's L2 byte ranges as `[0x0, 0x4000)`, two joined by ` + ` when it wraps around its region."""
     return " + ".join(f"[{a:#x}, {b:#x})" for a, b in segments)
+
+
+def overlap_message(
+    a: str, a_segments: Sequence[tuple[int, int]], b: str, b_segments: Sequence[tuple[int, int]]
+) -> str:
+    """GIR302's message: two tensors (as tensor_text names them) and the L2 bytes each occupies."""
+    return f"{a} {segments_text(a_segments)} overlaps {b} {segments_text(b_segments)}"
+
+
+def region_past_end_message(start: int, end: int, buffersize: int) -> str:
+    """GIR303's message for a ring region that reaches past the buffer."""
+    return f"region [{start:#x}, {end:#x}) ends past buffersize {buffersize:#x}"
+
+
+def ring_reading_note(start: int, end: int) -> str:
+    """GIR303's note (info) on how a ring_buffer_info pair not starting at 0 is read, and the other reading."""
+    return (
+        f"ring_buffer_info pair [{start:#x}, {end:#x}] read as [start, end) = [{start:#x}, {end:#x}); "
+        f"read as [start, size] it would be [{start:#x}, {start + end:#x})"
+    )
+
+
+def source_ids_message(transfer_ids: Sequence[int], source_ids: Sequence[int]) -> str:
+    """GIR305's message for an entry whose transfer ids are not its sources' ids."""
+    return f"transfer_id [{id_list(transfer_ids, ', ')}] differs from the sources' ids [{id_list(source_ids, ', ')}]"
+
+
+def source_box_message(
+    lower: Sequence[int], upper: Sequence[int], box_lower: Sequence[int], box_upper: Sequence[int]
+) -> str:
+    """GIR305's message for an entry whose range is not its sources' bounding box."""
+    return f"range {list(lower)}..{list(upper)} differs from the sources' bounding box {list(box_lower)}..{list(box_upper)}"
+
+
+def size_mismatch_message(size: int, lower: list[int], upper: list[int], align: int, bitwidth: int) -> str:
+    """GIR307's message: the fmap's size against N x roundup(C, align) x H x W x bitwidth/8, spelled out."""
+    n, c, h, w = (hi - lo + 1 for lo, hi in zip(lower, upper, strict=True))
+    expected = expected_fmap_size(lower, upper, align, bitwidth)
+    return f"size {size} differs from {n} x roundup({c}, {align}) x {h} x {w} x {bitwidth}/8 = {expected}"
+
+
+NOT_NEW_BUT_ABSENT = "is marked not newly added but was absent before"
+"""GIR304's problem with a tensor marked not newly added that the previous snapshot lacks."""
+
+
+def new_but_present(address: int) -> str:
+    """GIR304's problem with a tensor marked newly added that the previous snapshot held at the same address."""
+    return f"is marked newly added but was already present at {address:#x}"
+
+
+def flagged_without_ifmap(ifmap_transfer_ids: Sequence[int]) -> str:
+    """GIR306's problem with an entry flagged cur_wl_ifmap that holds none of the workload's ifmap transfers."""
+    return (
+        f"is flagged cur_wl_ifmap but holds none of the ifmap transfers [{id_list(ifmap_transfer_ids, ', ')}]"
+    )
+
+
+def unflagged_ifmap(held_ids: Sequence[int]) -> str:
+    """GIR306's problem with an ifmap entry that holds the workload's ifmap transfers but is not flagged."""
+    return f"holds ifmap transfers [{id_list(held_ids, ', ')}] but is not flagged cur_wl_ifmap"
+
+
+def misaligned_message(address: int, align: int) -> str:
+    """GIR308's message for an L2 address off the --addr-align grid."""
+    return f"address {address:#x} is not a multiple of {align}"
+
+
+def _describe(entry: PlacedEntry) -> str:
+    return tensor_text(entry.type, entry.tensor_id, entry.transfer_id or [], entry.layer_name)
 
 
 def _buffer_out_of_bounds_reference(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
@@ -114,9 +185,8 @@ def _buffer_overlap_reference(ir: IRIndex, ctx: CheckContext) -> Iterator[Findin
                 continue
             if run is not None:
                 yield run.finding(ctx)
-            message = (
-                f"{_describe(a)} {_span(placements[i].segments)} overlaps "
-                f"{_describe(b)} {_span(placements[j].segments)}"
+            message = overlap_message(
+                _describe(a), placements[i].segments, _describe(b), placements[j].segments
             )
             pointers = (jp.extend(ref.pointer, "buffer", i), jp.extend(ref.pointer, "buffer", j))
             runs[key] = _OverlapRun(message, *pointers, ref, a, ref.position)
@@ -188,7 +258,7 @@ def ring_config(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
             if end <= start:
                 problem = f"region [{start:#x}, {end:#x}) is empty"
             elif ir.buffersize is not None and end > ir.buffersize:
-                problem = f"region [{start:#x}, {end:#x}) ends past buffersize {ir.buffersize:#x}"
+                problem = region_past_end_message(start, end, ir.buffersize)
             if problem:
                 yield ctx.finding("GIR303", problem, jp.extend(base, k), **_loc(ref))
         for a, b in itertools.pairwise(order):
@@ -203,8 +273,7 @@ def ring_config(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
         ptr, start, end = ambiguous
         yield ctx.finding(
             "GIR303",
-            f"ring_buffer_info pair [{start:#x}, {end:#x}] read as [start, end) = [{start:#x}, {end:#x}); "
-            f"read as [start, size] it would be [{start:#x}, {start + end:#x})",
+            ring_reading_note(start, end),
             ptr,
             severity=Severity.INFO,
         )
@@ -227,11 +296,11 @@ def _snapshot_continuity_reference(ir: IRIndex, ctx: CheckContext) -> Iterator[F
                 before = previous.get(entry.tensor_id)
                 problem = None
                 if entry.newly_added is False and before is None:
-                    problem = "is marked not newly added but was absent before"
+                    problem = NOT_NEW_BUT_ABSENT
                 elif entry.newly_added is False and before is not None and before.address != entry.address:
                     problem = f"moved from {before.address:#x} to {entry.address:#x} without being re-added"
                 elif entry.newly_added is True and before is not None and before.address == entry.address:
-                    problem = f"is marked newly added but was already present at {entry.address:#x}"
+                    problem = new_but_present(entry.address)
                 if problem:
                     yield ctx.finding(
                         "GIR304",
@@ -273,7 +342,7 @@ def _source_union_reference(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]
             if entry.transfer_id is not None and sorted(set(entry.transfer_id)) != ids:
                 yield ctx.finding(
                     "GIR305",
-                    f"transfer_id [{id_list(entry.transfer_id, ', ')}] differs from the sources' ids [{id_list(ids, ', ')}]",
+                    source_ids_message(entry.transfer_id, ids),
                     ptr,
                     **_loc(ref, entry),
                 )
@@ -285,7 +354,7 @@ def _source_union_reference(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]
             if (lower, upper) != (entry.lower, entry.upper):
                 yield ctx.finding(
                     "GIR305",
-                    f"range {entry.lower}..{entry.upper} differs from the sources' bounding box {lower}..{upper}",
+                    source_box_message(entry.lower, entry.upper, lower, upper),
                     ptr,
                     **_loc(ref, entry),
                 )
@@ -313,7 +382,6 @@ def _cur_wl_ifmap_reference(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]
     for ref in ir.workloads():
         wl = ir.documented(ref)
         wanted = {t for i in wl.ifmap for t in i.transfer_id}
-        wanted_text = ""
         flagged: set[int] = set()
         for i, entry in enumerate(wl.buffer):
             ids = set(entry.transfer_id or ())
@@ -321,17 +389,16 @@ def _cur_wl_ifmap_reference(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]
             if entry.cur_wl_ifmap:
                 flagged |= ids
                 if not ids & wanted:
-                    wanted_text = wanted_text or f"[{id_list(sorted(wanted), ', ')}]"
                     yield ctx.finding(
                         "GIR306",
-                        f"{_describe(entry)} is flagged cur_wl_ifmap but holds none of the ifmap transfers {wanted_text}",
+                        f"{_describe(entry)} {flagged_without_ifmap(sorted(wanted))}",
                         ptr,
                         **_loc(ref, entry),
                     )
             elif entry.type == "ifmap" and ids & wanted:
                 yield ctx.finding(
                     "GIR306",
-                    f"{_describe(entry)} holds ifmap transfers [{id_list(sorted(ids & wanted), ', ')}] but is not flagged cur_wl_ifmap",
+                    f"{_describe(entry)} {unflagged_ifmap(sorted(ids & wanted))}",
                     ptr,
                     **_loc(ref, entry),
                 )
@@ -378,12 +445,10 @@ def _size_mismatch_reference(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding
         for key, i, t in items:
             if inverted(t.lower, t.upper):
                 continue  # GIR504 reports inverted ranges
-            expected = expected_fmap_size(t.lower, t.upper, t.align, t.bitwidth)
-            if expected != t.size:
-                n, c, h, w = (hi - lo + 1 for lo, hi in zip(t.lower, t.upper, strict=True))
+            if expected_fmap_size(t.lower, t.upper, t.align, t.bitwidth) != t.size:
                 yield ctx.finding(
                     "GIR307",
-                    f"size {t.size} differs from {n} x roundup({c}, {t.align}) x {h} x {w} x {t.bitwidth}/8 = {expected}",
+                    size_mismatch_message(t.size, t.lower, t.upper, t.align, t.bitwidth),
                     jp.extend(ref.pointer, key, i, "size"),
                     core_id=ref.core_id,
                     workload_id=ref.workload_id,
@@ -424,7 +489,7 @@ def misaligned_address(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
             if entry.address % align:
                 yield ctx.finding(
                     "GIR308",
-                    f"address {entry.address:#x} is not a multiple of {align}",
+                    misaligned_message(entry.address, align),
                     jp.extend(ref.pointer, "buffer", i, "address"),
                     **_loc(ref, entry),
                 )

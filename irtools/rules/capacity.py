@@ -82,14 +82,22 @@ def addresses_over_capacity(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]
         ref, i = top_at
         yield ctx.finding(
             "GIR301",
-            f"addresses reach {_blocks(top)} here, past the L2 size of {_blocks(size)} "
-            f"(at most {_blocks(held_peak)} held at once); {_count(past_entries, 'entry', 'entries')} in "
-            f"{past_snapshots} of the core's {len(refs)} snapshots end past it",
+            past_the_end_message(top, size, held_peak, past_entries, past_snapshots, len(refs)),
             jp.extend(ref.pointer, "buffer", i),
             core_id=ref.core_id,
             workload_id=ref.workload_id,
             transfer_id=single_transfer(ref.workload.buffer[i].transfer_id or []),
         )
+
+
+def past_the_end_message(top: int, size: int, held: int, entries: int, snapshots: int, of: int) -> str:
+    """GIR301's message (alloc): the highest L2 byte a core's addresses reach against the L2 size, the most
+    bytes held at once, and how many entries in how many of its `of` snapshots end past it."""
+    return (
+        f"addresses reach {_blocks(top)} here, past the L2 size of {_blocks(size)} "
+        f"(at most {_blocks(held)} held at once); {_count(entries, 'entry', 'entries')} in "
+        f"{snapshots} of the core's {of} snapshots end past it"
+    )
 
 
 def _count(n: int, one: str, many: str) -> str:

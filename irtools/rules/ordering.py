@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 
 from irtools import pointer as jp
 from irtools.findings import Finding, Severity
@@ -14,15 +14,21 @@ from irtools.rules.registry import rule
 from irtools.rules.screens import inverted_rows, screened, workload_range_rows
 
 
+def bad_range_message(lower: Sequence[int], upper: Sequence[int], key: str | None = None) -> str:
+    """GIR504's message: the box and the dimensions where lower > upper (`key` names a lower key other than
+    `lower`, such as a tile's `ifmap_lower`)."""
+    bad = [str(d) for d, (lo, hi) in enumerate(zip(lower, upper, strict=True)) if lo > hi]
+    where = f"{key}: " if key else ""
+    return f"{where}lower {list(lower)} > upper {list(upper)} in dimension{'s' if len(bad) > 1 else ''} {', '.join(bad)}"
+
+
 def _range_findings(ranges: Iterable[Range], ctx: CheckContext) -> Iterator[Finding]:
     for r in ranges:
-        bad = [d for d, (lo, hi) in enumerate(zip(r.lower, r.upper, strict=True)) if lo > hi]
-        pointer = r.pointer if r.lower_key in ("lower", "0") else jp.extend(r.pointer, r.lower_key)
-        where = "" if r.lower_key in ("lower", "0") else f"{r.lower_key}: "
-        dims = ", ".join(str(d) for d in bad)
+        own_key = r.lower_key in ("lower", "0")
+        pointer = r.pointer if own_key else jp.extend(r.pointer, r.lower_key)
         yield ctx.finding(
             "GIR504",
-            f"{where}lower {r.lower} > upper {r.upper} in dimension{'s' if len(bad) > 1 else ''} {dims}",
+            bad_range_message(r.lower, r.upper, None if own_key else r.lower_key),
             pointer,
             core_id=r.core_id,
             workload_id=r.workload_id,
@@ -77,7 +83,7 @@ def workload_order(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
             elif previous is not None and wid < previous:
                 yield ctx.finding(
                     "GIR501",
-                    f"workload_id {wid} follows workload_id {previous} (ids must ascend)",
+                    order_message(wid, previous),
                     ptr,
                     core_id=ref.core_id,
                     workload_id=wid,
@@ -86,16 +92,30 @@ def workload_order(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
             previous = wid if previous is None else max(previous, wid)
 
 
+def order_message(workload_id: int, previous: int) -> str:
+    """GIR501's message for a workload_id below the one before it (synth predicts it with this too)."""
+    return f"workload_id {workload_id} follows workload_id {previous} (ids must ascend)"
+
+
+def deadlock_message(cycle: Sequence[tuple[int, int]]) -> str:
+    """GIR502's message: the wait cycle's (core_id, workload_id) steps, back to the first."""
+    return "deadlock: " + " -> ".join(f"core {c}/wl {w}" for c, w in [*cycle, cycle[0]])
+
+
+def outside_mesh_message(core_id: int, xlen: int, ylen: int) -> str:
+    """GIR503's message for a core numbered 0..N-1 whose id is past the xlen x ylen mesh."""
+    return f"core {core_id} is outside the {xlen}x{ylen} mesh (cores 0..{xlen * ylen - 1})"
+
+
 def _deadlock_reference(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     from irtools.loading.graph import find_cycles, wait_graph
 
     nodes, edges = wait_graph(ir)
     for cycle in find_cycles(len(nodes), edges):
         refs = [nodes[n] for n in cycle]
-        chain = " -> ".join(f"core {r.core_id}/wl {r.workload_id}" for r in [*refs, refs[0]])
         yield ctx.finding(
             "GIR502",
-            f"deadlock: {chain}",
+            deadlock_message([(r.core_id, r.workload_id) for r in refs]),
             refs[0].pointer,
             core_id=refs[0].core_id,
             workload_id=refs[0].workload_id,
@@ -149,7 +169,7 @@ def core_outside_mesh(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
         ids = _mesh_id_list(xlen, ylen)
         yield ctx.finding(
             "GIR503",
-            f"cores are numbered by mesh position y*(xlen+2)+x+1 (Gemini's mesh ids: {ids})",
+            mesh_numbering_message(xlen, ylen),
             "",
             severity=Severity.INFO,
         )
@@ -166,10 +186,17 @@ def core_outside_mesh(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
         if core_id >= count:
             yield ctx.finding(
                 "GIR503",
-                f"core {core_id} is outside the {xlen}x{ylen} mesh (cores 0..{count - 1})",
+                outside_mesh_message(core_id, xlen, ylen),
                 jp.join(str(core_id)),
                 core_id=core_id,
             )
+
+
+def mesh_numbering_message(xlen: int, ylen: int) -> str:
+    """GIR503's note (info) that the file numbers its cores by Gemini's mesh ids, listing the first few."""
+    return (
+        f"cores are numbered by mesh position y*(xlen+2)+x+1 (Gemini's mesh ids: {_mesh_id_list(xlen, ylen)})"
+    )
 
 
 def _mesh_id_list(xlen: int, ylen: int) -> str:
@@ -211,6 +238,19 @@ def _inside(lower: list[int], upper: list[int], box_lo: list[int], box_hi: list[
     return True
 
 
+def tile_coverage_problem(
+    tiles: Sequence[tuple[list[int], list[int]]], lo: list[int], hi: list[int]
+) -> str | None:
+    """GIR505's message when the tiles' ofmap boxes do not cover the workload [lo, hi] exactly; else None."""
+    t_lo = [min(t[0][d] for t in tiles) for d in range(4)]
+    t_hi = [max(t[1][d] for t in tiles) for d in range(4)]
+    covered = sum(_volume(a, b) for a, b in tiles)
+    if (t_lo, t_hi) == (lo, hi) and covered >= _volume(lo, hi):
+        return None
+    gap = "" if (t_lo, t_hi) != (lo, hi) else f" with gaps ({covered} of {_volume(lo, hi)} elements)"
+    return f"tiles cover {t_lo}..{t_hi}{gap} but the workload is {lo}..{hi}"
+
+
 def _volume(lower: list[int], upper: list[int]) -> int:
     product = 1
     for lo, hi in zip(lower, upper, strict=True):
@@ -237,14 +277,11 @@ def _workload_range_reference(ir: IRIndex, ctx: CheckContext) -> Iterator[Findin
         tiles = list((wl.tile_info or {}).values())
         if not tiles:
             continue
-        t_lo = [min(t.ofmap_lower[d] for t in tiles) for d in range(4)]
-        t_hi = [max(t.ofmap_upper[d] for t in tiles) for d in range(4)]
-        covered = sum(_volume(t.ofmap_lower, t.ofmap_upper) for t in tiles)
-        if (t_lo, t_hi) != (lo, hi) or covered < _volume(lo, hi):
-            gap = "" if (t_lo, t_hi) != (lo, hi) else f" with gaps ({covered} of {_volume(lo, hi)} elements)"
+        message = tile_coverage_problem([(t.ofmap_lower, t.ofmap_upper) for t in tiles], lo, hi)
+        if message:
             yield ctx.finding(
                 "GIR505",
-                f"tiles cover {t_lo}..{t_hi}{gap} but the workload is {lo}..{hi}",
+                message,
                 jp.extend(ref.pointer, "tile_info"),
                 core_id=ref.core_id,
                 workload_id=ref.workload_id,

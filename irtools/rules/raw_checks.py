@@ -6,7 +6,7 @@ the producer's frame with `channel` (SOURCE_CHANNELS): the raw and allocated dia
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from irtools import pointer as jp
@@ -21,6 +21,17 @@ from irtools.rules.context import CheckContext, id_list
 from irtools.rules.registry import variant
 from irtools.rules.screens import max_workload_rows
 from irtools.rules.transfers import causality
+
+
+def max_workload_message(key: str, claimed: int, transfer_ids: Sequence[int], latest: int | None) -> str:
+    """GIR204's message (raw) for a max_workload_id that is not the latest producer of the tensor's transfers
+    (`latest` None: no workload produces them, so it should be 0); synth predicts it with this too."""
+    source = (
+        f"the latest producer of transfers [{id_list(transfer_ids, ', ')}] is workload {latest}"
+        if latest is not None
+        else f"no workload produces transfers [{id_list(transfer_ids, ', ')}] (then it is 0)"
+    )
+    return f"{key} max_workload_id {claimed} but {source}"
 
 
 def raw_workloads(ir: IRIndex) -> Iterator[tuple[int, int, str, RawWorkload]]:
@@ -69,12 +80,8 @@ def _max_workload_causality(
             producers = [latest[t] for t in ids if t in latest]
             expected = max(producers) if producers else 0
             if claimed != expected:
-                source = (
-                    f"the latest producer of transfers [{id_list(ids, ', ')}] is workload {expected}"
-                    if producers
-                    else f"no workload produces transfers [{id_list(ids, ', ')}] (then it is 0)"
-                )
-                yield ctx.finding("GIR204", f"{key} max_workload_id {claimed} but {source}", ptr, **loc)
+                message = max_workload_message(key, claimed, ids, expected if producers else None)
+                yield ctx.finding("GIR204", message, ptr, **loc)
                 continue
             target = ir.by_id.get((core_id, claimed)) if producers else None
             if target is not None and target.position >= position:
@@ -132,9 +139,15 @@ def raw_source_union(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
             problems = []
             lower, upper = entry.lower_as_written, entry.upper_as_written
             if not entry.source:
+                own = sorted(set(entry.transfer_id or ()))
+                # Say what the entry does carry: an entry with ids but no source names transfers nothing sends.
+                carries = (
+                    f"transfer_id [{id_list(own, ', ')}] but no source"
+                    if own
+                    else "no source and no transfer id"
+                )
                 problems.append(
-                    f"{entry.type} entry of layer {entry.layer!r} has no source and no transfer id: "
-                    f"nothing brings {lower}..{upper}"
+                    f"{entry.type} entry of layer {entry.layer!r} has {carries}: nothing brings {lower}..{upper}"
                 )
             else:
                 ids = sorted({s.transfer_id for s in entry.source})

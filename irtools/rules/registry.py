@@ -76,6 +76,7 @@ class Rule:
 
     @property
     def family(self) -> str:
+        """The rule's family by its code's hundreds digit: transfer graph, L2 buffer, WL0 buffer, ..."""
         return _FAMILIES.get(self.code[:4], "other")
 
 

@@ -14,6 +14,49 @@ from irtools.rules.context import CheckContext, id_list, short
 from irtools.rules.registry import rule
 
 
+def dangling_message(transfer_id: int) -> str:
+    """GIR201's message for a consumed transfer id nothing produces (synth predicts it with this too)."""
+    return f"transfer {transfer_id} is consumed but no DRAM out entry or ofmap produces it"
+
+
+def missing_destination_message(core_id: int, workload_id: int, transfer_id: int) -> str:
+    """GIR203's message for a destination naming a (core_id, workload_id) that no workload has."""
+    return f"destination core {core_id} workload {workload_id} of transfer {transfer_id} does not exist"
+
+
+def also_produced_message(transfer_id: int, first_pointer: str) -> str:
+    """GIR202's message at a second producer of a transfer id, naming where the first one is."""
+    return f"transfer {transfer_id} is also produced at {first_pointer}"
+
+
+def related_dangling_message(key: str, transfer_id: int, other: str) -> str:
+    """GIR206's message for one related_ofmap/related_ifmap id the other side of DRAM lacks."""
+    return f"{key} {transfer_id} is not a {other} transfer"
+
+
+def layer_problem(ofmap_layer: str, entry_layer: str) -> str:
+    """A GIR205 problem: the DRAM in entry names another layer than the ofmap that writes it."""
+    return f"layer is {short(ofmap_layer)!r}, not {short(entry_layer)!r}"
+
+
+def range_problem(
+    ofmap_lower: Sequence[int], ofmap_upper: Sequence[int], lower: Sequence[int], upper: Sequence[int]
+) -> str:
+    """A GIR205 problem: the DRAM in entry's range is not the ofmap's."""
+    return f"ofmap range {list(ofmap_lower)}..{list(ofmap_upper)} differs from {list(lower)}..{list(upper)}"
+
+
+def dram_in_mismatch_message(transfer_id: int, problems: Sequence[str]) -> str:
+    """GIR205's message for a DRAM in entry that disagrees with its ofmap, its problems joined by `; `."""
+    return f"DRAM in entry for transfer {transfer_id} does not match its ofmap: " + "; ".join(problems)
+
+
+def causality_message(transfer_id: int, producer_workload_id: int, *, later: bool) -> str:
+    """GIR204's message for an ifmap read from the same core's own or a later workload's ofmap."""
+    when = "runs later on this core" if later else "is this workload"
+    return f"reads transfer {transfer_id} produced by workload {producer_workload_id}, which {when}"
+
+
 def _consumer_sites(ref: WorkloadRef) -> Iterator[tuple[str, int]]:
     """(pointer, transfer_id) for every transfer id a workload consumes."""
     wl, base = ref.workload, ref.pointer
@@ -52,7 +95,7 @@ def _dangling(ir: IRIndex, ctx: CheckContext, refs: Iterable[WorkloadRef]) -> It
         tail = f" ({more} more use{'s' if more != 1 else ''})" if more else ""
         yield ctx.finding(
             "GIR201",
-            f"transfer {tid} is consumed but no DRAM out entry or ofmap produces it{tail}",
+            dangling_message(tid) + tail,
             ptr,
             core_id=ref.core_id,
             workload_id=ref.workload_id,
@@ -97,7 +140,7 @@ def _duplicate_producer_reference(ir: IRIndex, ctx: CheckContext) -> Iterator[Fi
         for dup in places[1:]:
             yield ctx.finding(
                 "GIR202",
-                f"transfer {tid} is also produced at {ir.loaded.file_pointer(places[0].pointer)}",
+                also_produced_message(tid, ir.loaded.file_pointer(places[0].pointer)),
                 dup.pointer,
                 core_id=dup.core_id,
                 workload_id=dup.workload_id,
@@ -146,7 +189,7 @@ def _destinations_exist(
                 continue
             where = f"core {dest.core_id} workload {dest.workload_id}"
             if target is None:
-                message = f"destination {where} of transfer {tid} does not exist"
+                message = missing_destination_message(dest.core_id, dest.workload_id, tid)
             elif tid not in ir.uses(target) and target.pointer not in ir.incomplete:
                 message = f"destination {where} does not use transfer {tid} (not in its ifmap, weight, buffer or WL0)"
             else:
@@ -249,10 +292,9 @@ def _causality_reference(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
                 producer = ir.ofmap_producer.get(tid)
                 if producer is None or producer.core_id != ref.core_id or producer.position < ref.position:
                     continue
-                when = "is this workload" if producer is ref else "runs later on this core"
                 yield ctx.finding(
                     "GIR204",
-                    f"reads transfer {tid} produced by workload {producer.workload_id}, which {when}",
+                    causality_message(tid, producer.workload_id, later=producer is not ref),
                     jp.extend(ref.pointer, "ifmap", i),
                     core_id=ref.core_id,
                     workload_id=ref.workload_id,
@@ -325,14 +367,13 @@ def dram_in_mismatch(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
         if (ref.core_id, ref.workload_id) != (entry.core_id, entry.workload_id):
             problems.append(f"it is produced by core {ref.core_id} workload {ref.workload_id}")
         if ref.workload.layer_name != entry.layer_name:
-            problems.append(f"layer is {short(ref.workload.layer_name)!r}, not {short(entry.layer_name)!r}")
+            problems.append(layer_problem(ref.workload.layer_name, entry.layer_name))
         if _frame_free(o.lower, o.upper) != _frame_free(entry.lower, entry.upper):
-            problems.append(f"ofmap range {o.lower}..{o.upper} differs from {entry.lower}..{entry.upper}")
+            problems.append(range_problem(o.lower, o.upper, entry.lower, entry.upper))
         if problems:
             yield ctx.finding(
                 "GIR205",
-                f"DRAM in entry for transfer {entry.transfer_id} does not match its ofmap: "
-                + "; ".join(problems),
+                dram_in_mismatch_message(entry.transfer_id, problems),
                 ptr,
                 **loc,
                 related=(jp.extend(ref.pointer, "ofmap", i),),
@@ -376,7 +417,7 @@ def related_dangling(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
             continue
         j, tid = missing[0]
         if len(missing) == 1:
-            message = f"{key} {tid} is not a {other} transfer"
+            message = related_dangling_message(key, tid, other)
         else:
             ids = id_list([t for _, t in missing])
             message = f"{key} names {len(missing)} ids that are not {other} transfers: {ids}"

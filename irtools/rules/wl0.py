@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from irtools import pointer as jp
 from irtools.dialects.base import Capability
@@ -10,6 +10,26 @@ from irtools.findings import Finding, Severity
 from irtools.loading.index import IRIndex, single_transfer
 from irtools.rules.context import CheckContext, id_list
 from irtools.rules.registry import rule
+
+
+def weight_text(transfer_ids: Sequence[int]) -> str:
+    """How GIR4xx messages name a WL0 weight: `weight [transfer 12]`."""
+    return f"weight [transfer {id_list(transfer_ids)}]"
+
+
+def wl0_overlap_message(
+    a_ids: Sequence[int], a_address: int, a_size: int, b_ids: Sequence[int], b_address: int, b_size: int
+) -> str:
+    """GIR401's message: two WL0 weights and their byte ranges (synth predicts it with this too)."""
+    return (
+        f"{weight_text(a_ids)} [{a_address:#x}, {a_address + a_size:#x}) "
+        f"overlaps {weight_text(b_ids)} [{b_address:#x}, {b_address + b_size:#x})"
+    )
+
+
+def wl0_capacity_message(transfer_ids: Sequence[int], end: int, wl0_size: int) -> str:
+    """GIR402's message for a WL0 weight ending past --wl0-size."""
+    return f"{weight_text(transfer_ids)} ends at {end:#x}, past WL0 size {wl0_size:#x}"
 
 
 @rule("GIR401", "wl0-overlap", Severity.ERROR, needs={Capability.WL0})
@@ -29,9 +49,7 @@ def wl0_overlap(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
                 a, b = entries[i], entries[reach_idx]
                 yield ctx.finding(
                     "GIR401",
-                    f"weight [transfer {id_list(a.transfer_id)}] [{a.address:#x}, {a.address + a.size:#x}) "
-                    f"overlaps weight [transfer {id_list(b.transfer_id)}] "
-                    f"[{b.address:#x}, {b.address + b.size:#x})",
+                    wl0_overlap_message(a.transfer_id, a.address, a.size, b.transfer_id, b.address, b.size),
                     jp.extend(ref.pointer, ref.workload.wl0_key, i),
                     core_id=ref.core_id,
                     workload_id=ref.workload_id,
@@ -59,8 +77,7 @@ def wl0_capacity(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
             if e.address + e.size > size:
                 yield ctx.finding(
                     "GIR402",
-                    f"weight [transfer {id_list(e.transfer_id)}] ends at {e.address + e.size:#x}, "
-                    f"past WL0 size {size:#x}",
+                    wl0_capacity_message(e.transfer_id, e.address + e.size, size),
                     jp.extend(ref.pointer, ref.workload.wl0_key, i),
                     core_id=ref.core_id,
                     workload_id=ref.workload_id,

@@ -28,6 +28,7 @@ CHUNK = 1 << 20
 
 
 def default_cache_dir() -> Path:
+    """Where results are cached: $IRTOOLS_CACHE_DIR, else $XDG_CACHE_HOME/irtools (~/.cache/irtools)."""
     explicit = os.environ.get(ENV_VAR)
     if explicit:
         return Path(explicit)
@@ -74,6 +75,7 @@ class ResultCache:
         return digest.hexdigest()
 
     def get(self, key: str) -> Any | None:
+        """The cached result under `key`, or None (a miss: absent, torn or unreadable)."""
         try:
             data = json.loads(self._entry(self._results, key).read_bytes())
         except (OSError, ValueError):
@@ -83,6 +85,8 @@ class ResultCache:
         return data
 
     def put(self, key: str, value: Any) -> None:
+        """Store a result under `key`, written to a temp file and renamed (concurrent sweeps may share a
+        cache)."""
         _write(self._entry(self._results, key), json.dumps(value, separators=(",", ":")).encode())
 
     def _content_hash(self, path: str) -> str | None:

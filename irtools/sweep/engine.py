@@ -23,13 +23,13 @@ from typing import Any
 import pandas as pd
 
 from irtools.analysis.energy import dram_type_in, with_dram_type
-from irtools.analysis.sweep import ENERGY, SWEEP, SWEEP_FINDINGS, empty_row, energy_columns
 from irtools.loading.discover import discover
 from irtools.options import RunOptions
 from irtools.sweep.cache import ResultCache
 from irtools.sweep.executors import Pool, local_pool
 from irtools.sweep.manifest import Manifest, cost_columns
 from irtools.sweep.names import NAME_COLUMNS, name_columns
+from irtools.sweep.row import ENERGY, SWEEP, SWEEP_FINDINGS, empty_row, energy_columns
 from irtools.sweep.work import FileResult, Task, WorkOptions, failed, process
 from irtools.trace.discover import discover_trace
 
@@ -44,6 +44,8 @@ WORKER_DIED = (
 
 @dataclass
 class SweepCounts:
+    """What a sweep did: files seen, analyzed and from the cache, failures, error findings, rows written."""
+
     files: int = 0
     analyzed: int = 0
     errors: int = 0
@@ -267,6 +269,8 @@ def execute(
 
 @dataclass
 class Collected:
+    """A whole sweep in memory: its rows table, its findings table and its counts."""
+
     rows: pd.DataFrame
     findings: pd.DataFrame
     counts: SweepCounts

@@ -44,6 +44,7 @@ class InlineExecutor(Executor):
     """Runs each submitted call at once in this process: the executor interface without processes."""
 
     def submit(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> Future[T]:
+        """Run `fn` now, in this process, and return its outcome as a finished future."""
         future: Future[T] = Future()
         try:
             future.set_result(fn(*args, **kwargs))
@@ -68,6 +69,7 @@ def _terminate(executor: Executor) -> None:
 
 @contextmanager
 def local_pool(jobs: int) -> Iterator[Pool]:
+    """A pool of `jobs` local worker processes, or this process itself when `jobs` is 0."""
     if jobs == 0:
         yield Pool(InlineExecutor, 1, "this process")
         return
@@ -85,6 +87,7 @@ workers busy between small files (a dead Dask worker's tasks are rerun by Dask, 
 
 
 def dask_available() -> bool:
+    """Whether dask.distributed is installed (the sweep extra)."""
     return importlib.util.find_spec("distributed") is not None
 
 
@@ -159,4 +162,5 @@ def executor_pool(kind: str, jobs: int, scheduler: str | None) -> Any:
 
 
 def cpu_count() -> int:
+    """The CPUs this process may run on."""
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1

@@ -28,6 +28,8 @@ ENERGY = re.compile(r"(?:^|\s)E:\s*([0-9.]+(?:[eE][+-]?\d+)?)(?:\s|$)")
 
 @dataclass(frozen=True)
 class Manifest:
+    """A user's table of scheduler runs, joined to the IR files by the file name in its `key` column."""
+
     frame: pd.DataFrame
     """The manifest as read (column dtypes inferred by pandas), in file order."""
     key: str
@@ -39,6 +41,7 @@ class Manifest:
 
     @property
     def names(self) -> list[str]:
+        """Each run's IR file name (the key column without its folder), in file order."""
         return [Path(str(v)).name for v in self.frame[self.key]]
 
     def rows_for(self, file_name: str) -> list[dict[str, Any]]:
@@ -51,6 +54,7 @@ class Manifest:
         return [_plain(r) for r in self.frame.to_dict("records")]
 
     def columns(self) -> list[str]:
+        """The manifest's column names, in file order."""
         return list(self.frame.columns)
 
     def noc_bws(self, file_name: str, column: str = "noc_bw") -> tuple[int, ...]:

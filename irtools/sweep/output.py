@@ -25,6 +25,7 @@ PARQUET_SUFFIXES = (".parquet", ".pq")
 
 
 def format_of(path: str | os.PathLike[str]) -> str:
+    """The sweep table's format from the output's suffix: parquet for .parquet/.pq, else csv."""
     return "parquet" if Path(path).suffix.lower() in PARQUET_SUFFIXES else "csv"
 
 
@@ -67,12 +68,14 @@ class TableStream:
             self._writer = pq.ParquetWriter(self._tmp, self._schema)
 
     def append(self, rows: list[dict[str, Any]]) -> None:
+        """Add rows; flush them to the temp file every FLUSH_ROWS rows or FLUSH_SECONDS seconds."""
         self._buffer.extend(rows)
         self.rows += len(rows)
         if len(self._buffer) >= FLUSH_ROWS or time.monotonic() - self._last_flush > FLUSH_SECONDS:
             self.flush()
 
     def flush(self) -> None:
+        """Append the buffered rows to the hidden temp file beside the target."""
         self._last_flush = time.monotonic()
         if not self._buffer:
             return
@@ -101,6 +104,7 @@ class TableStream:
             self._tmp.unlink(missing_ok=True)
 
     def abort(self) -> None:
+        """Drop the temp file and keep the target as it was."""
         try:
             if self._writer is not None:
                 self._writer.close()

@@ -14,12 +14,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from irtools.analysis.sweep import RUN_NOC_MAKESPANS, empty_row, finding_rows, summarize_with_findings
 from irtools.options import RunOptions
+from irtools.sweep.row import RUN_NOC_MAKESPANS, empty_row, finding_rows, summarize_with_findings
 
 
 @dataclass(frozen=True)
 class Task:
+    """One IR file for a worker: the path for the row, where to read it, the NoC bandwidths of its runs."""
+
     path: str
     """The file as the user named it (the row's `path`)."""
     location: str
@@ -53,6 +55,8 @@ class WorkOptions:
 
 @dataclass
 class FileResult:
+    """One file's outcome: its sweep row, its findings rows, and whether the cache may keep it."""
+
     row: dict[str, Any]
     findings: list[dict[str, Any]]
     cacheable: bool = True

@@ -7,9 +7,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from irtools.analysis.sweep import SWEEP, SWEEP_FINDINGS
 from irtools.sweep.engine import Sweep, SweepCounts, manifest_dtypes
 from irtools.sweep.output import TableStream
+from irtools.sweep.row import SWEEP, SWEEP_FINDINGS
 
 
 def write_sweep(
@@ -55,4 +55,5 @@ def write_sweep(
 
 
 def same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
+    """Whether two paths name the same file once resolved (-o and --findings must differ)."""
     return Path(a).resolve() == Path(b).resolve()

@@ -23,8 +23,10 @@ from irtools import pointer as jp
 from irtools.dialects import ALLOC
 from irtools.dialects.base import Capability
 from irtools.findings import FileReport, Finding, Severity
-from irtools.loading.mesh import mesh_ids
-from irtools.rules.context import CheckOptions, id_list, short
+from irtools.rules.buffers import overlap_message, tensor_text
+from irtools.rules.capacity import past_the_end_message
+from irtools.rules.context import CheckOptions
+from irtools.rules.ordering import mesh_numbering_message
 from irtools.rules.registry import RULES, UsageError, skipped_note
 from irtools.synth.inject import Injection, InjectionError, registrar
 from irtools.synth.raw import RAW_INJECTORS, _Raw
@@ -102,7 +104,6 @@ def to_alloc(raw: Doc) -> Doc:
 
 def alloc_baseline(document: Doc, l2_size: int | None) -> list[Finding]:
     """What `irtools validate` says about any allocated file: the dialect, the rules it skips, the numbering."""
-    ids = mesh_ids(document["xlen"], document["ylen"])
     capabilities = ALLOC.capabilities | ({Capability.L2_SIZE} if l2_size else set())
     note = skipped_note(capabilities, ALLOC.name)
     return [
@@ -111,7 +112,7 @@ def alloc_baseline(document: Doc, l2_size: int | None) -> list[Finding]:
         Finding(
             "GIR503",
             Severity.INFO,
-            f"cores are numbered by mesh position y*(xlen+2)+x+1 (Gemini's mesh ids: {id_list(ids, ', ')})",
+            mesh_numbering_message(document["xlen"], document["ylen"]),
             "",
         ),
     ]
@@ -151,13 +152,12 @@ def _flat(ids: Any) -> list[int]:
 
 
 def _describe(entry: Doc, number: int) -> str:
-    """The checker's name for an L2 entry (rules.buffers._describe), from the dialect's definitions."""
-    ids = id_list(_flat(entry.get("transfer_id"))) or "-"
-    return f"{entry['type']} tensor {number} [transfer {ids}] ({short(entry['layer'])})"
+    """The checker's name for an L2 entry, numbered as the alloc dialect numbers its tensors."""
+    return tensor_text(entry["type"], number, _flat(entry.get("transfer_id")), entry["layer"])
 
 
-def _span(entry: Doc) -> str:
-    return f"[{entry['address'] * BLOCK:#x}, {(entry['address'] + entry['block']) * BLOCK:#x})"
+def _bytes(entry: Doc) -> list[tuple[int, int]]:
+    return [(entry["address"] * BLOCK, (entry["address"] + entry["block"]) * BLOCK)]
 
 
 def _single(entry: Doc) -> int | None:
@@ -194,7 +194,12 @@ def _overlap(t: _Alloc) -> list[Finding]:
     t.moved.add((key, numbers[ia]))
     buffer = t.doc[key][position]["buffer"]
     i, j = sorted((ia, ib))
-    message = f"{_describe(buffer[i], numbers[i])} {_span(buffer[i])} overlaps {_describe(buffer[j], numbers[j])} {_span(buffer[j])}"
+    message = overlap_message(
+        _describe(buffer[i], numbers[i]),
+        _bytes(buffer[i]),
+        _describe(buffer[j], numbers[j]),
+        _bytes(buffer[j]),
+    )
     wl = t.doc[key][position]
     return [
         Finding(
@@ -222,12 +227,7 @@ def _past_the_end(t: _Alloc) -> list[Finding]:
     end = tensor.address + tensor.block
     position, i = tensor.entries[0]
     entries = len(tensor.entries)
-    message = (
-        f"addresses reach {end:,} blocks ({end * BLOCK:,} B) here, past the L2 size of {top:,} blocks "
-        f"({top * BLOCK:,} B) (at most {held:,} blocks ({held * BLOCK:,} B) held at once); "
-        f"{entries} {'entry' if entries == 1 else 'entries'} in {entries} of the core's {len(workloads)} "
-        "snapshots end past it"
-    )
+    message = past_the_end_message(end * BLOCK, top * BLOCK, held * BLOCK, entries, entries, len(workloads))
     entry = workloads[position]["buffer"][i]
     return [
         Finding(

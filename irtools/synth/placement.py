@@ -43,10 +43,12 @@ class Task:
 
     @property
     def layer(self) -> Layer:
+        """The layer this workload computes a part of."""
         return self.plan.layer
 
     @property
     def box(self) -> Box:
+        """This workload's output box: its part of the layer for its batch group."""
         return self.plan.box(self.part, self.group)
 
 

@@ -20,9 +20,10 @@ from typing import Any
 from irtools import pointer as jp
 from irtools.dialects import RAW
 from irtools.findings import FileReport, Finding, Severity
-from irtools.loading.mesh import mesh_ids
-from irtools.rules.context import id_list
+from irtools.rules.ordering import deadlock_message, mesh_numbering_message
+from irtools.rules.raw_checks import max_workload_message
 from irtools.rules.registry import RULES, UsageError, skipped_note
+from irtools.rules.transfers import dangling_message, missing_destination_message
 from irtools.synth.inject import CANDIDATES, Injection, InjectionError, registrar
 
 Doc = dict[str, Any]
@@ -181,14 +182,13 @@ def _raw_workload(wl: Doc, core: dict[int, int], producer: dict[int, int]) -> Do
 
 def raw_baseline(document: Doc) -> list[Finding]:
     """What `irtools validate` says about any raw file: the dialect, the rules it skips, the numbering."""
-    ids = mesh_ids(document["xlen"], document["ylen"])
     return [
         Finding("GIR103", Severity.INFO, RAW.note or "", ""),
         Finding("GIR103", Severity.INFO, skipped_note(RAW.capabilities, RAW.name) or "", ""),
         Finding(
             "GIR503",
             Severity.INFO,
-            f"cores are numbered by mesh position y*(xlen+2)+x+1 (Gemini's mesh ids: {id_list(ids, ', ')})",
+            mesh_numbering_message(document["xlen"], document["ylen"]),
             "",
         ),
     ]
@@ -297,7 +297,7 @@ def _dangling(t: _Raw) -> list[Finding]:
     t.claimed.add(node)
     wl, tid = t.wl(node), t.fresh()
     wl["ifmap"]["transfer_id"].append(tid)  # max_workload_id stays right: nobody produces the new id
-    message = f"transfer {tid} is consumed but no DRAM out entry or ofmap produces it"
+    message = dangling_message(tid)
     return [_finding("GIR201", message, jp.join(node[0], node[1], "ifmap"), **_loc(node, wl, tid))]
 
 
@@ -311,7 +311,7 @@ def _destination_id(t: _Raw) -> list[Finding]:
     wrong = t.pick("GIR203", others, "needs two cores")
     dest["id"] = wrong  # workload ids are unique across cores: that core has no such workload
     tid = out[k]["transfer_id"]
-    message = f"destination core {wrong} workload {dest['workload_id']} of transfer {tid} does not exist"
+    message = missing_destination_message(wrong, dest["workload_id"], tid)
     return [_finding("GIR203", message, jp.join("-1", "out", k, "destination", j), transfer_id=tid)]
 
 
@@ -328,10 +328,7 @@ def _max_workload(t: _Raw) -> list[Finding]:
     ids = wl["ifmap"]["transfer_id"]
     latest = wl["ifmap"]["max_workload_id"]
     wl["ifmap"]["max_workload_id"] = wl["workload_id"]
-    message = (
-        f"ifmap max_workload_id {wl['workload_id']} but the latest producer of transfers "
-        f"[{id_list(ids, ', ')}] is workload {latest}"
-    )
+    message = max_workload_message("ifmap", wl["workload_id"], ids, latest)
     single = ids[0] if len(ids) == 1 else None
     return [
         _finding(
@@ -368,8 +365,7 @@ def _deadlock(t: _Raw) -> list[Finding]:
     )  # a workload waits for its weight's producers
     first, second = sorted([producer, consumer], key=lambda n: (int(n[0]), n[1]))
     a, b = t.wl(first), t.wl(second)
-    steps = [f"core {first[0]}/wl {a['workload_id']}", f"core {second[0]}/wl {b['workload_id']}"]
-    message = f"deadlock: {' -> '.join([*steps, steps[0]])}"
+    message = deadlock_message([(int(first[0]), a["workload_id"]), (int(second[0]), b["workload_id"])])
     return [
         _finding(
             "GIR502",

@@ -28,9 +28,11 @@ class Coverage:
 
     @property
     def total(self) -> int:
+        """Cycles covered by any interval."""
         return self._before[-1]
 
     def intervals(self) -> list[tuple[int, int]]:
+        """The merged [start, end) intervals, sorted."""
         return list(zip(self.starts, self.ends))
 
     def _upto(self, t: int) -> int:
@@ -41,6 +43,7 @@ class Coverage:
         return self._before[i - 1] + min(self.ends[i - 1], t) - self.starts[i - 1]
 
     def covered(self, a: int, b: int) -> int:
+        """Cycles covered within [a, b)."""
         return self._upto(b) - self._upto(a) if b > a else 0
 
     def gaps(self, until: int) -> list[tuple[int, int]]:
@@ -78,6 +81,7 @@ class Moves:
             self._latest_end.append(latest)
 
     def bytes_in(self, a: int, b: int) -> float:
+        """Bytes moved within [a, b): each move counted pro rata of its time inside the window."""
         total = 0.0
         n = bisect_right(self._latest_end, a)
         while n < len(self.starts) and self.starts[n] < b:

@@ -17,13 +17,7 @@ from typing import Any
 import pandas as pd
 
 from irtools.analysis.analysis import Analysis
-from irtools.findings import Finding, Severity
-from irtools.loading.index import WorkloadRef
-from irtools.loading.reader import gc_paused
-from irtools.trace.intervals import Coverage, Moves
-from irtools.trace.reader import DMA_QUEUES, QUEUES, Instruction, Trace
-from irtools.trace.summary import MeasuredSummary, Wait
-from irtools.trace.tables import (
+from irtools.analysis.measured_tables import (
     MEASURED_INSTRUCTIONS,
     MEASURED_LAYER_TYPES,
     MEASURED_LAYERS,
@@ -31,6 +25,12 @@ from irtools.trace.tables import (
     MEASURED_TABLES,
     MEASURED_WORKLOADS,
 )
+from irtools.findings import Finding, Severity
+from irtools.loading.index import WorkloadRef
+from irtools.loading.reader import gc_paused
+from irtools.trace.intervals import Coverage, Moves
+from irtools.trace.reader import DMA_QUEUES, QUEUES, Instruction, Trace
+from irtools.trace.summary import MeasuredSummary, Wait
 
 MEASURED_CORE = 0
 """The trace's `wkl` are workload ids of core "0"."""
@@ -76,6 +76,7 @@ class Measured:
 
     @property
     def makespan(self) -> int:
+        """End of the trace's last instruction, in cycles."""
         return self.trace.makespan
 
     @cached_property
@@ -160,6 +161,7 @@ class Measured:
 
     @cached_property
     def workloads(self) -> pd.DataFrame:
+        """The `measured_workloads` table: core 0's workloads joined to their compute instructions."""
         estimated = self._estimated_starts()
         rows: dict[str, list[Any]] = {c.name: [] for c in MEASURED_WORKLOADS.columns}
         previous_end = 0
@@ -254,10 +256,12 @@ class Measured:
 
     @cached_property
     def layers(self) -> pd.DataFrame:
+        """The `measured_layers` table: the measured workloads rolled up per layer."""
         return self._rollup(["layer_name"], MEASURED_LAYERS)
 
     @cached_property
     def layer_types(self) -> pd.DataFrame:
+        """The `measured_layer_types` table: the measured workloads rolled up per layer type."""
         return self._rollup(["layer_type"], MEASURED_LAYER_TYPES)
 
     @cached_property
@@ -267,6 +271,8 @@ class Measured:
 
     @cached_property
     def queues(self) -> pd.DataFrame:
+        """The `measured_queues` table: each hardware queue's busy share and its share of the compute idle
+        time."""
         idle = self.idle_windows
         idle_total = sum(e - s for s, e in idle)
         rows: dict[str, list[Any]] = {c.name: [] for c in MEASURED_QUEUES.columns}
@@ -288,6 +294,8 @@ class Measured:
 
     @cached_property
     def instructions(self) -> pd.DataFrame:
+        """The `measured_instructions` table: every instruction of the trace with its queue, times and
+        bytes."""
         ins = self.trace.instructions
         lines = [i.line for i in ins]
         return MEASURED_INSTRUCTIONS.frame(
@@ -314,6 +322,7 @@ class Measured:
         return frame
 
     def tables(self) -> dict[str, pd.DataFrame]:
+        """Every measured table by its contract name."""
         return {name: self.table(name) for name in MEASURED_TABLES}
 
     def top_waits(self, count: int = 3) -> list[Wait]:

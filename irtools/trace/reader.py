@@ -78,6 +78,7 @@ class Instruction:
 
     @property
     def is_config(self) -> bool:
+        """Whether the instruction configures its queue (`*_cfg`) rather than doing work."""
         return "_cfg" in self.name
 
     @property
@@ -87,11 +88,14 @@ class Instruction:
 
     @property
     def duration(self) -> int:
+        """Cycles from the instruction's start to its end."""
         return self.end - self.start
 
 
 @dataclass(slots=True)
 class Trace:
+    """A read ZeBu trace: its instructions in file order and the findings of reading it (GIR601, GIR602)."""
+
     path: str
     instructions: list[Instruction] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
@@ -103,6 +107,7 @@ class Trace:
 
     @property
     def errors(self) -> int:
+        """Error-severity findings of reading the trace."""
         return sum(1 for f in self.findings if f.severity is Severity.ERROR)
 
 

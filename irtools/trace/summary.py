@@ -50,9 +50,11 @@ class MeasuredSummary:
 
     @property
     def ratio(self) -> float | None:
+        """measured_makespan / estimated_makespan; None when nothing was estimated."""
         return self.measured_makespan / self.estimated_makespan if self.estimated_makespan else None
 
     def to_dict(self) -> dict[str, Any]:
+        """The summary as `analyze --json` writes it under `measured`, ratio included."""
         data = asdict(self)
         data["ratio"] = self.ratio
         return data

@@ -8,8 +8,8 @@ from pathlib import Path
 import pandas as pd
 
 from irtools.analysis import analyze
-from irtools.analysis.sweep import SWEEP
 from irtools.sweep.engine import sweep_table
+from irtools.sweep.row import SWEEP
 from tests.analysis.builders import MESH
 from tests.conftest import RunCli
 

@@ -67,6 +67,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if HERE in item.path.parents:
             item.add_marker(pytest.mark.browser)
+            # One xdist worker runs every browser test (`--dist loadgroup`): dash.testing serves each app on
+            # the fixed port 8050, so two workers' servers would collide.
+            item.add_marker(pytest.mark.xdist_group("browser"))
             if skip:
                 item.add_marker(pytest.mark.skip(reason=skip))
 

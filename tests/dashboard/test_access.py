@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import socket
 import subprocess
 import sys
@@ -20,26 +19,10 @@ from flask.testing import FlaskClient
 
 from dashboards.access import choose_token, is_loopback, require_token, same_token
 from dashboards.app import create_app
+from tests.conftest import HTML, TOKEN, free_port
 from tests.dashboard.dash_client import DashClient
 
-ROOT = Path(__file__).resolve().parents[2]
-MESH = ROOT / "sample_ir" / "valid" / "mesh2x2_conv_b1_c4_bw16_stschedule.json"
-TOKEN = "s3cret-token-for-the-tests-0123456789"
-HTML = {"Accept": "text/html,application/xhtml+xml"}
 Serve = Callable[..., tuple[int, str]]
-
-
-@pytest.fixture
-def served(tmp_path: Path) -> Path:
-    shutil.copy(MESH, tmp_path / "mesh.json")
-    return tmp_path
-
-
-@pytest.fixture
-def client(served: Path) -> FlaskClient:
-    app = create_app(served)
-    require_token(app.server, TOKEN, cookie_name="irtools-8050")
-    return app.server.test_client()
 
 
 def test_without_the_token_page_scripts_callbacks_and_downloads_are_refused(client: FlaskClient) -> None:
@@ -133,12 +116,6 @@ def test_off_loopback_without_a_token_one_is_made() -> None:
     assert not is_loopback("0.0.0.0") and is_loopback("127.0.0.2")
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture
 def serve(served: Path) -> Iterator[Serve]:
     """Start `irtools serve` on a free port with the given arguments; yields (port, first lines of stderr)."""
@@ -146,7 +123,7 @@ def serve(served: Path) -> Iterator[Serve]:
     readers: list[threading.Thread] = []
 
     def start(*args: str, env: dict[str, str] | None = None) -> tuple[int, str]:
-        port = _free_port()
+        port = free_port()
         proc = subprocess.Popen(
             [sys.executable, "-m", "irtools", "serve", str(served), "--port", str(port), *args],
             stderr=subprocess.PIPE,

@@ -182,11 +182,48 @@ def test_many_workloads_become_busy_time_per_bin(monkeypatch: pytest.MonkeyPatch
     fig = timeline_figure(frame, "dependency")
     [heat] = [t for t in fig.data if t.type == "heatmap"]
     assert not [t for t in fig.data if t.type == "bar"]
-    assert np.asarray(heat.customdata).tolist() == [[1, 1, 1, 1], [0.4, 0, 0, 0]]
+    assert np.asarray(heat.customdata)[..., 0].tolist() == [[1, 1, 1, 1], [0.4, 0, 0, 0]]
+    assert not np.asarray(heat.customdata)[..., 1].any()  # no stall outside the noc model
     z = np.asarray(heat.z, dtype=float)
     assert z[0].tolist() == [0, 0, 1, 1]  # pe, pe, vp, vp (layer types sorted: pe=0, vp=1)
     assert z[1, 0] == 2 and np.isnan(z[1, 1:]).all()  # pale pe (under half busy), then idle
     assert sorted(t.name for t in fig.data if t.type == "scatter") == ["pe", "vp"]  # the legend
+
+
+def _stalled(frame: pd.DataFrame, stretch: dict[int, int]) -> pd.DataFrame:
+    """`frame` as the noc model times it: workload i keeps its IR time but ends `stretch[i]` later."""
+    out = frame.assign(model="noc", noc_time=frame["time"], noc_link="(0,0)->(1,0)")
+    for i, extra in stretch.items():
+        out.loc[i, "noc_time"] = out.loc[i, "time"] + extra
+    # One workload per core: nothing after it moves.
+    return out.assign(end=(out["start"] + out["noc_time"]).astype("int64"))
+
+
+def test_noc_stalls_are_drawn_apart_from_compute_on_the_rows() -> None:
+    # Core 0 computes 0-50 then stalls on the NoC until 80; core 1 computes 0-10, no stall.
+    frame = _stalled(_schedule((0, "pe", 0, 50), (1, "pe", 0, 10)), {0: 30})
+    fig = timeline_figure(frame, "noc")
+    [pe] = [t for t in fig.data if t.name == "pe"]
+    assert list(pe.base) == [0, 0] and list(pe.x) == [50, 10]  # the layer colour covers compute only
+    [stall] = [t for t in fig.data if t.name == "NoC-stalled"]
+    assert list(stall.base) == [50] and list(stall.x) == [30] and list(stall.y) == ["core 0"]
+
+
+def test_the_aggregated_rows_count_noc_stalls_apart_and_colour_bins_mostly_stalled(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(timeline, "MAX_BARS", 1)
+    monkeypatch.setattr(timeline, "TIME_BINS", 4)
+    # Core 0 computes 0-20 and stalls 20-80 (bins of 20 cycles); core 1 computes 0-80.
+    frame = _stalled(_schedule((0, "pe", 0, 20), (1, "pe", 0, 80)), {0: 60})
+    fig = timeline_figure(frame, "noc")
+    [heat] = [t for t in fig.data if t.type == "heatmap"]
+    custom = np.asarray(heat.customdata)
+    assert custom[..., 0].tolist() == [[1, 0, 0, 0], [1, 1, 1, 1]]  # computing
+    assert custom[..., 1].tolist() == [[0, 1, 1, 1], [0, 0, 0, 0]]  # NoC-stalled
+    z = np.asarray(heat.z, dtype=float)
+    assert z[0].tolist() == [0, 2, 2, 2]  # pe, then the stall colour (index 2k with one layer type)
+    assert "NoC-stalled (more than computing)" in [t.name for t in fig.data if t.type == "scatter"]
 
 
 def test_zooming_in_brings_back_the_bars_of_the_window(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -258,3 +295,37 @@ def test_an_empty_map_says_why() -> None:
     assert [an.text for an in fig.layout.annotations] == [
         "no L2 tensors to draw: this core's entries<br>broke the schema (see the findings)"
     ]
+
+
+def test_the_aggregated_timeline_draws_the_critical_path_and_its_hand_offs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(timeline, "MAX_BARS", 2)
+    monkeypatch.setattr(timeline, "TIME_BINS", 4)
+    # The chain: core 0 runs 0-50, hands off to core 1 (60-100); core 0's 50-60 is off the path.
+    frame = _schedule((0, "pe", 0, 50), (0, "vp", 50, 60), (1, "pe", 60, 100))
+    frame["critical"] = [True, False, True]
+    fig = timeline_figure(frame, "dependency")
+    assert [t for t in fig.data if t.type == "heatmap"]  # aggregated
+    rails = [t for t in fig.data if t.name == "critical path"]
+    assert rails and list(rails[-1].x) == [0, 50, None, 60, 100, None]
+    [dots] = [
+        t for t in fig.data if t.name == "critical workloads"
+    ]  # a critical workload can be under a pixel
+    assert list(dots.x) == [25, 80] and list(dots.y) == ["core 0", "core 1"]
+    [hand] = [t for t in fig.data if t.name == "critical path: core to core"]
+    assert list(hand.x) == [50, 60, None] and list(hand.y) == ["core 0", "core 1", None]
+
+
+def test_a_critical_path_hopping_cores_thousands_of_times_keeps_its_rail_not_its_hand_offs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(timeline, "MAX_BARS", 2)
+    monkeypatch.setattr(timeline, "MAX_HANDOFFS", 1)
+    frame = _schedule((0, "pe", 0, 50), (1, "pe", 60, 100), (0, "pe", 110, 120))
+    frame["critical"] = True
+    fig = timeline_figure(frame, "dependency")
+    assert [t for t in fig.data if t.name == "critical path"]
+    assert not [t for t in fig.data if t.name == "critical path: core to core"]
+    notes = " ".join(a.text for a in fig.layout.annotations)
+    assert "the critical path (yellow) changes core 2 times: zoom in to follow it" in notes

@@ -60,3 +60,35 @@ def test_without_a_manifest_or_noc_bw_there_is_no_noc_model() -> None:
         out[-2] == [{"label": m, "value": m} for m in ("sequential", "dependency")]
         and out[-1] == "dependency"
     )
+
+
+def test_under_noc_the_cards_show_compute_and_noc_stall_apart_not_100_percent_busy(
+    served_at_8: FileStore,
+) -> None:
+    # VGG 4x4 at NoC 8: every core is occupied the whole 1,941,778 cycles, 1,843,751 of them computing.
+    status = callbacks.header(served_at_8, Trigger("current"), "vgg_4x4_b1_ul512_ir.json", "noc")
+    texts = [str(c.children) for c in _all(status) if getattr(c, "className", None) == "busy-text"]
+    assert len(texts) == 16 and set(texts) == {"95% compute, 5% NoC stall"}
+    bars = [c for c in _all(status) if getattr(c, "className", None) == "stall-bar"]
+    assert {b.style["width"] for b in bars} == {"5%"}
+    # Under the dependency model there is no stall: the card says busy.
+    status = callbacks.header(served_at_8, Trigger("current"), "vgg_4x4_b1_ul512_ir.json", "dependency")
+    texts = {str(c.children) for c in _all(status) if getattr(c, "className", None) == "busy-text"}
+    assert all(t.endswith("% busy") for t in texts)
+
+
+def _all(component: object) -> list[object]:
+    """A Dash component and every component under it."""
+    children = getattr(component, "children", None)
+    below = children if isinstance(children, list) else [children] if children is not None else []
+    return [component, *(c for child in below for c in _all(child))]
+
+
+def test_under_noc_the_timeline_rows_draw_the_stall_apart(served_at_8: FileStore) -> None:
+    a = served_at_8.get("vgg_4x4_b1_ul512_ir.json").analysis
+    fig = callbacks.timeline_view(a, "noc", "auto", None, None, None)
+    [stall] = [t for t in fig.data if t.name == "NoC-stalled"]
+    # 16 rows, each stalled 1,941,778 - 1,843,751 = 98,027 cycles in all (the NoC-bound layers' waits).
+    assert sum(stall.x) == 16 * 98_027
+    computed = sum(sum(t.x) for t in fig.data if t.type == "bar" and t.name != "NoC-stalled")
+    assert computed == 16 * 1_843_751

@@ -6,8 +6,6 @@ from __future__ import annotations
 import logging
 import os
 import re
-import shutil
-import socket
 import subprocess
 import sys
 import threading
@@ -25,12 +23,9 @@ from dashboards.access import allowed_host, require_local_host, require_token, w
 from dashboards.app import create_app
 from dashboards.data import FileStore
 from dashboards.upload_store import REFUSED_HEADER, UPLOAD_REQUEST_BYTES, limit_uploads
+from tests.conftest import HTML, ROOT, TOKEN, free_port
 from tests.dashboard.dash_client import DashClient
 
-ROOT = Path(__file__).resolve().parents[2]
-MESH = ROOT / "sample_ir" / "valid" / "mesh2x2_conv_b1_c4_bw16_stschedule.json"
-TOKEN = "s3cret-token-for-the-tests-0123456789"
-HTML = {"Accept": "text/html,application/xhtml+xml"}
 ESCAPES = [
     "/%5Cevil.example/x",  # a backslash: browsers read /\evil.example as //evil.example
     "/%09/evil.example",  # a tab: browsers drop it, leaving //evil.example
@@ -42,19 +37,6 @@ ESCAPES = [
     "/%20/evil.example",
     "/x/%5C..%5C..%5Cevil.example",
 ]
-
-
-@pytest.fixture
-def served(tmp_path: Path) -> Path:
-    shutil.copy(MESH, tmp_path / "mesh.json")
-    return tmp_path
-
-
-@pytest.fixture
-def client(served: Path) -> FlaskClient:
-    app = create_app(served)
-    require_token(app.server, TOKEN, cookie_name="irtools-8050")
-    return app.server.test_client()
 
 
 def _on_this_server(target: str) -> bool:
@@ -128,12 +110,6 @@ def test_the_log_hides_every_token_value() -> None:
     assert without_token('"GET /?file=a HTTP/1.1" 200 -') == '"GET /?file=a HTTP/1.1" 200 -'
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def _get(url: str, headers: dict[str, str] | None = None) -> tuple[int, str]:
     request = urllib.request.Request(url, headers=headers or {})
     opener = urllib.request.build_opener(_NoRedirect())
@@ -150,7 +126,7 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
 
 
 def test_serve_logs_no_token_and_refuses_a_foreign_host(served: Path, tmp_path: Path) -> None:
-    port = _free_port()
+    port = free_port()
     log = tmp_path / "serve.log"
     with open(log, "w") as err:
         proc = subprocess.Popen(

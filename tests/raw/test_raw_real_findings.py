@@ -71,6 +71,19 @@ def test_bert_missing_weight_source_message() -> None:
     )
 
 
+def test_missing_source_with_transfer_ids_says_so(resnet4x4: dict[str, Any]) -> None:
+    """An input entry that keeps its transfer ids but lost its sources: the message names the ids it has."""
+    doc = copy.deepcopy(resnet4x4)
+    key, i, wl = _core_consumer(doc)
+    j, entry = next((j, b) for j, b in enumerate(wl["buffer"]) if b.get("source") and b.get("transfer_id"))
+    entry["source"] = None
+    findings = check_loaded(load_ir(json.dumps(doc).encode(), "x.json"))
+    messages = [f.message for f in findings if f.code == "GIR305" and f.pointer == f"/{key}/{i}/buffer/{j}"]
+    ids = ", ".join(str(t) for t in sorted(set(entry["transfer_id"])))
+    assert len(messages) == 1
+    assert f"has transfer_id [{ids}] but no source: nothing brings" in messages[0]
+
+
 def test_validate_the_folder_exits_0(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["validate", str(RAW_DIR)]) == 0
     out = capsys.readouterr().out

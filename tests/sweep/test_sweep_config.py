@@ -7,8 +7,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from irtools.analysis.sweep import SWEEP
 from irtools.sweep.names import name_columns
+from irtools.sweep.row import SWEEP
 from tests.conftest import FIXTURES, RunCli
 
 
@@ -92,7 +92,7 @@ def test_a_manifest_without_a_name_column_is_a_usage_error(run_cli: RunCli, tmp_
 
 
 def test_docs_list_the_sweep_columns() -> None:
-    from irtools.analysis.sweep import SWEEP_FINDINGS
+    from irtools.sweep.row import SWEEP_FINDINGS
     from tests.conftest import ROOT
 
     text = (ROOT / "docs" / "sweeps.md").read_text()

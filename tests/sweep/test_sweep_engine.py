@@ -11,11 +11,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from irtools.analysis.sweep import SWEEP
 from irtools.sweep.cache import ResultCache
 from irtools.sweep.engine import Sweep, collect, execute
 from irtools.sweep.executors import dask_available, dask_pool, local_pool
 from irtools.sweep.output import TableStream
+from irtools.sweep.row import SWEEP
 from irtools.sweep.work import FileResult, Task, WorkOptions, process
 from irtools.sweep.write import write_sweep
 from tests.analysis.builders import MESH

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from irtools.analysis import TABLES, read_table
-from irtools.trace.tables import MEASURED_TABLES
+from irtools.analysis.measured_tables import MEASURED_TABLES
 from tests.conftest import RunCli
 
 STEM = "int8_resnet50.sim_quantized_b1_c1_bw16"

@@ -1,7 +1,8 @@
 """Sweep summaries: one row per IR file of a design-space sweep, to compare schedules side by side.
 
 The columns and the per-file work live here (what a worker computes); running it over many files,
-caching, manifests and output are irtools.sweep's.
+caching, manifests and output are the rest of irtools.sweep's. The measured columns (a ZeBu trace found
+beside the IR) are measured.py's.
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ from irtools.errors import AnalysisError
 from irtools.findings import Finding, Severity
 from irtools.loading.load import load_ir
 from irtools.options import RunOptions
+from irtools.sweep.measured import SWEEP_COLUMNS, measured_columns
 from irtools.sweep.names import name_columns
-from irtools.trace.sweep import SWEEP_COLUMNS, measured_columns
 from irtools.validate import check_loaded
 
 SWEEP = TableSpec(
@@ -74,7 +75,7 @@ SWEEP = TableSpec(
             "scheduler_latency / makespan_noc, the noc model at the run's NoC bandwidth (the manifest's "
             "noc_bw column, else --noc-bw): 1 where irtools reproduces the scheduler's latency.",
         ),
-        Column("scheduler_energy", "float64", "", "The scheduler's own energy E (manifest cost line)."),
+        Column("scheduler_energy", "float64", "pJ", "The scheduler's own energy E (manifest cost line)."),
         Column(
             "energy",
             "float64",
@@ -234,16 +235,4 @@ def _l2_fraction(peak: int, buffersize: int | None, l2_kb_in_name: Any) -> float
 
 def finding_rows(path: str, findings: Sequence[Finding]) -> list[dict[str, Any]]:
     """The file's findings as rows of SWEEP_FINDINGS."""
-    return [
-        {
-            "path": path,
-            "code": f.code,
-            "severity": f.severity.value,
-            "core_id": f.core_id,
-            "workload_id": f.workload_id,
-            "transfer_id": f.transfer_id,
-            "message": f.message,
-            "pointer": f.pointer,
-        }
-        for f in findings
-    ]
+    return [{"path": path, **f.to_row()} for f in findings]

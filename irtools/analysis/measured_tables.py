@@ -1,4 +1,8 @@
-"""The measured tables (`irtools analyze IR --trace TRACE`): columns, dtypes and units."""
+"""The measured tables (`irtools analyze IR --trace TRACE`): columns, dtypes and units.
+
+Declared here, beside the IR's own tables, so that `read_table` and the catalogue know every table irtools
+writes without importing `irtools.trace`, which fills these tables and builds on this package.
+"""
 
 from __future__ import annotations
 

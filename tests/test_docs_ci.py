@@ -1,6 +1,6 @@
-"""The README's CI section, run as written: its irtools.toml, its console sessions (output compared), and
-every irtools command of its GitHub Actions, GitLab CI and pre-commit snippets, on the layout it describes
-built in a temporary directory."""
+"""docs/ci.md run as written: its irtools.toml, its console sessions (output compared), and every irtools
+command of its GitHub Actions, GitLab CI and pre-commit snippets, on the layout it describes built in a
+temporary directory."""
 
 from __future__ import annotations
 
@@ -17,13 +17,13 @@ yaml = pytest.importorskip("yaml")
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_ir"
-README_REPO = "/home/me/repo"
+DOC_REPO = "/home/me/repo"
+"""Where docs/ci.md's sessions ran: the temporary layout's path reads as this in the compared output."""
 
 
 def ci_section() -> str:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    start = text.index("\n## In CI\n")
-    return text[start : text.index("\n## ", start + 1)]
+    """docs/ci.md: the configuration, baseline and CI set-ups a repository of schedules copies."""
+    return (ROOT / "docs" / "ci.md").read_text(encoding="utf-8")
 
 
 def blocks(kind: str) -> list[str]:
@@ -52,7 +52,7 @@ def irtools_args(command: str) -> list[str]:
 
 @pytest.fixture
 def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The README's layout: its irtools.toml at the root, three schedules, one of them legacy."""
+    """docs/ci.md's layout: its irtools.toml at the root, three schedules, one of them legacy."""
     [config] = blocks("toml")
     (tmp_path / "irtools.toml").write_text(config)
     (tmp_path / "schedules/legacy").mkdir(parents=True)
@@ -68,11 +68,11 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def add_new_schedule(repo: Path) -> None:
-    """The README's "schedule with a defect": a dangling transfer (GIR201)."""
+    """docs/ci.md's "schedule with a defect": a dangling transfer (GIR201)."""
     shutil.copy(SAMPLES / "invalid/GIR201-dangling-transfer.json", repo / "schedules/vgg_b1_stschedule.json")
 
 
-def test_console_sessions_print_what_the_readme_shows(run_cli: Any, repo: Path) -> None:
+def test_console_sessions_print_what_the_doc_shows(run_cli: Any, repo: Path) -> None:
     ran = 0
     for command, shown in sessions():
         if "vgg_b1" in command:
@@ -80,7 +80,7 @@ def test_console_sessions_print_what_the_readme_shows(run_cli: Any, repo: Path) 
         code, out, err = run_cli(*irtools_args(command))
         # Settings are aligned to their longest line, which holds the (temporary) path: compare unaligned.
         lines = [
-            re.sub(r" +#", "  #", line) for line in (out + err).replace(str(repo), README_REPO).splitlines()
+            re.sub(r" +#", "  #", line) for line in (out + err).replace(str(repo), DOC_REPO).splitlines()
         ]
         expected = [re.sub(r" +#", "  #", line) for line in shown if line != "…"]
         if "…" in shown:  # an excerpt: its lines appear in this order

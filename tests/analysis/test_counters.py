@@ -1,0 +1,83 @@
+"""Counters under the timeline and the link x time heatmap, as functions (issue 29, beyond the peers)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from irtools.analysis import analyze
+from irtools.analysis.counters import l2_counter, link_heat, link_rate
+from irtools.analysis.link_load import LinkLoads
+from irtools.analysis.tiles import held_bytes
+from irtools.dialects import Capability
+
+ROOT = Path(__file__).resolve().parents[2]
+MESH = ROOT / "sample_ir" / "valid" / "mesh2x2_conv_b1_c4_bw16_stschedule.json"
+VGG = ROOT.parent / "shared" / "fixtures" / "gemini-noc" / "vgg_4x4_b1_ul512_ir.json"
+
+A = (0, 0, 1, 0)  # (0,0)->(1,0)
+B = (-1, 0, 0, 0)  # DRAM W0->(0,0)
+
+
+def _loads() -> LinkLoads:
+    """Link A carries 100 bytes in step 0 (cycles 0-50) and 50 in step 1 (50-100); link B 10 + 20 bytes
+    of two transfers in step 0."""
+    rows = [
+        (0, "core", 1, *A, 100, 0.0, 50.0),
+        (1, "core", 2, *A, 50, 50.0, 100.0),
+        (0, "dram_read", 3, *B, 10, 0.0, 50.0),
+        (0, "dram_read", 4, *B, 20, 0.0, 50.0),
+    ]
+    frame = pd.DataFrame(
+        rows, columns=["step", "kind", "transfer", "x", "y", "to_x", "to_y", "bytes", "start", "end"]
+    )
+    return LinkLoads(frame, pd.DataFrame(), xlen=2, span=(0.0, 100.0), steps=[("conv1", 0), ("conv2", 0)])
+
+
+def test_the_heatmap_holds_each_links_bytes_per_cycle_per_bin_heaviest_first() -> None:
+    heat = link_heat(_loads(), bins=4)
+    assert heat.labels == ["(0,0)->(1,0)", "DRAM W0->(0,0)"]
+    assert heat.rate.round(6).tolist() == [[2, 2, 1, 1], [0.6, 0.6, 0, 0]]
+    assert heat.total.tolist() == [150, 30]
+    # A window cuts the bins to it: 25-50 and 50-75.
+    heat = link_heat(_loads(), bins=2, window=(25.0, 75.0))
+    assert heat.rate.round(6).tolist() == [[2, 1], [0.6, 0]]
+
+
+def test_a_links_rate_is_a_step_function_of_the_steps_running() -> None:
+    rate = link_rate(_loads(), A)
+    assert rate["cycle"].tolist() == [0, 50, 100] and rate["bytes_per_cycle"].tolist() == [2, 1, 0]
+    assert link_rate(_loads(), (5, 5, 6, 5)).empty
+
+
+@pytest.mark.skipif(not VGG.is_file(), reason="../shared/fixtures not present")
+def test_on_vgg_the_heatmaps_bytes_are_the_noc_links_tables() -> None:
+    a = analyze(VGG)
+    loads = a.link_loads("dependency")
+    assert loads is not None
+    heat = link_heat(loads, bins=50)
+    table = a.link_table("dependency").set_index("link")["bytes"]
+    assert len(heat.labels) == len(table)
+    got = dict(zip(heat.labels, heat.total.round().astype(int), strict=True))
+    assert got == table.to_dict()  # every link's bytes, binned and summed back
+    assert round(heat.total[0]) == table.iloc[0]  # heaviest first, as the table
+    # The busiest link's rate integrates to its bytes.
+    rate = link_rate(loads, heat.links[0])
+    area = float(np.sum(np.diff(rate["cycle"].to_numpy()) * rate["bytes_per_cycle"].to_numpy()[:-1]))
+    assert area == pytest.approx(heat.total[0])
+
+
+def test_the_l2_counter_is_each_workloads_snapshot_from_its_start() -> None:
+    a = analyze(MESH)
+    held = held_bytes(a.l2_blocks, a.l2_occupancy, not a.index.has(Capability.L2_ADDRESSES))
+    counter = l2_counter(a.timeline, held, "dependency", 0)
+    rows = a.timeline[(a.timeline["model"] == "dependency") & (a.timeline["core_id"] == 0)].sort_values(
+        "start"
+    )
+    mine = held[held["core_id"] == 0].set_index("position")["held_bytes"]
+    assert counter["cycle"].tolist()[:-1] == rows["start"].tolist()
+    assert counter["held_bytes"].tolist()[:-1] == [float(mine[p]) for p in rows["position"]]
+    assert counter["cycle"].iloc[-1] == rows["end"].max()

@@ -76,6 +76,7 @@ class Split:
 
     @property
     def offsets(self) -> dict[str, tuple[int, int]]:
+        """key -> (offset of the key, of its value), as LoadedIR.member_offsets holds them."""
         return {key: (k, v) for key, (k, v, _) in self.spans.items()}
 
     def parsed(self, key: str) -> Any:

@@ -6,8 +6,12 @@ Each way of reading FILE runs in its own process (so each peak RSS is its own), 
 --runs runs, as a ratio to the gc-off `json.loads` of the same bytes measured the same way:
 
 - parse:    gc-off json.loads into dicts (the reference of every speed goal);
-- loader:   today's `load_ir` (member-by-member read with the GIR102 hook, pydantic models, GIR103 key
-            scan, the dialect's finish), with the collector paused as validate pauses it;
+- loader:   the models' `load_ir` (IRTOOLS_DECODER=models: member-by-member read with the GIR102 hook,
+            pydantic models, GIR103 key scan, the dialect's finish), with the collector paused as
+            validate pauses it;
+- decoder:  `load_ir` as it runs since issue 28: the typed decoder (irtools.loading.decoder) with its
+            key count, key scan, fallback and the dialect's finish; on the synth files every member is
+            decoded, none falls back;
 - pydantic: pydantic-core's `validate_json` of each top-level member straight from its bytes into the
             same models (TypeAdapter(list[Workload]) per core, the DRAM section, the scalars), after a
             msgspec.Raw split of the top level;
@@ -15,8 +19,8 @@ Each way of reading FILE runs in its own process (so each peak RSS is its own), 
             (`derive` below: field names, aliases, defaults, unions; constraints such as `ge=0` or
             list lengths are not carried over in this probe), after the same split.
 
-msgspec is not a dependency of irtools: pass --msgspec-path DIR (a `pip install --target DIR msgspec`)
-or have it installed. The machine is shared: read the CPU ratios, run it under the heavy-run lock.
+msgspec is a dependency of irtools since issue 28 (--msgspec-path DIR is for another version). The
+machine is shared: read the CPU ratios, run it under the heavy-run lock.
 """
 
 from __future__ import annotations
@@ -38,7 +42,9 @@ data = open(path, "rb").read()
 cpu = time.process_time
 if mode == "parse":
     gc.disable(); t0 = cpu(); json.loads(data); spent = cpu() - t0
-elif mode == "loader":
+elif mode in ("loader", "decoder"):
+    import os
+    os.environ["IRTOOLS_DECODER"] = "msgspec" if mode == "decoder" else "models"
     from irtools.loading.load import load_ir
     from irtools.loading.reader import gc_paused
     with gc_paused():
@@ -175,18 +181,20 @@ def main() -> None:
     parser.add_argument("--msgspec-path", default="")
     args = parser.parse_args()
     print(
-        "| file | MB | parse CPU s | loader / parse | pydantic validate_json / parse | msgspec typed / parse "
-        "| peak RSS / file: parse, loader, pydantic, msgspec |"
+        "| file | MB | parse CPU s | loader / parse | decoder / parse | pydantic validate_json / parse "
+        "| msgspec typed / parse | peak RSS / file: parse, loader, decoder, pydantic, msgspec |"
     )
-    print("| --- | --- | --- | --- | --- | --- | --- |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
     for path in args.files:
         size = Path(path).stat().st_size
         figures = {
             mode: measure(mode, path, args.runs, args.msgspec_path)
-            for mode in ("parse", "loader", "pydantic", "msgspec")
+            for mode in ("parse", "loader", "decoder", "pydantic", "msgspec")
         }
         parse = figures["parse"][0]
-        ratios = " | ".join(f"{figures[m][0] / parse:.2f}x" for m in ("loader", "pydantic", "msgspec"))
+        ratios = " | ".join(
+            f"{figures[m][0] / parse:.2f}x" for m in ("loader", "decoder", "pydantic", "msgspec")
+        )
         rss = ", ".join(f"{figures[m][1] / size:.1f}" for m in figures)
         print(f"| {Path(path).name} | {size / 1e6:.1f} | {parse:.2f} | {ratios} | {rss} |", flush=True)
 

@@ -1,5 +1,6 @@
-"""Loading member by member (each core's raw JSON released once validated) gives what reading the whole
-document gives: the same findings, skipped entries and models, whatever the order of the file's keys."""
+"""Loading member by member (each core's raw JSON released once validated), with the typed decoder or the
+models alone, gives what reading the whole document gives: the same findings, skipped entries and
+models, whatever the order of the file's keys."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ from typing import Any
 from unittest import mock
 
 import pytest
-from pydantic import BaseModel
 
+from irtools.loading import decoder as decoder_module
 from irtools.loading import load as load_module
 from irtools.loading.load import LoadedIR, load_ir
 
@@ -23,8 +24,26 @@ VALID = ROOT / "sample_ir" / "valid"
 
 def whole_document(data: bytes) -> LoadedIR:
     """load_ir forced onto the whole-document read (json.loads of everything, then the parts)."""
-    with mock.patch.object(load_module, "read_members", return_value=None):
+    with (
+        mock.patch.object(load_module, "read_members", return_value=None),
+        mock.patch.object(decoder_module, "enabled", return_value=False),
+    ):
         return load_ir(data, "x.json")
+
+
+def members_by_models(data: bytes) -> LoadedIR:
+    """load_ir without the typed decoder: every member parsed as JSON and validated by the models."""
+    with mock.patch.object(decoder_module, "enabled", return_value=False):
+        return load_ir(data, "x.json")
+
+
+def decoded(data: bytes) -> LoadedIR:
+    """load_ir as validate runs it: the typed decoder first, the models for what it rejects."""
+    with mock.patch.object(decoder_module, "enabled", return_value=True):
+        return load_ir(data, "x.json")
+
+
+LOADERS = {"decoder": decoded, "members": members_by_models}
 
 
 def outcome(loaded: LoadedIR) -> tuple[Any, ...]:
@@ -32,8 +51,9 @@ def outcome(loaded: LoadedIR) -> tuple[Any, ...]:
         (f.code, f.severity.value, f.pointer, f.message, f.line, f.column) for f in loaded.findings
     )
     ir = loaded.ir
-    # A file whose top level broke the schema loads as a PartialIR: its repr shows every part it kept.
-    model = None if ir is None else ir.model_dump() if isinstance(ir, BaseModel) else repr(ir)
+    # The repr shows every field of every part kept (the decoder's Structs repr as their models do);
+    # model_dump adds the models' own dump of each field, where the decoder's Structs have none.
+    model = None if ir is None else repr(ir)
     return findings, loaded.skipped, loaded.kept, loaded.unchecked_transfer_ids, model
 
 
@@ -43,10 +63,11 @@ def a_valid_doc() -> dict[str, Any]:
     return doc
 
 
+@pytest.mark.parametrize("loader", sorted(LOADERS))
 @pytest.mark.parametrize("path", SAMPLES + FIXTURES, ids=lambda p: p.name)
-def test_member_load_equals_whole_document_load(path: Path) -> None:
+def test_member_load_equals_whole_document_load(path: Path, loader: str) -> None:
     data = path.read_bytes()
-    assert outcome(load_ir(data, "x.json")) == outcome(whole_document(data))
+    assert outcome(LOADERS[loader](data)) == outcome(whole_document(data))
 
 
 def broken_variants() -> dict[str, bytes]:
@@ -78,10 +99,11 @@ def broken_variants() -> dict[str, bytes]:
     return encoded
 
 
+@pytest.mark.parametrize("loader", sorted(LOADERS))
 @pytest.mark.parametrize("name", sorted(broken_variants()))
-def test_member_load_equals_whole_document_load_on_broken_files(name: str) -> None:
+def test_member_load_equals_whole_document_load_on_broken_files(name: str, loader: str) -> None:
     data = broken_variants()[name]
-    assert outcome(load_ir(data, "x.json")) == outcome(whole_document(data))
+    assert outcome(LOADERS[loader](data)) == outcome(whole_document(data))
 
 
 def test_findings_do_not_depend_on_the_order_of_top_level_keys() -> None:

@@ -6,12 +6,13 @@ from collections import defaultdict
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
+from typing import Any, cast
 
 import pandas as pd
 
 from irtools.analysis.tables import L2_OCCUPANCY, L2_REGIONS, TENSORS, WL0_OCCUPANCY, WL0_TENSORS
 from irtools.dialects.base import Capability
+from irtools.loading.fast_types import is_model
 from irtools.loading.index import IRIndex, WorkloadRef
 from irtools.loading.l2 import Placement, linear, place, regions_of
 from irtools.model import BufferEntry, Wl0Entry
@@ -208,7 +209,8 @@ def _tensor_row(core_id: int, entry: PlacedEntry, placement: Placement) -> dict[
         "region_start": region[0] if region else None,
         "region_end": region[1] if region else None,
         "source": _source_kind(entry),
-        "to_dram": isinstance(entry, BufferEntry) and bool(entry.start_send),  # a documented-only flag
+        # A documented-only flag, on the model or the decoder's Struct of it (irtools.loading.fast_types).
+        "to_dram": is_model(entry, BufferEntry) and bool(cast("BufferEntry", entry).start_send),
         "problem": placement.problem,
     }
 

@@ -140,6 +140,43 @@ class KeyScan:
         for w, workload in self._entries(workloads, jp.join(key)):
             self._workload(seen, workload, jp.join(key, w))
 
+    def decoded_core(self, key: str, workloads: list[Any], dialect_keys: Collection[str] = ()) -> None:
+        """A core the typed decoder read (irtools.loading.decoder): it holds no unknown key; the dialect
+        keys its bytes name (`dialect_keys`) are noted as `core` notes them, then what
+        `_plain_workloads` counts."""
+        self._skipped = ()
+        seen: _Seen = {}
+        self._cores.append(seen)
+        if dialect_keys:
+            self._decoded_dialect_keys(seen, key, workloads, dialect_keys)
+        self._decoded_workloads(key, workloads)
+
+    def _decoded_dialect_keys(
+        self, seen: _Seen, key: str, workloads: list[Any], names: Collection[str]
+    ) -> None:
+        """The dialect keys of a decoded core in the order `_workload` meets them. Only the kinds that
+        have dialect keys are visited (Workload, BufferEntry, Tile, in `_workload`'s order): in a decoded
+        core the others note nothing."""
+        from irtools.loading.fast_types import was_written
+
+        kinds = [m for m in (Workload, BufferEntry, Tile) if not _fields(m)[1].isdisjoint(names)]
+        for w, wl in enumerate(workloads):
+            base = jp.join(key, w)
+            holders: list[tuple[type, Any, tuple[Any, ...]]] = []
+            if Workload in kinds:
+                holders.append((Workload, wl, ()))
+            if BufferEntry in kinds:
+                holders.extend((BufferEntry, e, ("buffer", i)) for i, e in enumerate(wl.buffer))
+            if Tile in kinds and wl.tile_info:
+                holders.extend((Tile, t, ("tile_info", n)) for n, t in wl.tile_info.items())
+            for model, obj, tokens in holders:
+                for name in _fields(model)[1]:
+                    if was_written(obj, name):
+                        _note(seen, model.__name__, name, base, tokens, True)
+
+    def _decoded_workloads(self, key: str, workloads: list[Any]) -> None:
+        """`_plain_workloads` for a decoded core: nothing here."""
+
     def _plain_core(self, workloads: list[Any]) -> bool:
         """Whether no object of a schema-valid core can yield a GIR103: each kind's objects are
         screened together (`_plain`), a few unions for the whole core instead of a call per object."""

@@ -14,6 +14,8 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any, ClassVar
 
+import msgspec
+
 from irtools import pointer as jp
 from irtools.dialects.base import Capability, Dialect, PartModels, buffer_shows
 from irtools.dialects.keys import KeyScan
@@ -117,6 +119,29 @@ class RawKeyScan(KeyScan):
         for w, wl in enumerate(workloads):
             self._omissions(wl, key, w)
 
+    def _decoded_workloads(self, key: str, workloads: list[Any]) -> None:
+        unset = msgspec.UNSET  # the decoder's Structs hold UNSET for a key the file did not write
+        firsts = []
+        for order, (kind, name, missing) in enumerate(
+            (
+                ("RawWorkload", "buffer", [w for w, wl in enumerate(workloads) if _unwritten(wl, "buffer")]),
+                (
+                    "RawIfmap",
+                    "transfer_id",
+                    [w for w, wl in enumerate(workloads) if wl.waits.transfer_id_as_read is unset],
+                ),
+            )
+        ):
+            if missing:
+                firsts.append((missing[0], order, kind, name, len(missing)))
+        for first, _, kind, name, count in sorted(firsts):  # in file order, as _omissions meets them
+            found = self._omitted.get((kind, name))
+            if found is None:
+                tail = "" if kind == "RawWorkload" else "/ifmap"
+                self._omitted[(kind, name)] = [count, jp.join(key, first) + tail]
+            else:
+                found[0] += count
+
     def _omissions(self, wl: dict[str, Any], core: str, position: int) -> None:
         """GIR104: the keys IR_gen left out of this workload (the pointer is built for the first only)."""
         ifmap = wl.get("ifmap")
@@ -144,6 +169,11 @@ class RawKeyScan(KeyScan):
         buffer = wl.get("buffer")
         if isinstance(buffer, list):
             self._list(seen, self.BUFFER, buffer, base, ("buffer",), ("source", _RAW_SOURCES))
+
+
+def _unwritten(struct: Any, name: str) -> bool:
+    """Whether the decoded `struct` lacks the optional key `name` (a required one is always written)."""
+    return getattr(struct, name + "_as_read", None) is msgspec.UNSET
 
 
 # --- the declaration -------------------------------------------------------------------------------------

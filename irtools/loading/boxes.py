@@ -110,7 +110,14 @@ def quads(values: Sequence[Any]) -> Ints | None:
     """Lists of 4 ints as an (n, 4) int64 array, or None when one is not a list of 4 int64 values.
 
     The models share equal coordinate lists (`model.base._share`), so each distinct list is read
-    once: on large files, reaching the int objects costs more than sorting the lists' ids."""
+    once: on large files, reaching the int objects costs more than sorting the lists' ids. The typed
+    decoder's Structs share none (irtools.loading.fast_types): their lists are read straight, as
+    sorting ids that are all distinct only adds to it."""
+    if len(values) > _SAMPLE and len(set(map(id, values[:_SAMPLE]))) == _SAMPLE:
+        if not set(map(type, values)) <= {list} or not set(map(len, values)) <= {4}:
+            return None
+        flat = ints(chain.from_iterable(values), 4 * len(values))
+        return None if flat is None else flat.reshape(-1, 4)
     ids = np.fromiter(map(id, values), np.int64, len(values))
     _, first, inverse = np.unique(ids, return_index=True, return_inverse=True)
     distinct = list(map(values.__getitem__, first.tolist()))
@@ -119,6 +126,10 @@ def quads(values: Sequence[Any]) -> Ints | None:
         return None
     flat = ints(chain.from_iterable(distinct), 4 * len(distinct))
     return None if flat is None else flat.reshape(-1, 4)[inverse.reshape(-1)]
+
+
+_SAMPLE = 64
+"""Lists looked at to tell shared coordinates (the models') from unshared ones (the decoder's)."""
 
 
 class TensorColumns:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, cast
 
 from irtools import pointer as jp
 from irtools.dialects.base import Capability
+from irtools.loading.fast_types import is_model
 from irtools.loading.mesh import numbering, position
 from irtools.model import Workload
 from irtools.model.raw import RawWorkload
@@ -113,16 +114,16 @@ class IRIndex:
 
     def documented(self, ref: WorkloadRef) -> Workload:
         """`ref`'s workload in the documented models, for the facts only they hold (align, WL0, tiles)."""
-        if not isinstance(ref.workload, Workload):
+        if not is_model(ref.workload, Workload):
             raise TypeError(f"{self.loaded.dialect.name} files hold no documented workloads")
-        return ref.workload
+        return cast("Workload", ref.workload)  # the model, or the decoder's Struct of it
 
     def raw(self, ref: WorkloadRef) -> RawWorkload:
         """`ref`'s workload in the raw models, for what only the scheduler's own IR holds (block counts,
         max_workload_id, inputs held ahead): rules that need those capabilities read it here."""
-        if not isinstance(ref.workload, RawWorkload):
+        if not is_model(ref.workload, RawWorkload):
             raise TypeError(f"{self.loaded.dialect.name} files hold no raw workloads")
-        return ref.workload
+        return cast("RawWorkload", ref.workload)  # the model, or the decoder's Struct of it
 
     def workloads(self) -> Iterator[WorkloadRef]:
         """Every workload, core by core in program order."""

@@ -19,6 +19,8 @@ from irtools.dialects.base import PartModels
 from irtools.dialects.keys import KeyScan
 from irtools.findings import Finding, Severity
 from irtools.limits import size_problem
+from irtools.loading import decoder
+from irtools.loading.fast_types import is_model, model_of
 from irtools.loading.reader import StreamError, gc_paused, read_bytes, read_members
 from irtools.loading.schema_errors import SchemaErrors
 from irtools.model import SchedulerIR
@@ -120,6 +122,17 @@ def load_ir(
             return LoadedIR(name, None, [Finding("GIR100", Severity.ERROR, problem)], size_bytes=size)
         data = Path(source).read_bytes()
     size = len(data)
+    fast = decoder.split(data) if decoder.enabled() else None
+    if fast is not None:
+        loaded = LoadedIR(name, None, fast.findings, size_bytes=size)
+        try:
+            with gc_paused(), sharing_values():
+                dialect = fast.dialect()
+                loaded.ir = _validate_any(fast.members(dialect.parts), loaded, dialect)
+            loaded.member_offsets = fast.offsets
+            return _finish(loaded)
+        except StreamError:
+            del fast, loaded  # the models' read below reports the problem exactly
     members = read_members(data)
     if members is not None:
         if not isinstance(source, bytes):
@@ -149,9 +162,12 @@ def load_ir(
     return _finish(loaded)
 
 
-def _validate_any(members: Iterable[tuple[str, Any]], loaded: LoadedIR) -> IRView | None:
-    """The IR in whichever dialect its members show, validated against that dialect's models."""
-    dialect, members = sniff(members)
+def _validate_any(
+    members: Iterable[tuple[str, Any]], loaded: LoadedIR, dialect: Dialect | None = None
+) -> IRView | None:
+    """The IR in whichever dialect its members show (or `dialect`), validated against that dialect's models."""
+    if dialect is None:
+        dialect, members = sniff(members)
     loaded.dialect = dialect
     top: IRView | None = _validate_members(members, loaded, dialect.parts)
     if top is None:
@@ -302,6 +318,14 @@ def _validate_members(members: Iterable[tuple[str, Any]], loaded: LoadedIR, part
     top: dict[str, Any] = {}
     cores: dict[str, list[Any]] = {}
     for key, value in members:
+        if isinstance(value, decoder.Decoded):  # decoded into Structs: valid, no unknown or dialect key
+            skipped[key] = []
+            if key == "-1":
+                top[key] = value.value
+            else:
+                cores[key] = value.value
+                keys.decoded_core(key, value.value, value.dialect_keys)
+            continue
         if not CORE_KEY.match(key):
             top[key] = _dram(parts, value, loaded, schema, keys, skipped) if key == "-1" else value
             continue
@@ -318,10 +342,17 @@ def _validate_members(members: Iterable[tuple[str, Any]], loaded: LoadedIR, part
         return None
     keys.top(top)
     ir: Any = None
+    dram_struct = top.get("-1") if model_of(top.get("-1")) is not None else None
+    if dram_struct is not None:  # the top model takes its own DRAM model: an empty one stands in
+        top["-1"] = parts.dram_section.model_construct(in_=[], out=[])  # type: ignore[attr-defined]
     try:
         ir = parts.top.model_validate(top)  # type: ignore[attr-defined]
     except ValidationError as exc:
         schema.add(exc, top, "")
+    if dram_struct is not None:
+        top["-1"] = dram_struct
+        if ir is not None:
+            ir.dram = dram_struct
     order = ["-1", "", *cores]
     for part_key in order:
         loaded.skipped.extend(skipped.get(part_key, ()))
@@ -329,7 +360,7 @@ def _validate_members(members: Iterable[tuple[str, Any]], loaded: LoadedIR, part
     loaded.findings.extend(keys.findings())
     if ir is None:
         dram = top.get("-1")
-        if not isinstance(dram, parts.dram_section):
+        if not is_model(dram, parts.dram_section):
             dram = parts.dram_section.model_construct(in_=[], out=[])  # type: ignore[attr-defined]
         return PartialIR(dram=dram, cores=cores, **_valid_scalars(parts, top))
     ir.cores = cores

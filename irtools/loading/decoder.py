@@ -1,0 +1,169 @@
+"""The typed decoder: each top-level member decoded by msgspec straight from the bytes into Structs.
+
+What the models would say stays theirs: a member msgspec rejects (a schema error, an unknown key, a
+duplicate key, a looser union's mix) is parsed as JSON and handed to the models
+(irtools.loading.load) exactly as before, so its findings (GIR100-GIR104, pointers, lines and
+columns) are today's. A file the decoder cannot vouch for as a whole (not ASCII, a backslash that
+would upset the key count, invalid JSON, a repeated top-level key) is left to the models entirely
+(`split` returns None). Dialect keys (GIR103 info) and keys Gemini leaves out (GIR104) are counted on
+the Structs by the dialect's key scan (`KeyScan.decoded_core`).
+
+GIR102 without building the objects: msgspec keeps the last of repeated keys silently, so each
+member's colons are counted twice, in its bytes and in its Structs encoded back. Outside strings a
+colon follows each key; inside, the strings are the same on both sides when the file has no escape
+(no backslash). The encoder leaves out a field holding the model's default (or UNSET, for a key left
+out), so the Structs give back at most the keys the file wrote, once per name. Equal counts mean no
+key was repeated and none was written with its default value; anything else (a repeated key adds a
+colon to the bytes only) sends the member to the models, which find the repeated key exactly.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+
+from irtools import pointer as jp
+from irtools import reference
+from irtools.dialects import Dialect, sniff
+from irtools.dialects.base import PartModels
+from irtools.findings import Finding
+from irtools.loading.fast_types import INTERNAL_PREFIX, LOOSE, decoder_for, dialect_keys
+from irtools.loading.reader import StreamError, _decoder, _duplicate_key_findings
+from irtools.model.ir import CORE_KEY
+
+SWITCH = "IRTOOLS_DECODER"
+"""Environment variable: `models` turns the typed decoder off (every member read by the models)."""
+
+_MEMBER = re.compile(rb'[ \t\n\r]*,?[ \t\n\r]*"([^"\\]*)"[ \t\n\r]*:[ \t\n\r]*')
+_END = re.compile(rb"[ \t\n\r]*}[ \t\n\r]*\Z")
+_NESTED_IDS = re.compile(rb'"transfer_id"[ \t\n\r]*:[ \t\n\r]*\[[^\]]*\[')
+"""A list of transfer ids holding a list (`[[t]]`, or a mix): the loose union must be checked."""
+_ENCODER = msgspec.json.Encoder()
+_COLON = b":"
+
+
+def enabled() -> bool:
+    """Whether loading tries the typed decoder first: on unless IRTOOLS_DECODER=models or under the
+    reference core (IRTOOLS_CORE=reference), whose models are the oracle tests/equivalence compares with."""
+    return os.environ.get(SWITCH, "msgspec") != "models" and not reference.active()
+
+
+@dataclass(slots=True)
+class Decoded:
+    """A member decoded into Structs (irtools.loading.fast_types): what the loader takes as validated."""
+
+    value: Any
+    dialect_keys: tuple[str, ...] = ()
+    """The dialect keys (GIR103 info) named in the member's bytes: the key scan notes where they are."""
+
+
+@dataclass(slots=True)
+class Split:
+    """A file's top-level members as byte ranges, each decoded when iterated."""
+
+    data: bytes
+    spans: dict[str, tuple[int, int, int]]
+    """key -> (offset of the key, of its value, end of its value)."""
+    findings: list[Finding] = field(default_factory=list)
+    fallbacks: list[str] = field(default_factory=list)
+    """Members read again by the models, and why (for tests and benchmarks)."""
+
+    @property
+    def offsets(self) -> dict[str, tuple[int, int]]:
+        """key -> (offset of the key, of its value), as LoadedIR.member_offsets holds them."""
+        return {key: (k, v) for key, (k, v, _) in self.spans.items()}
+
+    def parsed(self, key: str) -> Any:
+        """The member as JSON values, its GIR102 findings added (the models' way)."""
+        _, start, end = self.spans[key]
+        duplicates: list[bool] = []
+        try:
+            value = _decoder(duplicates).decode(self.data[start:end].decode("ascii"))
+        except (ValueError, RecursionError) as exc:  # JSON msgspec took and json does not: read it whole
+            raise StreamError(str(exc)) from exc
+        if duplicates:
+            self.findings.extend(_duplicate_key_findings(value, jp.join(key)))
+        return value
+
+    def dialect(self) -> Dialect:
+        """The file's dialect, sniffed as the models' loader sniffs it (members parsed until it is known)."""
+        found, _ = sniff((key, self._peek(key)) for key in self.spans)
+        return found
+
+    def _peek(self, key: str) -> Any:
+        _, start, end = self.spans[key]
+        try:
+            return json.loads(self.data[start:end])
+        except (ValueError, RecursionError) as exc:  # JSON msgspec took and json does not: read it whole
+            raise StreamError(str(exc)) from exc
+
+    def members(self, parts: PartModels) -> Iterator[tuple[str, Any]]:
+        """(key, value) in file order: a `Decoded` for a member the Structs hold exactly, else parsed JSON."""
+        for key in self.spans:
+            if key == "-1" or CORE_KEY.match(key):
+                typed = self._typed(key, parts)
+                if typed is not None:
+                    yield key, typed
+                    continue
+            yield key, self.parsed(key)
+
+    def _typed(self, key: str, parts: PartModels) -> Decoded | None:
+        _, start, end = self.spans[key]
+        data = self.data
+        annotation = parts.dram_section if key == "-1" else list[parts.workload]  # type: ignore[name-defined]
+        member = memoryview(data)[start:end]
+        named = tuple(
+            n for n in dialect_keys(annotation) if data.find(b'"' + n.encode() + b'"', start, end) >= 0
+        )
+        try:
+            value = decoder_for(annotation).decode(member)
+        except (msgspec.ValidationError, msgspec.DecodeError, RecursionError) as exc:
+            self.fallbacks.append(f"{key}: {exc}")
+            return None
+        if data.count(_COLON, start, end) != _ENCODER.encode(value).count(_COLON):
+            self.fallbacks.append(f"{key}: a repeated key, or one written with its default value")
+            return None
+        if LOOSE and _NESTED_IDS.search(data, start, end) and not _one_form(value, key == "-1"):
+            self.fallbacks.append(f"{key}: transfer ids mixing [t] and [[t]]")
+            return None
+        return Decoded(value, named)
+
+
+def _one_form(value: Any, dram: bool) -> bool:
+    """Whether every buffer entry's transfer ids are all `t` or all `[t]` (the loose union's rest)."""
+    if dram:
+        return True
+    for workload in value:
+        for entry in getattr(workload, "buffer", ()):
+            ids = entry.transfer_id_as_written
+            if ids and len({type(t) for t in ids}) > 1:
+                return False
+    return True
+
+
+def split(data: bytes) -> Split | None:
+    """`data` as members when the decoder can vouch for the whole file; None: the models read it."""
+    if not data.isascii() or b"\\" in data or INTERNAL_PREFIX.encode() in data:
+        return None
+    try:
+        top = msgspec.json.decode(data, type=dict[str, msgspec.Raw])
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+        return None  # the models' reader says exactly what is wrong
+    spans: dict[str, tuple[int, int, int]] = {}
+    position = data.index(b"{") + 1
+    for key, raw in top.items():  # walked in the bytes: every member, each once, or None
+        match = _MEMBER.match(data, position)
+        if match is None or match.group(1).decode() != key:
+            return None  # a repeated key (the dict holds it once, at its first place)
+        value_at = match.end()
+        position = value_at + len(raw)
+        spans[key] = (match.start(1) - 1, value_at, position)
+    if not _END.match(data, position):
+        return None
+    return Split(data, spans)

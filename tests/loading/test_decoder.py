@@ -1,0 +1,214 @@
+"""The typed decoder reads valid members itself and hands every member it cannot vouch for to the models,
+so validate's findings are the models' to the byte: what a user sees never depends on which path read."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+from unittest import mock
+
+import pandas as pd
+import pytest
+
+from irtools.analysis import analyze
+from irtools.loading import decoder
+from irtools.loading.load import LoadedIR, load_ir
+from irtools.synth import SynthOptions, synthesize
+from irtools.synth.alloc import to_alloc
+from irtools.synth.build import KIB
+from irtools.synth.raw import to_raw
+from irtools.validate import validate_paths
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def documents() -> dict[str, dict[str, Any]]:
+    documented = synthesize(SynthOptions(2, 2, 12, 2, 512 * KIB, 1, 3)).document
+    raw = to_raw(json.loads(json.dumps(documented)))
+    return {"documented": documented, "raw": raw, "alloc": to_alloc(json.loads(json.dumps(raw)))}
+
+
+DOCS = documents()
+
+
+def load(data: bytes, typed: bool) -> LoadedIR:
+    with mock.patch.object(decoder, "enabled", return_value=typed):
+        return load_ir(data, "x.json")
+
+
+def seen(loaded: LoadedIR) -> tuple[Any, ...]:
+    """What validate reports from a load (findings in order) and what the rules read (the repr of every part)."""
+    findings = [(f.code, f.severity.value, f.pointer, f.message, f.line, f.column) for f in loaded.findings]
+    return findings, loaded.skipped, loaded.kept, repr(loaded.ir), loaded.member_offsets, loaded.dialect.name
+
+
+def fallbacks(data: bytes) -> list[str]:
+    split = decoder.split(data)
+    assert split is not None
+    list(split.members(split.dialect().parts))
+    return split.fallbacks
+
+
+def same_either_way(data: bytes) -> LoadedIR:
+    typed = load(data, True)
+    assert seen(typed) == seen(load(data, False))
+    return typed
+
+
+@pytest.mark.parametrize("style", ["compact", "gemini"])
+@pytest.mark.parametrize("dialect", sorted(DOCS))
+def test_a_valid_file_is_decoded_whole_and_reads_as_the_models_read_it(dialect: str, style: str) -> None:
+    doc = DOCS[dialect]
+    # Gemini's writer puts a space on both sides of each colon; json.dumps' default only after.
+    data = (
+        json.dumps(doc) if style == "compact" else json.dumps(doc, indent=3, separators=(",", " : "))
+    ).encode()
+    assert fallbacks(data) == []
+    loaded = same_either_way(data)
+    assert type(next(iter(loaded.ir.cores.values()))[0]).__module__ == "irtools.loading.fast_types"  # type: ignore[union-attr]
+
+
+def test_a_repeated_key_in_a_core_is_read_by_the_models_and_reported_as_gir102() -> None:
+    text = json.dumps(DOCS["raw"], separators=(",", " : "))
+    data = text.replace('"block" : ', '"block" : 1, "block" : ', 1).encode()
+    assert any("repeated key" in why for why in fallbacks(data))
+    [finding] = [f for f in same_either_way(data).findings if f.code == "GIR102"]
+    assert finding.pointer.endswith("/buffer/0/block")
+
+
+def test_a_repeated_key_of_equal_value_is_still_found() -> None:
+    # The Structs keep one value; only the count of keys tells the two apart.
+    text = json.dumps(DOCS["documented"])
+    data = text.replace('"tensor_id": ', '"tensor_id": 0, "tensor_id": ', 1).encode()
+    assert [f.code for f in same_either_way(data).findings].count("GIR102") == 1
+
+
+def test_a_key_written_with_its_default_value_sends_its_member_to_the_models() -> None:
+    # The key count cannot tell it from a repeated key; the models can (no GIR102 here).
+    doc = json.loads(json.dumps(DOCS["documented"]))
+    core = next(k for k in doc if k.isdigit())
+    doc[core][0]["buffer"][0]["layer_name"] = None
+    data = json.dumps(doc).encode()
+    assert [why.split(":")[0] for why in fallbacks(data)] == [core]
+    assert not [f for f in same_either_way(data).findings if f.code == "GIR102"]
+
+
+def test_a_repeated_top_level_key_leaves_the_whole_file_to_the_models() -> None:
+    data = json.dumps(DOCS["documented"])[:-1].encode() + b', "xlen": 2}'
+    assert decoder.split(data) is None
+    assert any(f.code == "GIR102" for f in same_either_way(data).findings)
+
+
+def test_a_schema_error_sends_only_its_member_to_the_models() -> None:
+    doc = json.loads(json.dumps(DOCS["documented"]))
+    core = next(k for k in doc if k.isdigit())
+    doc[core][0]["buffer"][0]["address"] = -4
+    data = json.dumps(doc).encode()
+    why = fallbacks(data)
+    assert len(why) == 1 and why[0].startswith(f"{core}: ")
+    loaded = same_either_way(data)
+    assert next(f.pointer for f in loaded.findings if f.code == "GIR101") == f"/{core}/0/buffer/0/address"
+
+
+def test_an_unknown_key_sends_its_member_to_the_models_key_scan() -> None:
+    doc = json.loads(json.dumps(DOCS["documented"]))
+    core = next(k for k in doc if k.isdigit())
+    doc[core][0]["comment"] = "x"
+    data = json.dumps(doc).encode()
+    assert [why.split(":")[0] for why in fallbacks(data)] == [core]
+    assert ("GIR103", "warning") in [(f.code, f.severity.value) for f in same_either_way(data).findings]
+
+
+def test_dialect_keys_are_noted_where_and_as_often_as_the_models_key_scan_notes_them() -> None:
+    doc = json.loads(json.dumps(DOCS["documented"]))
+    cores = [k for k in doc if k.isdigit()]
+    doc[cores[1]][1]["buffer"][0]["start_send"] = True  # met after the tile key of the workload before
+    doc[cores[1]][2]["buffer"][1]["start_send"] = False
+    tiles = {
+        "tile_num_0": {
+            f"{side}_{end}": [0, 0, 0, 0] for side in ("ifmap", "ofmap") for end in ("lower", "upper")
+        }
+    }
+    tiles["tile_num_0"] |= {
+        "single_tile_time_pred": 1.5,
+        "ifmap_upper2": [0, 0, 0, 0],
+        "ifmap_lower2": [0, 0, 0, 0],
+    }
+    doc[cores[1]][0]["tile_info"] = tiles
+    doc[cores[0]][0]["wl1_buffer"] = doc[cores[0]][0].pop("wl0_buffer", None) or []
+    data = json.dumps(doc).encode()
+    assert fallbacks(data) == []
+    notes = [(f.message, f.pointer) for f in same_either_way(data).findings if f.code == "GIR103"]
+    assert len(notes) == 4 and any("(2 occurrences)" in m for m, _ in notes)
+
+
+def test_omitted_raw_keys_are_counted_as_the_models_count_them() -> None:
+    doc = json.loads(json.dumps(DOCS["raw"]))
+    cores = [k for k in doc if k.isdigit()]
+    doc[cores[0]][1]["ifmap"].pop("transfer_id", None)  # omitted before any buffer is: listed first
+    doc[cores[0]][2].pop("buffer", None)
+    doc[cores[1]][0].pop("buffer", None)
+    data = json.dumps(doc).encode()
+    assert fallbacks(data) == []
+    gir104 = [(f.message, f.pointer) for f in same_either_way(data).findings if f.code == "GIR104"]
+    assert [p for _, p in gir104][:2] == [f"/{cores[0]}/1/ifmap", f"/{cores[0]}/2"]
+
+
+def test_transfer_ids_mixing_both_forms_are_judged_by_the_models() -> None:
+    doc = json.loads(json.dumps(DOCS["raw"]))
+    core = next(k for k in doc if k.isdigit())
+    entry = next(e for wl in doc[core] for e in wl.get("buffer", ()) if e.get("transfer_id"))
+    entry["transfer_id"] = [entry["transfer_id"][0], [entry["transfer_id"][0]]]
+    data = json.dumps(doc).encode()
+    assert any("mixing" in why for why in fallbacks(data))
+    assert any(f.code == "GIR101" for f in same_either_way(data).findings)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda t: t.replace('"layer_name": "', '"layer_name": "\\u00e9', 1),  # an escape
+        lambda t: t.replace('"layer_name": "', '"layer_name": "\u00e9', 1),  # not ASCII
+        lambda t: t.replace('"transfer_id": ', '"$irtools:layer_name": "x", "transfer_id": ', 1),
+        lambda t: t + " x",  # not JSON
+    ],
+    ids=["escape", "non-ascii", "internal-name", "trailing-data"],
+)
+def test_files_the_key_count_cannot_vouch_for_go_to_the_models_whole(change: Any) -> None:
+    data = change(json.dumps(DOCS["raw"], ensure_ascii=False)).encode()
+    assert decoder.split(data) is None
+    same_either_way(data)
+
+
+def test_the_switch_turns_the_decoder_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert decoder.enabled()
+    monkeypatch.setenv(decoder.SWITCH, "models")
+    assert not decoder.enabled()
+
+
+def test_validate_reports_the_same_with_the_decoder_on_and_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    paths = [str(ROOT / "sample_ir"), str(ROOT.parent / "shared" / "fixtures" / "gemini-raw")]
+    typed = validate_paths(paths)
+    monkeypatch.setenv(decoder.SWITCH, "models")
+    assert validate_paths(paths) == typed
+
+
+TABLED = [
+    ROOT.parent / "shared" / "fixtures" / "gemini" / "int8_resnet50.sim_quantized_b1_c1_bw16_stschedule.json",
+    ROOT.parent / "shared" / "fixtures" / "gemini-raw" / "resnet_2x2_b1_ir.json",
+    ROOT.parent / "shared" / "fixtures" / "gemini-alloc" / "resnet_2x2_b1_alloc.json",
+]
+"""A real file of each dialect (the documented one writes start_send, read as the to_dram column)."""
+
+
+@pytest.mark.parametrize("path", TABLED, ids=lambda p: p.parent.name)
+def test_every_analysis_table_is_the_same_from_the_structs_as_from_the_models(path: Path) -> None:
+    data = path.read_bytes()
+    assert fallbacks(data) == []
+    tables = [analyze(load(data, typed)).tables(links=True) for typed in (True, False)]
+    assert tables[0].keys() == tables[1].keys()
+    for name, frame in tables[0].items():
+        pd.testing.assert_frame_equal(frame, tables[1][name], check_exact=True, obj=name)
+    if "gemini/" in str(path):
+        assert tables[0]["tensors"]["to_dram"].any()

@@ -48,14 +48,23 @@ settings.register_profile("dev", max_examples=BASE_EXAMPLES, **_STEADY)  # type:
 settings.register_profile("fuzz", max_examples=examples(20) * BASE_EXAMPLES, **_STEADY)  # type: ignore[arg-type]
 FIXED_SEEDS = {"ci": 0}
 """Profiles that always draw from the same seed; the others draw a fresh one per run."""
-# hypothesis itself switches to its own "ci" profile when the CI variable is set; ours replaces it.
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
+
+
+def default_profile() -> str:
+    """The profile of a run given no --hypothesis-profile: HYPOTHESIS_PROFILE, else `ci` under CI, else `dev`."""
+    return os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev")
+
 
 _SEED = pytest.StashKey[int]()
 
 
 @pytest.hookimpl(trylast=True)  # after hypothesis's plugin has loaded --hypothesis-profile
 def pytest_configure(config: pytest.Config) -> None:
+    # Loaded here, not when this file is imported: test modules import it again as `tests.conftest`
+    # (for ROOT and its helpers), and a load at import switched a `ci` run to `dev` halfway through.
+    # Without the option, this also replaces the "ci" profile hypothesis loads itself under CI.
+    if config.getoption("hypothesis_profile", None) is None:
+        settings.load_profile(default_profile())
     given = config.getoption("hypothesis_seed", None)
     profile = settings.get_current_profile_name()
     seed = int(given) if given is not None else FIXED_SEEDS.get(profile, secrets.randbelow(2**32))

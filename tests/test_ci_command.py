@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 import shlex
 import subprocess
 import sys
 from pathlib import Path
+
+from hypothesis import settings
 
 ROOT = Path(__file__).resolve().parent.parent
 CI_ONLY = ["-p", "no:cacheprovider"]
@@ -64,3 +67,17 @@ def test_the_ci_profile_and_its_seed_are_in_the_header() -> None:
     assert proc.returncode == 0, proc.stdout + proc.stderr
     header = proc.stdout.split("collected")[0]
     assert "hypothesis profile 'ci': seed 0, max_examples 100, deadline None" in header, proc.stdout
+
+
+def test_importing_the_conftest_again_keeps_the_runs_profile() -> None:
+    """Test modules import tests/conftest.py a second time (`from tests.conftest import ROOT`): that must
+    not switch the run's hypothesis profile (a load at import once turned a `ci` run into `dev` halfway)."""
+    import tests.conftest as shared
+
+    before = settings.get_current_profile_name()
+    settings.load_profile("fuzz")
+    try:
+        importlib.reload(shared)
+        assert settings.get_current_profile_name() == "fuzz"
+    finally:
+        settings.load_profile(before)

@@ -7,7 +7,7 @@ raw JSON, one top-level part at a time, while that part is still in memory.
 from __future__ import annotations
 
 import functools
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from typing import Any, ClassVar
 
 from irtools import pointer as jp
@@ -32,6 +32,10 @@ from irtools.model import (
 )
 from irtools.model.base import DIALECT
 from irtools.model.ir import CORE_KEY, CORES_FIELD
+
+WasWritten = Callable[[Any, str], bool]
+"""Whether a decoded object wrote an optional key (the decoder's `fast_types.was_written`): passed in by
+the loader, so dialects/ need not import loading/, which imports it."""
 
 _DESTINATIONS = {"core": CoreDestination, "DRAM": DramDestination}
 _SOURCES = {"DRAM": DramSource, "core": CoreSource}
@@ -140,25 +144,29 @@ class KeyScan:
         for w, workload in self._entries(workloads, jp.join(key)):
             self._workload(seen, workload, jp.join(key, w))
 
-    def decoded_core(self, key: str, workloads: list[Any], dialect_keys: Collection[str] = ()) -> None:
+    def decoded_core(
+        self,
+        key: str,
+        workloads: list[Any],
+        dialect_keys: Collection[str],
+        was_written: WasWritten,
+    ) -> None:
         """A core the typed decoder read (irtools.loading.decoder): it holds no unknown key; the dialect
-        keys its bytes name (`dialect_keys`) are noted as `core` notes them, then what
-        `_plain_workloads` counts."""
+        keys its bytes name (`dialect_keys`) are noted as `core` notes them, asking the decoder's
+        `was_written` which objects wrote them, then what `_plain_workloads` counts."""
         self._skipped = ()
         seen: _Seen = {}
         self._cores.append(seen)
         if dialect_keys:
-            self._decoded_dialect_keys(seen, key, workloads, dialect_keys)
+            self._decoded_dialect_keys(seen, key, workloads, dialect_keys, was_written)
         self._decoded_workloads(key, workloads)
 
     def _decoded_dialect_keys(
-        self, seen: _Seen, key: str, workloads: list[Any], names: Collection[str]
+        self, seen: _Seen, key: str, workloads: list[Any], names: Collection[str], was_written: WasWritten
     ) -> None:
         """The dialect keys of a decoded core in the order `_workload` meets them. Only the kinds that
         have dialect keys are visited (Workload, BufferEntry, Tile, in `_workload`'s order): in a decoded
         core the others note nothing."""
-        from irtools.loading.fast_types import was_written
-
         kinds = [m for m in (Workload, BufferEntry, Tile) if not _fields(m)[1].isdisjoint(names)]
         for w, wl in enumerate(workloads):
             base = jp.join(key, w)

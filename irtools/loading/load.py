@@ -20,7 +20,7 @@ from irtools.dialects.keys import KeyScan
 from irtools.findings import Finding, Severity
 from irtools.limits import size_problem
 from irtools.loading import decoder
-from irtools.loading.fast_types import is_model, model_of
+from irtools.loading.fast_types import is_model, model_of, was_written
 from irtools.loading.reader import StreamError, gc_paused, read_bytes, read_members
 from irtools.loading.schema_errors import SchemaErrors
 from irtools.model import SchedulerIR
@@ -324,7 +324,7 @@ def _validate_members(members: Iterable[tuple[str, Any]], loaded: LoadedIR, part
                 top[key] = value.value
             else:
                 cores[key] = value.value
-                keys.decoded_core(key, value.value, value.dialect_keys)
+                keys.decoded_core(key, value.value, value.dialect_keys, was_written)
             continue
         if not CORE_KEY.match(key):
             top[key] = _dram(parts, value, loaded, schema, keys, skipped) if key == "-1" else value

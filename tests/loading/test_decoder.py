@@ -111,6 +111,36 @@ def test_a_schema_error_sends_only_its_member_to_the_models() -> None:
     assert next(f.pointer for f in loaded.findings if f.code == "GIR101") == f"/{core}/0/buffer/0/address"
 
 
+def _tile(doc: dict[str, Any]) -> dict[str, Any]:
+    core = next(k for k in doc if k.isdigit())
+    tile: dict[str, Any] = doc[core][0]["tile_info"]["tile_num_0"]
+    return tile
+
+
+@pytest.mark.parametrize(
+    ("field", "written", "why"),
+    [
+        ("single_tile_time_pred", b"1e400", "a float past the largest double reads as inf: not finite"),
+        ("single_tile_time_pred", b"-0.5", "below its ge=0"),
+        ("ifmap_lower", b"[0, 0, 0, 0, 0]", "a coordinate of 5 numbers: longer than 4"),
+        ("ifmap_lower", b"[0, 0]", "a coordinate of 2 numbers: shorter than 3"),
+        ("act_mini_tile", b"[1, 3, 4]", "a 4-list of 3"),
+    ],
+)
+def test_each_constraint_of_the_models_holds_on_the_decoders_path(
+    field: str, written: bytes, why: str
+) -> None:
+    """The Structs carry every bound of the models: a value just past one is GIR101, as the models say."""
+    doc = json.loads(json.dumps(DOCS["documented"]))
+    _tile(doc)[field] = "PLACEHOLDER"
+    data = json.dumps(doc).encode().replace(b'"PLACEHOLDER"', written, 1)
+    loaded = same_either_way(data)
+    pointers = [f.pointer for f in loaded.findings if f.code == "GIR101"]
+    assert any(
+        p.endswith(f"/tile_info/tile_num_0/{field}") or f"/tile_num_0/{field}/" in p for p in pointers
+    ), why
+
+
 def test_an_unknown_key_sends_its_member_to_the_models_key_scan() -> None:
     doc = json.loads(json.dumps(DOCS["documented"]))
     core = next(k for k in doc if k.isdigit())

@@ -3,6 +3,7 @@ transfer, or a reader is missing from its producer's destinations."""
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -23,9 +24,21 @@ def missing_destination_message(core_id: int, workload_id: int, transfer_id: int
     return f"destination core {core_id} workload {workload_id} of transfer {transfer_id} does not exist"
 
 
-def _suspects(ir: IRIndex) -> tuple[TransferColumns, Bools, Bools] | None:
+Suspects = tuple["TransferColumns", "Bools", "Bools"] | None
+
+_FOUND: weakref.WeakKeyDictionary[IRIndex, Suspects] = weakref.WeakKeyDictionary()
+"""Each index's suspects, found once for both screens (workloads, DRAM entries)."""
+
+
+def _suspects(ir: IRIndex) -> Suspects:
     """The transfer columns, and which destinations (missing workload, or one not naming the transfer)
     and which ifmap reads of an ofmap's transfer (no ofmap lists the reader) may be findings."""
+    if ir not in _FOUND:
+        _FOUND[ir] = _find_suspects(ir)
+    return _FOUND[ir]
+
+
+def _find_suspects(ir: IRIndex) -> Suspects:
     import numpy as np
 
     from irtools.loading.columns import first_rows, pair_keys, transfer_columns

@@ -91,11 +91,14 @@ def _dialects(code: str, step: Step) -> list[Dialect]:
 
 
 @st.composite
-def synth_files(draw: st.DrawFn, dialects: list[Dialect]) -> bytes:
-    """A small synth file of one of `dialects` with up to three injected defects."""
+def synth_files(draw: st.DrawFn, code: str, dialects: list[Dialect]) -> bytes:
+    """A small synth file of one of `dialects` with the rule's own defect (where the dialect's injectors
+    have it) and up to two others."""
     dialect = draw(st.sampled_from(dialects)).name
     injector, codes = INJECT[dialect]
-    chosen = draw(st.lists(st.sampled_from(codes), max_size=3, unique=True))
+    own = [code] if code in codes else []
+    others = draw(st.lists(st.sampled_from(codes), min_size=0 if own else 1, max_size=2, unique=True))
+    chosen = sorted({*own, *others})
     base = json.loads(_base(draw(st.sampled_from(range(len(BASES)))), dialect))
     try:
         injection = injector(base, chosen, draw(st.integers(0, 2)))
@@ -130,7 +133,7 @@ def test_screen_keeps_every_reference_finding(name: str) -> None:
         deadline=None,
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
     )
-    @given(data=st.one_of(synth_files(_dialects(code, step)), fuzzed_files()))
+    @given(data=st.one_of(synth_files(code, _dialects(code, step)), fuzzed_files()))
     def keeps(data: bytes) -> None:
         loaded = load_ir(data, "<screened>")
         if loaded.ir is None:

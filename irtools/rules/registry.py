@@ -1,4 +1,9 @@
-"""The rule catalogue: stable codes, names, default severities and documentation."""
+"""The rule catalogue (stable codes, names, default severities, documentation) and how a rule runs.
+
+Each rule module declares its reference check with `@rule(..., screen=...)`; the registry runs the
+screen, then the check on the workloads it flags, or the check alone when the reference core is on
+(irtools.reference: a ContextVar, kept below every package since the readers consult it too).
+"""
 
 from __future__ import annotations
 

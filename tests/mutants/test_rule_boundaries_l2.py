@@ -1,0 +1,84 @@
+"""GIR3xx (L2 buffers) at the boundaries the mutation run of issue 33 found untested, one table.
+
+Each row edits a clean file (the 2x2 sample, or a synth file of the raw or alloc dialect) or picks an
+option at a boundary a surviving mutant moved: one against several (a plural, a sum over snapshots),
+the first or last entry of a snapshot. It asserts the exact findings of one code on both cores
+(tests/mutants/edits.py `check`); notes at info are compared where the row says so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import NamedTuple
+
+import pytest
+
+from irtools.rules.context import CheckOptions
+from tests.mutants.edits import Doc, Row, alloc_doc, check, raw_doc, rows
+
+
+class Case(NamedTuple):
+    """One boundary: the file, the code whose findings are compared, and those findings."""
+
+    id: str
+    doc: Callable[[], Doc]
+    code: str
+    expected: list[Row]
+    options: CheckOptions | None = None
+    info: bool = False
+
+
+def _kib(blocks: int) -> CheckOptions:
+    return CheckOptions(l2_size=blocks * 1024)
+
+
+_RAW_TAIL = (
+    ": an allocator taking the file as written (whole tensors, inputs held ahead) overflows this core; "
+    "the scheduler tiles tensors larger than the L2, which the IR does not record"
+)
+
+L2 = [
+    # Raw block counts: the peak snapshot, and how many of the core's snapshots exceed (plural from two).
+    Case(
+        "GIR301-raw-two-snapshots-exceed",
+        raw_doc,
+        "GIR301",
+        [
+            (
+                "GIR301",
+                "/1/3/buffer",
+                "snapshot lists 81 blocks (82,944 B), more than the L2 size of 79 blocks (80,896 B); "
+                "2 of the core's 12 snapshots exceed it" + _RAW_TAIL,
+            ),
+            (
+                "GIR301",
+                "/2/6/buffer",
+                "snapshot lists 80 blocks (81,920 B), more than the L2 size of 79 blocks (80,896 B); "
+                "1 of the core's 10 snapshots exceeds it" + _RAW_TAIL,
+            ),
+        ],
+        _kib(79),
+    ),
+    # Alloc block addresses: entries past the end are summed over every snapshot of the core.
+    Case(
+        "GIR301-alloc-entries-past-in-several-snapshots",
+        alloc_doc,
+        "GIR301",
+        [
+            (
+                "GIR301",
+                "/1/5/buffer/5",
+                "addresses reach 130 blocks (133,120 B) here, past the L2 size of 100 blocks (102,400 B) "
+                "(at most 121 blocks (123,904 B) held at once); 6 entries in 5 of the core's 16 snapshots "
+                "end past it",
+            )
+        ],
+        _kib(100),
+    ),
+]
+
+
+@pytest.mark.parametrize("case", L2, ids=[c.id for c in L2])
+def test_l2_rules_at_the_boundaries_mutants_moved(case: Case, tmp_path: Path) -> None:
+    assert rows(check(tmp_path, case.doc(), case.options), case.code, info=case.info) == case.expected

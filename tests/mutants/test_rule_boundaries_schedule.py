@@ -1,0 +1,80 @@
+"""GIR5xx (ordering and topology) at the boundaries the mutation run of issue 33 found untested, one table.
+
+Each row edits the clean 2x2 sample at a boundary a surviving mutant moved: a mesh whose id list is
+exactly the 16 a message spells out or more, the last core of the last row and the port just past it.
+It asserts the exact findings of one code on both cores (tests/mutants/edits.py `check`), the info
+notes included where the row says so (they tell the user which numbering was read).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import NamedTuple
+
+import pytest
+
+from tests.mutants.edits import Doc, Row, check, mesh_doc, rows
+
+
+class Case(NamedTuple):
+    """One boundary: the file, the code whose findings are compared, and those findings."""
+
+    id: str
+    doc: Callable[[], Doc]
+    code: str
+    expected: list[Row]
+    info: bool = False
+
+
+def _mesh(xlen: int, ylen: int, *keys: str) -> Callable[[], Doc]:
+    """The sample's four cores renamed to `keys`, in an xlen x ylen mesh."""
+
+    def doc() -> Doc:
+        d = mesh_doc() | {"xlen": xlen, "ylen": ylen}
+        cores = [d.pop(k) for k in ("0", "1", "2", "3")]
+        return d | dict(zip(keys, cores, strict=True))
+
+    return doc
+
+
+_IDS_4X4 = "1, 2, 3, 4, 7, 8, 9, 10, 13, 14, 15, 16, 19, 20, 21, 22"
+"""A 4x4 mesh's ids, y*(xlen+2)+x+1: exactly the 16 a message spells out."""
+_IDS_5X4 = "1, 2, 3, 4, 5, 8, 9, 10, 11, 12, 15, 16, 17, 18, 19, 22, ... (4 more)"
+"""A 5x4 mesh has 20 ids: the first 16, then how many more."""
+_MESH_NOTE = "cores are numbered by mesh position y*(xlen+2)+x+1 (Gemini's mesh ids: {})"
+
+SCHEDULE = [
+    Case(
+        "GIR503-mesh-ids-16-last-core",
+        _mesh(4, 4, "1", "7", "19", "22"),
+        "GIR503",
+        [("GIR503", "", _MESH_NOTE.format(_IDS_4X4))],
+        info=True,
+    ),
+    Case(
+        "GIR503-mesh-ids-16-east-port-of-last-row",
+        _mesh(4, 4, "1", "7", "19", "23"),
+        "GIR503",
+        [
+            ("GIR503", "", _MESH_NOTE.format(_IDS_4X4)),
+            ("GIR503", "/23", f"core 23 is outside the 4x4 mesh (mesh ids {_IDS_4X4})"),
+        ],
+        info=True,
+    ),
+    Case(
+        "GIR503-mesh-ids-20-listed-16",
+        _mesh(5, 4, "1", "8", "22", "27"),
+        "GIR503",
+        [
+            ("GIR503", "", _MESH_NOTE.format(_IDS_5X4)),
+            ("GIR503", "/27", f"core 27 is outside the 5x4 mesh (mesh ids {_IDS_5X4})"),
+        ],
+        info=True,
+    ),
+]
+
+
+@pytest.mark.parametrize("case", SCHEDULE, ids=[c.id for c in SCHEDULE])
+def test_schedule_rules_at_the_boundaries_mutants_moved(case: Case, tmp_path: Path) -> None:
+    assert rows(check(tmp_path, case.doc()), case.code, info=case.info) == case.expected

@@ -18,6 +18,31 @@ from irtools.rules.context import CheckOptions
 from tests.mutants.edits import Doc, Row, alloc_doc, check, raw_doc, rows
 
 
+def _raw_entry(core: str, position: int, index: int, *drop: str, **values: object) -> Callable[[], Doc]:
+    """The raw file with one buffer entry's keys `drop` removed and `values` set."""
+
+    def doc() -> Doc:
+        d = raw_doc()
+        entry = d[core][position]["buffer"][index]
+        for key in drop:
+            del entry[key]
+        entry.update(values)
+        return d
+
+    return doc
+
+
+def _raw_source_upper(value: object) -> Callable[[], Doc]:
+    """The raw file with the one source of core 1's ifmap entry /1/1/buffer/1 given `upper` = value."""
+
+    def doc() -> Doc:
+        d = raw_doc()
+        d["1"][1]["buffer"][1]["source"][0]["upper"] = value
+        return d
+
+    return doc
+
+
 class Case(NamedTuple):
     """One boundary: the file, the code whose findings are compared, and those findings."""
 
@@ -76,6 +101,37 @@ L2 = [
         ],
         _kib(100),
     ),
+    # Raw sources: an ofmap entry as the scheduler writes it (no source, no ids) brings nothing in and is
+    # no defect; an input entry with no source says what it carries, ids listed as the format does.
+    Case("GIR305-raw-ofmap-entry-without-source", _raw_entry("1", 9, 3, "source", "transfer_id"), "GIR305", []),
+    Case(
+        "GIR305-raw-input-without-source-with-ids",
+        _raw_entry("1", 1, 1, "source", transfer_id=[2, 7]),
+        "GIR305",
+        [
+            (
+                "GIR305",
+                "/1/1/buffer/1",
+                "ifmap entry of layer 'Conv_0' has transfer_id [2, 7] but no source: "
+                "nothing brings [0, 0, 0, 0]..[0, 31, 10, 55]",
+            )
+        ],
+    ),
+    Case(
+        "GIR305-raw-input-without-source-or-ids",
+        _raw_entry("1", 1, 1, "source", "transfer_id"),
+        "GIR305",
+        [
+            (
+                "GIR305",
+                "/1/1/buffer/1",
+                "ifmap entry of layer 'Conv_0' has no source and no transfer id: "
+                "nothing brings [0, 0, 0, 0]..[0, 31, 10, 55]",
+            )
+        ],
+    ),
+    # A source box that is not two lists (a 4-D lower, a bare upper) has no box to compare: no finding.
+    Case("GIR305-raw-source-upper-not-a-list", _raw_source_upper(55), "GIR305", []),
 ]
 
 

@@ -8,14 +8,18 @@ the first or last entry of a snapshot. It asserts the exact findings of one code
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
 import pytest
 
+from irtools.loading.index import IRIndex
+from irtools.loading.load import load_ir
 from irtools.rules.context import CheckOptions
-from tests.mutants.edits import Doc, Row, alloc_doc, check, raw_doc, rows
+from irtools.rules.l2.source_union import source_union_rows
+from tests.mutants.edits import Doc, Row, alloc_doc, check, mesh_doc, raw_doc, rows
 
 
 def _raw_entry(core: str, position: int, index: int, *drop: str, **values: object) -> Callable[[], Doc]:
@@ -94,16 +98,20 @@ L2 = [
             (
                 "GIR301",
                 "/1/5/buffer/5",
-                "addresses reach 130 blocks (133,120 B) here, past the L2 size of 100 blocks (102,400 B) "
-                "(at most 121 blocks (123,904 B) held at once); 6 entries in 5 of the core's 16 snapshots "
-                "end past it",
+                (
+                    "addresses reach 130 blocks (133,120 B) here, past the L2 size of 100 blocks (102,400 B) "
+                    "(at most 121 blocks (123,904 B) held at once); 6 entries in 5 of the core's 16 snapshots "
+                    "end past it"
+                ),
             )
         ],
         _kib(100),
     ),
     # Raw sources: an ofmap entry as the scheduler writes it (no source, no ids) brings nothing in and is
     # no defect; an input entry with no source says what it carries, ids listed as the format does.
-    Case("GIR305-raw-ofmap-entry-without-source", _raw_entry("1", 9, 3, "source", "transfer_id"), "GIR305", []),
+    Case(
+        "GIR305-raw-ofmap-entry-without-source", _raw_entry("1", 9, 3, "source", "transfer_id"), "GIR305", []
+    ),
     Case(
         "GIR305-raw-input-without-source-with-ids",
         _raw_entry("1", 1, 1, "source", transfer_id=[2, 7]),
@@ -112,8 +120,10 @@ L2 = [
             (
                 "GIR305",
                 "/1/1/buffer/1",
-                "ifmap entry of layer 'Conv_0' has transfer_id [2, 7] but no source: "
-                "nothing brings [0, 0, 0, 0]..[0, 31, 10, 55]",
+                (
+                    "ifmap entry of layer 'Conv_0' has transfer_id [2, 7] but no source: "
+                    "nothing brings [0, 0, 0, 0]..[0, 31, 10, 55]"
+                ),
             )
         ],
     ),
@@ -125,8 +135,10 @@ L2 = [
             (
                 "GIR305",
                 "/1/1/buffer/1",
-                "ifmap entry of layer 'Conv_0' has no source and no transfer id: "
-                "nothing brings [0, 0, 0, 0]..[0, 31, 10, 55]",
+                (
+                    "ifmap entry of layer 'Conv_0' has no source and no transfer id: "
+                    "nothing brings [0, 0, 0, 0]..[0, 31, 10, 55]"
+                ),
             )
         ],
     ),
@@ -138,3 +150,14 @@ L2 = [
 @pytest.mark.parametrize("case", L2, ids=[c.id for c in L2])
 def test_l2_rules_at_the_boundaries_mutants_moved(case: Case, tmp_path: Path) -> None:
     assert rows(check(tmp_path, case.doc(), case.options), case.code, info=case.info) == case.expected
+
+
+def test_gir305_screen_leaves_an_entry_without_sources_to_nobody(tmp_path: Path) -> None:
+    """An entry with transfer ids but no sources has no union to differ from (the reference skips it):
+    the screen flags no row, so a clean file costs no reference walk."""
+    doc = mesh_doc()
+    del doc["0"][0]["buffer"][2]["source"]
+    assert rows(check(tmp_path, doc), "GIR305") == []
+    path = tmp_path / "screened.json"
+    path.write_text(json.dumps(doc))
+    assert source_union_rows(IRIndex(load_ir(str(path)))) == []

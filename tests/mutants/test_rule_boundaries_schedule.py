@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 import pytest
 
-from tests.mutants.edits import Doc, Row, check, mesh_doc, rows
+from tests.mutants.edits import Doc, Row, check, edited, mesh_doc, rows
 
 
 class Case(NamedTuple):
@@ -44,7 +44,20 @@ _IDS_5X4 = "1, 2, 3, 4, 5, 8, 9, 10, 11, 12, 15, 16, 17, 18, 19, 22, ... (4 more
 """A 5x4 mesh has 20 ids: the first 16, then how many more."""
 _MESH_NOTE = "cores are numbered by mesh position y*(xlen+2)+x+1 (Gemini's mesh ids: {})"
 
+
+def _without(key: str) -> Callable[[], Doc]:
+    def doc() -> Doc:
+        d = mesh_doc()
+        del d[key]
+        return d
+
+    return doc
+
+
 SCHEDULE = [
+    # Half a mesh header (the loader reports the missing key): no mesh to place cores on, no finding.
+    Case("GIR503-no-ylen", _without("ylen"), "GIR503", [], info=True),
+    Case("GIR503-no-xlen", _without("xlen"), "GIR503", [], info=True),
     Case(
         "GIR503-mesh-ids-16-last-core",
         _mesh(4, 4, "1", "7", "19", "22"),
@@ -78,3 +91,17 @@ SCHEDULE = [
 @pytest.mark.parametrize("case", SCHEDULE, ids=[c.id for c in SCHEDULE])
 def test_schedule_rules_at_the_boundaries_mutants_moved(case: Case, tmp_path: Path) -> None:
     assert rows(check(tmp_path, case.doc()), case.code, info=case.info) == case.expected
+
+
+def test_gir502_a_cycle_is_located_at_its_first_workload_and_names_the_others(tmp_path: Path) -> None:
+    """Core 0's workload 0 feeds core 2's workload 1, which feeds it back: the finding is at /0/0 with
+    workload 0 (not the next step's workload 1), the rest of the cycle related."""
+    doc = edited(
+        mesh_doc(),
+        (("0", 0, "ofmap", 0, "destination", 0, "workload_id"), 1),
+        (("2", 1, "ofmap", 0, "destination"), [{"core_id": 0, "type": "core", "workload_id": 0}]),
+    )
+    found = [f for f in check(tmp_path, doc) if f.code == "GIR502"]
+    assert [(f.pointer, f.message, f.core_id, f.workload_id, f.related) for f in found] == [
+        ("/0/0", "deadlock: core 0/wl 0 -> core 2/wl 1 -> core 0/wl 0", 0, 0, ("/2/1",))
+    ]

@@ -18,7 +18,7 @@ import pytest
 from irtools.loading.index import IRIndex
 from irtools.loading.load import load_ir
 from irtools.rules.transfers.causality import max_workload_rows
-from tests.mutants.edits import Doc, check, edited, raw_doc, rows
+from tests.mutants.edits import Doc, check, edited, mesh_doc, raw_doc, rows
 
 
 class Screened(NamedTuple):
@@ -32,6 +32,20 @@ class Screened(NamedTuple):
 
 def _edit(*edits: tuple[tuple[str | int, ...], object]) -> Callable[[], Doc]:
     return lambda: edited(raw_doc(), *edits)
+
+
+def _first_layer(*edits: tuple[tuple[str | int, ...], object]) -> Callable[[], Doc]:
+    """The raw file cut to each core's first workload, with no ofmaps and no DRAM `in` entries: nothing
+    in it produces a transfer (a slice of a network's first layer), so every input waits for workload 0."""
+
+    def doc() -> Doc:
+        d = raw_doc()
+        for core in ("1", "2"):
+            d[core] = [{k: v for k, v in d[core][0].items() if k != "ofmap"}]
+        d["-1"]["in"] = []
+        return edited(d, *edits)
+
+    return doc
 
 
 # Rows are in file order: core 1's twelve workloads are rows 0..11.
@@ -55,6 +69,14 @@ RAW_SCREEN = [
         [1],
         ["/1/1/ifmap", "/1/1/ifmap/max_workload_id"],
     ),
+    # Nothing produced anywhere (no ofmap, no DRAM read-back): the screen still answers, row by row.
+    Screened("nothing-produced-waits-for-0", _first_layer(), [], []),
+    Screened(
+        "nothing-produced-waits-for-1",
+        _first_layer((("2", 0, "ifmap", "max_workload_id"), 1)),
+        [1],
+        ["/2/0/ifmap/max_workload_id"],
+    ),
 ]
 
 
@@ -65,3 +87,10 @@ def test_gir204_raw_screen_flags_exactly_the_rows_of_the_findings(case: Screened
     path = tmp_path / "screened.json"
     path.write_text(json.dumps(doc))
     assert max_workload_rows(IRIndex(load_ir(str(path)))) == case.flagged
+
+
+def test_gir205_relates_a_mismatched_dram_entry_to_its_ofmap(tmp_path: Path) -> None:
+    """The related location (SARIF's relatedLocations) is the ofmap the DRAM `in` entry should match."""
+    doc = edited(mesh_doc(), (("-1", "in", 0, "layer_name"), "Conv_1"))
+    found = [f for f in check(tmp_path, doc) if f.code == "GIR205"]
+    assert [(f.pointer, f.related) for f in found] == [("/-1/in/0", ("/2/1/ofmap/0",))]

@@ -56,9 +56,9 @@ def _other_screen(ir: Any) -> list[int] | None:
 
 
 def test_rule_registers_its_check_screen_needs_and_documentation(scratch: None) -> None:
-    returned = rule(CODE, "scratch", Severity.WARNING, needs={Capability.L2_SIZE}, screen=_screen, whole_file=True)(
-        _check
-    )
+    returned = rule(
+        CODE, "scratch", Severity.WARNING, needs={Capability.L2_SIZE}, screen=_screen, whole_file=True
+    )(_check)
     assert returned is _check
     entry = RULES[CODE]
     assert (entry.code, entry.name, entry.severity) == (CODE, "scratch", Severity.WARNING)

@@ -46,5 +46,5 @@ def test_the_catalogue_lists_every_rule_in_code_order() -> None:
         "",
     ]
     table = [line.split(" | ")[0].removeprefix("| ") for line in lines if re.match(r"\| GIR\d{3} \|", line)]
-    sections = re.findall(r"^## (GIR\d{3}) ", text, flags=re.M)
+    sections = re.findall(r"^## (GIR\d{3}) ", text, flags=re.MULTILINE)
     assert table == sections == sorted(RULES)

@@ -18,6 +18,7 @@ import pytest
 from irtools.loading.index import IRIndex
 from irtools.loading.load import load_ir
 from irtools.rules.context import CheckOptions
+from irtools.rules.l2.snapshot_continuity import continuity_rows
 from irtools.rules.l2.source_union import source_union_rows
 from tests.mutants.edits import Doc, Row, alloc_doc, check, mesh_doc, raw_doc, rows
 
@@ -161,3 +162,23 @@ def test_gir305_screen_leaves_an_entry_without_sources_to_nobody(tmp_path: Path)
     path = tmp_path / "screened.json"
     path.write_text(json.dumps(doc))
     assert source_union_rows(IRIndex(load_ir(str(path)))) == []
+
+
+def _core0_twice() -> Doc:
+    """The sample with core 0's one snapshot followed by a second (workload 1) keeping every tensor in place."""
+    d = mesh_doc()
+    kept = json.loads(json.dumps(d["0"][0])) | {"workload_id": 1}
+    for entry in kept["buffer"]:
+        entry["newly_added"] = False
+    d["0"].append(kept)
+    return d
+
+
+def test_gir304_screen_sees_the_files_first_entry_carried_over(tmp_path: Path) -> None:
+    """The first entry of the whole file (row 0, entry 0) kept in the next snapshot is no defect, and the
+    screen matches it to its predecessor like any other entry: no row flagged, no finding."""
+    doc = _core0_twice()
+    assert rows(check(tmp_path, doc), "GIR304") == []
+    path = tmp_path / "screened.json"
+    path.write_text(json.dumps(doc))
+    assert continuity_rows(IRIndex(load_ir(str(path)))) == []

@@ -68,6 +68,15 @@ _RAW_TAIL = (
     "the scheduler tiles tensors larger than the L2, which the IR does not record"
 )
 
+
+def _second_ifmap_entry() -> Doc:
+    """The sample with core 0's ifmap entry (transfer 0, flagged cur_wl_ifmap) copied, unflagged, elsewhere."""
+    d = mesh_doc()
+    buffer = d["0"][0]["buffer"]
+    buffer.append(json.loads(json.dumps(buffer[0])) | {"address": 0x20000, "cur_wl_ifmap": False})
+    return d
+
+
 L2 = [
     # Raw block counts: the peak snapshot, and how many of the core's snapshots exceed (plural from two).
     Case(
@@ -140,6 +149,19 @@ L2 = [
                     "ifmap entry of layer 'Conv_0' has no source and no transfer id: "
                     "nothing brings [0, 0, 0, 0]..[0, 31, 10, 55]"
                 ),
+            )
+        ],
+    ),
+    # An unflagged copy of the ifmap entry, next to the flagged one that already covers the transfer.
+    Case(
+        "GIR306-unflagged-ifmap-beside-a-flagged-one",
+        _second_ifmap_entry,
+        "GIR306",
+        [
+            (
+                "GIR306",
+                "/0/0/buffer/3/cur_wl_ifmap",
+                "ifmap tensor 0 [transfer 0] holds ifmap transfers [0] but is not flagged cur_wl_ifmap",
             )
         ],
     ),

@@ -18,7 +18,57 @@ import pytest
 from irtools.loading.index import IRIndex
 from irtools.loading.load import load_ir
 from irtools.rules.transfers.causality import max_workload_rows
-from tests.mutants.edits import Doc, check, edited, mesh_doc, raw_doc, rows
+from irtools.rules.transfers.destination_mismatch import suspect_dram
+from tests.mutants.edits import Doc, Row, check, edited, mesh_doc, raw_doc, rows
+
+
+class Case(NamedTuple):
+    """One boundary: the file, the code whose findings are compared, and those findings."""
+
+    id: str
+    doc: Callable[[], Doc]
+    code: str
+    expected: list[Row]
+
+
+def _mesh(*edits: tuple[tuple[str | int, ...], object]) -> Callable[[], Doc]:
+    return lambda: edited(mesh_doc(), *edits)
+
+
+TRANSFERS = [
+    # A late id after an early one in the same ifmap list is still found.
+    Case(
+        "GIR204-late-id-after-another-cores",
+        _mesh((("2", 0, "ifmap", 0, "transfer_id"), [10, 14])),
+        "GIR204",
+        [
+            (
+                "GIR204",
+                "/2/0/ifmap/0",
+                "reads transfer 14 produced by workload 1, which runs later on this core",
+            )
+        ],
+    ),
+    # The file's first workload (row 0) reading its own output.
+    Case(
+        "GIR204-first-workload-reads-itself",
+        _mesh((("0", 0, "ifmap", 0, "transfer_id"), [10])),
+        "GIR204",
+        [("GIR204", "/0/0/ifmap/0", "reads transfer 10 produced by workload 0, which is this workload")],
+    ),
+]
+
+
+@pytest.mark.parametrize("case", TRANSFERS, ids=[c.id for c in TRANSFERS])
+def test_transfer_rules_at_the_boundaries_mutants_moved(case: Case, tmp_path: Path) -> None:
+    assert rows(check(tmp_path, case.doc()), case.code) == case.expected
+
+
+def test_gir203_dram_screen_skips_a_file_whose_dram_destinations_all_exist(tmp_path: Path) -> None:
+    """The DRAM part of GIR203 reads the whole file; on a clean file its screen says so: nothing to check."""
+    path = tmp_path / "clean.json"
+    path.write_text(json.dumps(mesh_doc()))
+    assert suspect_dram(IRIndex(load_ir(str(path)))) == []
 
 
 class Screened(NamedTuple):

@@ -105,3 +105,10 @@ def test_gir502_a_cycle_is_located_at_its_first_workload_and_names_the_others(tm
     assert [(f.pointer, f.message, f.core_id, f.workload_id, f.related) for f in found] == [
         ("/0/0", "deadlock: core 0/wl 0 -> core 2/wl 1 -> core 0/wl 0", 0, 0, ("/2/1",))
     ]
+
+
+def test_gir505_finding_carries_its_core_workload_and_transfer(tmp_path: Path) -> None:
+    """A report's reader groups findings by core and workload (JSON report, SARIF): GIR505 says which."""
+    doc = edited(mesh_doc(), (("0", 0, "ofmap", 0, "upper"), [0, 15, 15, 32]))
+    found = [f for f in check(tmp_path, doc) if f.code == "GIR505"]
+    assert [(f.pointer, f.core_id, f.workload_id, f.transfer_id) for f in found] == [("/0/0/ofmap/0", 0, 0, 10)]

@@ -58,6 +58,19 @@ SCHEDULE = [
     # Half a mesh header (the loader reports the missing key): no mesh to place cores on, no finding.
     Case("GIR503-no-ylen", _without("ylen"), "GIR503", [], info=True),
     Case("GIR503-no-xlen", _without("xlen"), "GIR503", [], info=True),
+    # The workload's own range ([lower, upper] as `workload`): located at the key, named by no sub-key.
+    Case(
+        "GIR504-workload-range-one-past",
+        lambda: edited(mesh_doc(), (("0", 0, "workload", 0), [0, 0, 0, 32])),
+        "GIR504",
+        [("GIR504", "/0/0/workload", "lower [0, 0, 0, 32] > upper [0, 15, 15, 31] in dimension 3")],
+    ),
+    Case(
+        "GIR504-workload-range-three-dimensions",
+        lambda: edited(mesh_doc(), (("0", 0, "workload", 0), [0, 16, 16, 32])),
+        "GIR504",
+        [("GIR504", "/0/0/workload", "lower [0, 16, 16, 32] > upper [0, 15, 15, 31] in dimensions 1, 2, 3")],
+    ),
     Case(
         "GIR503-mesh-ids-16-last-core",
         _mesh(4, 4, "1", "7", "19", "22"),
@@ -111,4 +124,6 @@ def test_gir505_finding_carries_its_core_workload_and_transfer(tmp_path: Path) -
     """A report's reader groups findings by core and workload (JSON report, SARIF): GIR505 says which."""
     doc = edited(mesh_doc(), (("0", 0, "ofmap", 0, "upper"), [0, 15, 15, 32]))
     found = [f for f in check(tmp_path, doc) if f.code == "GIR505"]
-    assert [(f.pointer, f.core_id, f.workload_id, f.transfer_id) for f in found] == [("/0/0/ofmap/0", 0, 0, 10)]
+    assert [(f.pointer, f.core_id, f.workload_id, f.transfer_id) for f in found] == [
+        ("/0/0/ofmap/0", 0, 0, 10)
+    ]

@@ -18,7 +18,7 @@ import pytest
 from irtools.loading.index import IRIndex
 from irtools.loading.load import load_ir
 from irtools.rules.transfers.causality import max_workload_rows
-from irtools.rules.transfers.destination_mismatch import suspect_dram
+from irtools.rules.transfers.destination_mismatch import suspect_dram, suspect_rows
 from tests.mutants.edits import Doc, Row, check, edited, mesh_doc, raw_doc, rows
 
 
@@ -69,6 +69,24 @@ def test_gir203_dram_screen_skips_a_file_whose_dram_destinations_all_exist(tmp_p
     path = tmp_path / "clean.json"
     path.write_text(json.dumps(mesh_doc()))
     assert suspect_dram(IRIndex(load_ir(str(path)))) == []
+
+
+@pytest.mark.parametrize(
+    ("doc", "flagged"),
+    [
+        (mesh_doc, []),
+        # Core 0's ofmap (row 0) names core 2's workload 1, which does not read it; core 2's workload 0
+        # (row 2: rows are core 0's, core 1's, then core 2's two) reads it and is not listed.
+        (_mesh((("0", 0, "ofmap", 0, "destination", 0, "workload_id"), 1)), [0, 2]),
+    ],
+    ids=["clean", "destination-names-the-other-workload"],
+)
+def test_gir203_row_screen_flags_the_producer_and_the_unlisted_reader(
+    doc: Callable[[], Doc], flagged: list[int], tmp_path: Path
+) -> None:
+    path = tmp_path / "screened.json"
+    path.write_text(json.dumps(doc()))
+    assert suspect_rows(IRIndex(load_ir(str(path)))) == flagged
 
 
 class Screened(NamedTuple):

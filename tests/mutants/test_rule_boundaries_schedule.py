@@ -54,7 +54,43 @@ def _without(key: str) -> Callable[[], Doc]:
     return doc
 
 
+def _tiles(*boxes: tuple[list[int], list[int]]) -> Callable[[], Doc]:
+    """The sample with core 0's workload (ofmap [0, 0, 0, 0]..[0, 15, 15, 31]) cut into these tiles."""
+
+    def doc() -> Doc:
+        d = mesh_doc()
+        base = d["0"][0]["tile_info"]["tile_num_0"]
+        d["0"][0]["tile_info"] = {
+            f"tile_num_{i}": base | {"ofmap_lower": lo, "ofmap_upper": hi} for i, (lo, hi) in enumerate(boxes)
+        }
+        return d
+
+    return doc
+
+
+# Three tiles covering all of core 0's workload but its last element [0, 15, 15, 31], and that element.
+_ALL_BUT_LAST = (
+    ([0, 0, 0, 0], [0, 15, 15, 30]),
+    ([0, 0, 0, 31], [0, 15, 14, 31]),
+    ([0, 0, 15, 31], [0, 14, 15, 31]),
+)
+_LAST = ([0, 15, 15, 31], [0, 15, 15, 31])
+_EMPTY = ([0, 5, 5, 5], [0, 5, 5, 4])
+"""A tile whose W range is empty (lower = upper + 1): it covers nothing."""
+_ONE_SHORT = (
+    "GIR505",
+    "/0/0/tile_info",
+    (
+        "tiles cover [0, 0, 0, 0]..[0, 15, 15, 31] with gaps (8191 of 8192 elements) "
+        "but the workload is [0, 0, 0, 0]..[0, 15, 15, 31]"
+    ),
+)
+
 SCHEDULE = [
+    # Tiles against their workload: exactly covered, one element short, short with an empty tile.
+    Case("GIR505-tiles-cover-to-the-last-element", _tiles(*_ALL_BUT_LAST, _LAST), "GIR505", []),
+    Case("GIR505-tiles-one-element-short", _tiles(*_ALL_BUT_LAST), "GIR505", [_ONE_SHORT]),
+    Case("GIR505-an-empty-tile-covers-nothing", _tiles(*_ALL_BUT_LAST, _EMPTY), "GIR505", [_ONE_SHORT]),
     # Half a mesh header (the loader reports the missing key): no mesh to place cores on, no finding.
     Case("GIR503-no-ylen", _without("ylen"), "GIR503", [], info=True),
     Case("GIR503-no-xlen", _without("xlen"), "GIR503", [], info=True),

@@ -77,6 +77,17 @@ def _second_ifmap_entry() -> Doc:
     return d
 
 
+def _weight_on_ifmap(layer_name: str) -> Callable[[], Doc]:
+    """The sample with core 0's weight (of layer `layer_name`) moved onto its ifmap tensor 2."""
+
+    def doc() -> Doc:
+        d = mesh_doc()
+        d["0"][0]["buffer"][1] |= {"address": 0x10000, "layer_name": layer_name}
+        return d
+
+    return doc
+
+
 L2 = [
     # Raw block counts: the peak snapshot, and how many of the core's snapshots exceed (plural from two).
     Case(
@@ -164,6 +175,25 @@ L2 = [
                 "ifmap tensor 0 [transfer 0] holds ifmap transfers [0] but is not flagged cur_wl_ifmap",
             )
         ],
+    ),
+    # Layer names are spelled out up to 80 characters (MESSAGE_TEXT), then cut to 77 and "...".
+    *(
+        Case(
+            f"GIR302-layer-name-of-{n}-characters",
+            _weight_on_ifmap("L" * n),
+            "GIR302",
+            [
+                (
+                    "GIR302",
+                    "/0/0/buffer/1",
+                    (
+                        f"weight tensor 1 [transfer 2] ({shown}) [0x10000, 0x10400) overlaps "
+                        "ifmap tensor 2 [transfer 10] [0x10000, 0x12000)"
+                    ),
+                )
+            ],
+        )
+        for n, shown in ((80, "L" * 80), (81, "L" * 77 + "..."))
     ),
     # A source box that is not two lists (a 4-D lower, a bare upper) has no box to compare: no finding.
     Case("GIR305-raw-source-upper-not-a-list", _raw_source_upper(55), "GIR305", []),

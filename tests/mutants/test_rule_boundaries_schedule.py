@@ -91,6 +91,19 @@ SCHEDULE = [
     Case("GIR505-tiles-cover-to-the-last-element", _tiles(*_ALL_BUT_LAST, _LAST), "GIR505", []),
     Case("GIR505-tiles-one-element-short", _tiles(*_ALL_BUT_LAST), "GIR505", [_ONE_SHORT]),
     Case("GIR505-an-empty-tile-covers-nothing", _tiles(*_ALL_BUT_LAST, _EMPTY), "GIR505", [_ONE_SHORT]),
+    # The empty tile is an inverted range of the tile's `ofmap_lower` key, named in the message.
+    Case(
+        "GIR504-empty-tile-names-its-key",
+        _tiles(*_ALL_BUT_LAST, _EMPTY),
+        "GIR504",
+        [
+            (
+                "GIR504",
+                "/0/0/tile_info/tile_num_3/ofmap_lower",
+                "ofmap_lower: lower [0, 5, 5, 5] > upper [0, 5, 5, 4] in dimension 3",
+            )
+        ],
+    ),
     # Half a mesh header (the loader reports the missing key): no mesh to place cores on, no finding.
     Case("GIR503-no-ylen", _without("ylen"), "GIR503", [], info=True),
     Case("GIR503-no-xlen", _without("xlen"), "GIR503", [], info=True),

@@ -112,9 +112,9 @@ def test_integers_are_capped_at_int64(schema: dict[str, Any]) -> None:
 
 
 def test_dialect_keys_are_annotated(schema: dict[str, Any]) -> None:
-    assert "x-gemini-dialect" in schema["$defs"]["Workload"]["properties"]["wl1_buffer"]
-    assert "x-gemini-dialect" in schema["$defs"]["BufferEntry"]["properties"]["start_send"]
-    assert "x-gemini-dialect" not in schema["$defs"]["Workload"]["properties"]["wl0_buffer"]
+    assert "x-gemini-extension" in schema["$defs"]["Workload"]["properties"]["wl1_buffer"]
+    assert "x-gemini-extension" in schema["$defs"]["BufferEntry"]["properties"]["start_send"]
+    assert "x-gemini-extension" not in schema["$defs"]["Workload"]["properties"]["wl0_buffer"]
 
 
 # --- real files: both validators accept them -------------------------------------------------------------

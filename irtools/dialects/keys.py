@@ -1,4 +1,4 @@
-"""GIR103 from the raw file: keys the models do not know, and dialect keys, per object kind.
+"""GIR103 from the raw file: keys the models do not know, and extension keys, per object kind.
 
 The models drop unknown keys (the records are slotted dataclasses), so the keys are counted on the
 raw JSON, one top-level part at a time, while that part is still in memory.
@@ -30,7 +30,7 @@ from irtools.model import (
     Wl0Entry,
     Workload,
 )
-from irtools.model.base import DIALECT
+from irtools.model.base import EXTENSION
 from irtools.model.ir import CORE_KEY, CORES_FIELD
 
 WasWritten = Callable[[Any, str], bool]
@@ -45,49 +45,49 @@ _WL0_LISTS = ("wl0_buffer", "wl1_buffer")
 _NESTED = {"ofmap": ("destination", _DESTINATIONS), "buffer": ("source", _SOURCES)}
 """The typed lists inside each entry of a workload's tensor lists."""
 
-# Per (kind, key): [count, first pointer, is dialect]. One table per top-level part, merged in the
+# Per (kind, key): [count, first pointer, is extension]. One table per top-level part, merged in the
 # order of the models (top level, DRAM, cores) whatever the order of the keys in the file.
 _Seen = dict[tuple[str, str], list[Any]]
 
 
 @functools.cache
 def _fields(model: type) -> tuple[frozenset[str], frozenset[str]]:
-    """(every key the model reads, the dialect keys among them)."""
+    """(every key the model reads, the extension keys among them)."""
     fields = {  # init=False fields are filled by irtools after loading, never read from the file
         name: info
         for name, info in model.__pydantic_fields__.items()  # type: ignore[attr-defined]
         if info.init is not False
     }
     known = frozenset((info.alias or name) for name, info in fields.items()) - {CORES_FIELD}
-    dialect = frozenset(
+    extension = frozenset(
         (info.alias or name)
         for name, info in fields.items()
-        if isinstance(info.json_schema_extra, dict) and DIALECT in info.json_schema_extra
+        if isinstance(info.json_schema_extra, dict) and EXTENSION in info.json_schema_extra
     )
-    return known, dialect
+    return known, extension
 
 
 def type_field_note(kind: str, key: str) -> str:
-    """The note a dialect field carries in the models."""
+    """The note an extension field carries in the models."""
     from irtools import model as models
 
     info = getattr(models, kind).__pydantic_fields__[key]
-    return str(info.json_schema_extra[DIALECT])
+    return str(info.json_schema_extra[EXTENSION])
 
 
 def _plain(model: type, entries: list[Any]) -> bool:
     """Whether every entry is an object whose keys `model` knows and none of which it notes as a
-    dialect key: then no entry yields a GIR103, and one union of their keys (in C) proves it instead
+    extension key: then no entry yields a GIR103, and one union of their keys (in C) proves it instead
     of a call per entry. Off under the reference core (irtools.reference), which looks at each one."""
     if reference.active() or not set(map(type, entries)) <= {dict}:
         return False
     keys: set[str] = set().union(*entries)
-    known, dialect = _fields(model)
-    return known.issuperset(keys) and keys.isdisjoint(dialect)
+    known, extension = _fields(model)
+    return known.issuperset(keys) and keys.isdisjoint(extension)
 
 
 class KeyScan:
-    """Counts unknown and dialect keys; `findings()` gives one GIR103 per (object kind, key).
+    """Counts unknown and extension keys; `findings()` gives one GIR103 per (object kind, key).
 
     Entries whose file pointer is in `skipped` (left out for schema errors) are not looked into,
     as the semantic checks do not look at them either.
@@ -148,24 +148,24 @@ class KeyScan:
         self,
         key: str,
         workloads: list[Any],
-        dialect_keys: Collection[str],
+        extension_keys: Collection[str],
         was_written: WasWritten,
     ) -> None:
         """A core the typed decoder read (irtools.loading.decoder): it holds no unknown key; the dialect
-        keys its bytes name (`dialect_keys`) are noted as `core` notes them, asking the decoder's
+        keys its bytes name (`extension_keys`) are noted as `core` notes them, asking the decoder's
         `was_written` which objects wrote them, then what `_plain_workloads` counts."""
         self._skipped = ()
         seen: _Seen = {}
         self._cores.append(seen)
-        if dialect_keys:
-            self._decoded_dialect_keys(seen, key, workloads, dialect_keys, was_written)
+        if extension_keys:
+            self._decoded_extension_keys(seen, key, workloads, extension_keys, was_written)
         self._decoded_workloads(key, workloads)
 
-    def _decoded_dialect_keys(
+    def _decoded_extension_keys(
         self, seen: _Seen, key: str, workloads: list[Any], names: Collection[str], was_written: WasWritten
     ) -> None:
-        """The dialect keys of a decoded core in the order `_workload` meets them. Only the kinds that
-        have dialect keys are visited (Workload, BufferEntry, Tile, in `_workload`'s order): in a decoded
+        """The extension keys of a decoded core in the order `_workload` meets them. Only the kinds that
+        have extension keys are visited (Workload, BufferEntry, Tile, in `_workload`'s order): in a decoded
         core the others note nothing."""
         kinds = [m for m in (Workload, BufferEntry, Tile) if not _fields(m)[1].isdisjoint(names)]
         for w, wl in enumerate(workloads):
@@ -212,27 +212,27 @@ class KeyScan:
         yield Tile, [t for w in wls for t in (w.get("tile_info") or {}).values()]
 
     def _plain_workloads(self, key: str, workloads: list[Any]) -> None:
-        """What a core with no unknown or dialect key still needs counted per workload: nothing here."""
+        """What a core with no unknown or extension key still needs counted per workload: nothing here."""
 
     def findings(self) -> Iterator[Finding]:
-        """GIR103 findings: one per unknown or dialect key and kind of entry, with its count and first
+        """GIR103 findings: one per unknown or extension key and kind of entry, with its count and first
         pointer."""
         merged: _Seen = {}
         for seen in (self._top, self._dram, *self._cores):
-            for kind_key, (count, pointer, is_dialect) in seen.items():
+            for kind_key, (count, pointer, is_extension) in seen.items():
                 entry = merged.get(kind_key)
                 if entry is None:
-                    merged[kind_key] = [count, pointer, is_dialect]
+                    merged[kind_key] = [count, pointer, is_extension]
                 else:
                     entry[0] += count
-        for (kind, key), (count, pointer, is_dialect) in merged.items():
+        for (kind, key), (count, pointer, is_extension) in merged.items():
             if not isinstance(pointer, str):
                 pointer = jp.extend(pointer[0], *pointer[1], key)
             times = f" ({count} occurrences)" if count > 1 else ""
-            if is_dialect:
+            if is_extension:
                 note = type_field_note(kind, key)
                 yield Finding(
-                    "GIR103", Severity.INFO, f"dialect key {key!r} in {kind}{times}: {note}", pointer
+                    "GIR103", Severity.INFO, f"extension key {key!r} in {kind}{times}: {note}", pointer
                 )
             else:
                 yield Finding(
@@ -307,12 +307,12 @@ class KeyScan:
 
     @staticmethod
     def _record(seen: _Seen, model: type, raw: dict[str, Any], base: str, tokens: tuple[Any, ...]) -> None:
-        known, dialect = _fields(model)
+        known, extensions = _fields(model)
         if not known.issuperset(raw):
             for key in raw:
                 if key not in known:
                     _note(seen, model.__name__, key, base, tokens, False)
-        for key in dialect:
+        for key in extensions:
             if key in raw:
                 _note(seen, model.__name__, key, base, tokens, True)
 
@@ -333,10 +333,10 @@ def _nested_plain(nested: tuple[str, dict[str, type]], entries: list[dict[str, A
     return _typed_plain(kinds, [item for items in inner if items for item in items])
 
 
-def _note(seen: _Seen, kind: str, key: str, base: str, tokens: tuple[Any, ...], is_dialect: bool) -> None:
+def _note(seen: _Seen, kind: str, key: str, base: str, tokens: tuple[Any, ...], is_extension: bool) -> None:
     # The pointer is assembled from (base, tokens) only for the finding, once per (kind, key).
     entry = seen.get((kind, key))
     if entry is None:
-        seen[(kind, key)] = [1, (base, tokens), is_dialect]
+        seen[(kind, key)] = [1, (base, tokens), is_extension]
     else:
         entry[0] += 1

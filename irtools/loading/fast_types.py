@@ -9,7 +9,7 @@ theirs); each Struct is made from a model's fields, so nothing here restates a f
 - `type: Literal["x"]` as the Struct's tag where the model is a member of a discriminated union;
 - an optional field holds the model's default, and the encoder leaves it out while it holds it
   (`omit_defaults`: the key count of GIR102 compares what is left with the file's keys); one whose
-  absence a finding names (a dialect key, a key Gemini leaves out: GIR103/GIR104) or that files often
+  absence a finding names (a extension key, a key Gemini leaves out: GIR103/GIR104) or that files often
   write with the default value (`WRITTEN_WITH_DEFAULT`) defaults to `UNSET` instead, so a key left out
   is told from one written, and is read through a property of the model's name giving the default;
 - fields irtools fills after loading (`init=False`) under a name no file uses;
@@ -203,14 +203,14 @@ synth files of every dialect."""
 
 def _presence_needed(model: type, name: str, info: FieldInfo) -> bool:
     """Whether the Struct must tell a key the file left out from one written with the default value: a
-    dialect key (GIR103 notes where it is written), a key Gemini leaves out (GIR104 counts where), or
+    extension key (GIR103 notes where it is written), a key Gemini leaves out (GIR104 counts where), or
     one often written with its default (`WRITTEN_WITH_DEFAULT`). The others hold the model's default
     directly (read at the speed of a slot), and the encoder leaves them out when they hold it."""
     from irtools.dialects.raw import OMITTED
-    from irtools.model.base import DIALECT
+    from irtools.model.base import EXTENSION
 
     extra = info.json_schema_extra
-    if isinstance(extra, dict) and DIALECT in extra:
+    if isinstance(extra, dict) and EXTENSION in extra:
         return True
     key = info.alias or name
     return any(
@@ -342,15 +342,15 @@ def _decoder(annotation: Any) -> msgspec.json.Decoder[Any]:
 
 
 @functools.cache
-def dialect_keys(annotation: Any) -> tuple[str, ...]:
-    """The keys marked as dialect keys (GIR103 info) in every model `annotation` reaches."""
+def extension_keys(annotation: Any) -> tuple[str, ...]:
+    """The keys marked as extension keys (GIR103 info) in every model `annotation` reaches."""
     found: dict[str, None] = {}
-    _dialect_keys(annotation, found, set())
+    _extension_keys(annotation, found, set())
     return tuple(found)
 
 
-def _dialect_keys(annotation: Any, found: dict[str, None], seen: set[type]) -> None:
-    from irtools.model.base import DIALECT
+def _extension_keys(annotation: Any, found: dict[str, None], seen: set[type]) -> None:
+    from irtools.model.base import EXTENSION
 
     if isinstance(annotation, type) and hasattr(annotation, "__pydantic_fields__"):
         if annotation in seen:
@@ -358,9 +358,9 @@ def _dialect_keys(annotation: Any, found: dict[str, None], seen: set[type]) -> N
         seen.add(annotation)
         for name, info in annotation.__pydantic_fields__.items():
             extra = info.json_schema_extra
-            if isinstance(extra, dict) and DIALECT in extra:
+            if isinstance(extra, dict) and EXTENSION in extra:
                 found[info.alias or name] = None
-            _dialect_keys(info.annotation, found, seen)
+            _extension_keys(info.annotation, found, seen)
         return
     for arg in typing.get_args(annotation):
-        _dialect_keys(arg, found, seen)
+        _extension_keys(arg, found, seen)

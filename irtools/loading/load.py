@@ -318,13 +318,13 @@ def _validate_members(members: Iterable[tuple[str, Any]], loaded: LoadedIR, part
     top: dict[str, Any] = {}
     cores: dict[str, list[Any]] = {}
     for key, value in members:
-        if isinstance(value, decoder.Decoded):  # decoded into Structs: valid, no unknown or dialect key
+        if isinstance(value, decoder.Decoded):  # decoded into Structs: valid, no unknown or extension key
             skipped[key] = []
             if key == "-1":
                 top[key] = value.value
             else:
                 cores[key] = value.value
-                keys.decoded_core(key, value.value, value.dialect_keys, was_written)
+                keys.decoded_core(key, value.value, value.extension_keys, was_written)
             continue
         if not CORE_KEY.match(key):
             top[key] = _dram(parts, value, loaded, schema, keys, skipped) if key == "-1" else value

@@ -56,13 +56,13 @@ Padding4 = Annotated[list[NonNegInt], Field(min_length=4, max_length=4), AfterVa
 
 TransferIds = list[NonNegInt]
 
-DIALECT = "x-gemini-dialect"
+EXTENSION = "x-gemini-extension"
 """Schema annotation on keys that real Gemini files use but the format document does not describe."""
 
 
-def dialect(note: str, **kwargs: Any) -> Any:
+def extension(note: str, **kwargs: Any) -> Any:
     """A field for a key real files use but the format document does not mention."""
-    return Field(default=None, json_schema_extra={DIALECT: note}, **kwargs)
+    return Field(default=None, json_schema_extra={EXTENSION: note}, **kwargs)
 
 
 class IRModel(BaseModel):

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from irtools.dialects.keys import KeyScan
+    from irtools.dialects.schema import SchemaInfo
     from irtools.model.view import IRView
 
 
@@ -31,6 +32,19 @@ class Capability(StrEnum):
     HELD_AHEAD = "inputs held ahead for the next workload (workload_id in the snapshot)"
     SOURCE_CHANNELS = "sources in the producer's frame with channel"
     L2_SIZE = "an L2 size (buffersize in the file, or --l2-size)"
+
+
+DOCUMENTED_FACTS = frozenset(
+    {Capability.CUR_WL_FLAGS, Capability.ALIGN_BITWIDTH, Capability.WL0, Capability.RING_REGIONS}
+)
+"""Facts only the documented models hold: a dialect declaring one gives workloads of their shape
+(`IRIndex.documented`)."""
+
+SCHEDULER_FACTS = frozenset(
+    {Capability.BLOCK_COUNTS, Capability.DRAM_WAITS, Capability.HELD_AHEAD, Capability.SOURCE_CHANNELS}
+)
+"""Facts only the scheduler's own (raw) models hold: a dialect declaring one gives workloads of their shape
+(`IRIndex.raw`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,12 +78,18 @@ class Dialect:
     parts: PartModels
     shows: Callable[[dict[str, Any]], bool]
     """Whether one workload (as JSON) has this dialect's shape; the sniffer asks the dialects in order."""
+    marks: frozenset[str] = frozenset()
+    """Top-level keys only this dialect's files have: one met before the first core decides the dialect."""
+    shows_destination: Callable[[dict[str, Any]], bool] | None = None
+    """Whether one destination of a DRAM `out` entry (as JSON) has this dialect's shape: judges a file whose
+    cores show nothing; None: its DRAM section is not told apart from another dialect's."""
     finish: Callable[[Any], IRView] | None = None
     """What loading completes once every part is validated (facts the file spreads over parts); None: nothing."""
     file_pointer: Callable[[str], str] | None = None
     """A pointer the rules build -> the pointer into the file as written; None: they are the same."""
-    schema: Callable[[], dict[str, Any]] | None = None
-    """The dialect's JSON Schema (irtools schema --dialect NAME)."""
+    schema: SchemaInfo | None = None
+    """Where its JSON Schema is committed, its title and description (irtools schema --dialect NAME builds it
+    from `parts.top`); None: no schema is offered."""
 
     def has(self, capability: Capability) -> bool:
         """Whether files of this dialect hold what `capability` names (L2 addresses, ring regions, WL0,

@@ -12,8 +12,7 @@ from typing import Any, ClassVar
 
 from irtools import pointer as jp
 from irtools import reference
-from irtools.findings import Finding, Severity
-from irtools.model import (
+from irtools.dialects.documented import (
     BufferEntry,
     CoreDestination,
     CoreSource,
@@ -30,8 +29,8 @@ from irtools.model import (
     Wl0Entry,
     Workload,
 )
-from irtools.model.base import EXTENSION
-from irtools.model.ir import CORE_KEY, CORES_FIELD
+from irtools.findings import Finding, Severity
+from irtools.model.base import CORE_KEY, CORES_FIELD, EXTENSION
 
 WasWritten = Callable[[Any, str], bool]
 """Whether a decoded object wrote an optional key (the decoder's `fast_types.was_written`): passed in by
@@ -45,8 +44,8 @@ _WL0_LISTS = ("wl0_buffer", "wl1_buffer")
 _NESTED = {"ofmap": ("destination", _DESTINATIONS), "buffer": ("source", _SOURCES)}
 """The typed lists inside each entry of a workload's tensor lists."""
 
-# Per (kind, key): [count, first pointer, is extension]. One table per top-level part, merged in the
-# order of the models (top level, DRAM, cores) whatever the order of the keys in the file.
+# Per (kind, key): [count, first pointer, its extension note or None for an unknown key]. One table per
+# top-level part, merged in the order of the models (top level, DRAM, cores) whatever the order of the keys in the file.
 _Seen = dict[tuple[str, str], list[Any]]
 
 
@@ -67,12 +66,12 @@ def _fields(model: type) -> tuple[frozenset[str], frozenset[str]]:
     return known, extension
 
 
-def type_field_note(kind: str, key: str) -> str:
-    """The note an extension field carries in the models."""
-    from irtools import model as models
-
-    info = getattr(models, kind).__pydantic_fields__[key]
-    return str(info.json_schema_extra[EXTENSION])
+def _extension_note(model: type, key: str) -> str:
+    """The note an extension field carries in `model` (why real files write the key)."""
+    for name, info in model.__pydantic_fields__.items():  # type: ignore[attr-defined]
+        if (info.alias or name) == key and isinstance(info.json_schema_extra, dict):
+            return str(info.json_schema_extra[EXTENSION])
+    raise KeyError(f"{model.__name__} has no extension key {key!r}")
 
 
 def _plain(model: type, entries: list[Any]) -> bool:
@@ -110,7 +109,7 @@ class KeyScan:
         known, _ = _fields(self.TOP)
         for key in doc:
             if key not in known and not CORE_KEY.match(key):
-                _note(self._top, self.TOP.__name__, key, "", (), False)
+                _note(self._top, self.TOP.__name__, key, "", (), None)
 
     def dram(self, section: Any, skipped: Collection[str] = ()) -> None:
         """Record the DRAM section's keys that its models do not know (`skipped`: entries left out for
@@ -151,7 +150,7 @@ class KeyScan:
         extension_keys: Collection[str],
         was_written: WasWritten,
     ) -> None:
-        """A core the typed decoder read (irtools.loading.decoder): it holds no unknown key; the dialect
+        """A core the typed decoder read (irtools.loading.decoder): it holds no unknown key; the extension
         keys its bytes name (`extension_keys`) are noted as `core` notes them, asking the decoder's
         `was_written` which objects wrote them, then what `_plain_workloads` counts."""
         self._skipped = ()
@@ -180,7 +179,7 @@ class KeyScan:
             for model, obj, tokens in holders:
                 for name in _fields(model)[1]:
                     if was_written(obj, name):
-                        _note(seen, model.__name__, name, base, tokens, True)
+                        _note(seen, model.__name__, name, base, tokens, _extension_note(model, name))
 
     def _decoded_workloads(self, key: str, workloads: list[Any]) -> None:
         """`_plain_workloads` for a decoded core: nothing here."""
@@ -219,18 +218,17 @@ class KeyScan:
         pointer."""
         merged: _Seen = {}
         for seen in (self._top, self._dram, *self._cores):
-            for kind_key, (count, pointer, is_extension) in seen.items():
+            for kind_key, (count, pointer, note) in seen.items():
                 entry = merged.get(kind_key)
                 if entry is None:
-                    merged[kind_key] = [count, pointer, is_extension]
+                    merged[kind_key] = [count, pointer, note]
                 else:
                     entry[0] += count
-        for (kind, key), (count, pointer, is_extension) in merged.items():
+        for (kind, key), (count, pointer, note) in merged.items():
             if not isinstance(pointer, str):
                 pointer = jp.extend(pointer[0], *pointer[1], key)
             times = f" ({count} occurrences)" if count > 1 else ""
-            if is_extension:
-                note = type_field_note(kind, key)
+            if note is not None:
                 yield Finding(
                     "GIR103", Severity.INFO, f"extension key {key!r} in {kind}{times}: {note}", pointer
                 )
@@ -311,10 +309,10 @@ class KeyScan:
         if not known.issuperset(raw):
             for key in raw:
                 if key not in known:
-                    _note(seen, model.__name__, key, base, tokens, False)
+                    _note(seen, model.__name__, key, base, tokens, None)
         for key in extensions:
             if key in raw:
-                _note(seen, model.__name__, key, base, tokens, True)
+                _note(seen, model.__name__, key, base, tokens, _extension_note(model, key))
 
 
 def _typed_plain(kinds: Mapping[str, type], objects: list[Any]) -> bool:
@@ -333,10 +331,10 @@ def _nested_plain(nested: tuple[str, dict[str, type]], entries: list[dict[str, A
     return _typed_plain(kinds, [item for items in inner if items for item in items])
 
 
-def _note(seen: _Seen, kind: str, key: str, base: str, tokens: tuple[Any, ...], is_extension: bool) -> None:
+def _note(seen: _Seen, kind: str, key: str, base: str, tokens: tuple[Any, ...], note: str | None) -> None:
     # The pointer is assembled from (base, tokens) only for the finding, once per (kind, key).
     entry = seen.get((kind, key))
     if entry is None:
-        seen[(kind, key)] = [1, (base, tokens), is_extension]
+        seen[(kind, key)] = [1, (base, tokens), note]
     else:
         entry[0] += 1

@@ -35,7 +35,7 @@ from irtools.dialects.base import PartModels
 from irtools.findings import Finding
 from irtools.loading.fast_types import INTERNAL_PREFIX, LOOSE, decoder_for, extension_keys
 from irtools.loading.reader import StreamError, _decoder, _duplicate_key_findings
-from irtools.model.ir import CORE_KEY
+from irtools.model.base import CORE_KEY
 
 SWITCH = "IRTOOLS_DECODER"
 """Environment variable: `models` turns the typed decoder off (every member read by the models)."""

@@ -206,7 +206,7 @@ def _presence_needed(model: type, name: str, info: FieldInfo) -> bool:
     extension key (GIR103 notes where it is written), a key Gemini leaves out (GIR104 counts where), or
     one often written with its default (`WRITTEN_WITH_DEFAULT`). The others hold the model's default
     directly (read at the speed of a slot), and the encoder leaves them out when they hold it."""
-    from irtools.dialects.raw import OMITTED
+    from irtools.dialects.raw.keys import OMITTED
     from irtools.model.base import EXTENSION
 
     extra = info.json_schema_extra

@@ -16,6 +16,7 @@ from pydantic import TypeAdapter, ValidationError
 from irtools import pointer as jp
 from irtools.dialects import DOCUMENTED, Dialect, sniff
 from irtools.dialects.base import PartModels
+from irtools.dialects.documented import SchedulerIR
 from irtools.dialects.keys import KeyScan
 from irtools.findings import Finding, Severity
 from irtools.limits import size_problem
@@ -23,9 +24,7 @@ from irtools.loading import decoder
 from irtools.loading.fast_types import is_model, model_of, was_written
 from irtools.loading.reader import StreamError, gc_paused, read_bytes, read_members
 from irtools.loading.schema_errors import SchemaErrors
-from irtools.model import SchedulerIR
-from irtools.model.base import INT64_MAX, sharing_values
-from irtools.model.ir import CORE_KEY
+from irtools.model.base import CORE_KEY, INT64_MAX, sharing_values
 from irtools.model.view import IRView, PartialIR
 
 

@@ -10,10 +10,10 @@ from typing import Any
 
 from irtools import pointer as jp
 from irtools.dialects.base import Capability
+from irtools.dialects.documented import BufferEntry, IfmapTensor
 from irtools.findings import Finding, Severity
 from irtools.loading.index import IRIndex, WorkloadRef, inverted, single_transfer
 from irtools.loading.l2 import place, regions_of
-from irtools.model import BufferEntry, IfmapTensor
 from irtools.model.view import BufferView, PlacedEntry
 from irtools.reference import fast_path
 from irtools.rules.context import CheckContext, id_list, short

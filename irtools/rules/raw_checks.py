@@ -11,10 +11,10 @@ from typing import Any
 
 from irtools import pointer as jp
 from irtools.dialects.base import Capability
+from irtools.dialects.raw.models import RawBufferEntry, RawSource, RawWorkload, flat_ids
 from irtools.findings import Finding
 from irtools.loading.boxes import only
 from irtools.loading.index import IRIndex
-from irtools.model.raw import RawBufferEntry, RawSource, RawWorkload, flat_ids
 from irtools.reference import fast_path
 from irtools.rules.buffers import snapshot_continuity
 from irtools.rules.context import CheckContext, id_list

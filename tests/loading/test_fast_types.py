@@ -15,10 +15,10 @@ import pytest
 from pydantic import TypeAdapter
 
 from irtools.dialects import DIALECTS
+from irtools.dialects.documented import BufferEntry, Workload
 from irtools.dialects.keys import _fields
+from irtools.dialects.raw.models import RawBufferEntry, RawWorkload
 from irtools.loading.fast_types import INTERNAL_PREFIX, LOOSE, DerivationError, derive, is_model, struct_for
-from irtools.model import BufferEntry, Workload
-from irtools.model.raw import RawBufferEntry, RawWorkload
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 from pydantic.dataclasses import dataclass
 
+from irtools.dialects.documented.dram import Destination
 from irtools.model.base import (
     RECORD,
     Coord4,
@@ -20,7 +21,6 @@ from irtools.model.base import (
     TransferIds,
     extension,
 )
-from irtools.model.dram import Destination
 
 
 @dataclass(slots=True, kw_only=True, config=RECORD)

@@ -5,19 +5,17 @@ from __future__ import annotations
 from typing import Any
 
 from irtools.dialects.base import Capability, Dialect, PartModels, buffer_shows
-from irtools.dialects.keys import KeyScan
-from irtools.model import (
+from irtools.dialects.documented.dram import DramIn, DramOut, DramSection
+from irtools.dialects.documented.ir import SchedulerIR
+from irtools.dialects.documented.models import (
     BufferEntry,
-    DramIn,
-    DramOut,
-    DramSection,
     IfmapTensor,
     OfmapTensor,
-    SchedulerIR,
     Wl0Entry,
     Workload,
 )
-from irtools.model.schema import build_schema
+from irtools.dialects.keys import KeyScan
+from irtools.dialects.schema import SchemaInfo
 
 
 def shows_documented(workload: dict[str, Any]) -> bool:
@@ -58,5 +56,13 @@ DOCUMENTED = Dialect(
         key_scan=KeyScan,
     ),
     shows=shows_documented,
-    schema=build_schema,
+    marks=frozenset({"buffersize"}),
+    shows_destination=lambda dest: "core_id" in dest and "id" not in dest,
+    schema=SchemaInfo(
+        "schemas/gemini-scheduler-ir.schema.json",
+        "Gemini Scheduler IR",
+        "Output of the Gemini multi-core DNN accelerator scheduler after address allocation: "
+        'DRAM traffic under key "-1" and, per core "0".."N-1", an ordered list of workloads '
+        "with their tensors and L2/WL0 buffer snapshots.",
+    ),
 )

@@ -14,12 +14,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from irtools.dialects.alloc.models import AllocBufferEntry, AllocIR, AllocWorkload
 from irtools.dialects.base import Capability, Dialect, PartModels, buffer_shows
-from irtools.dialects.raw import RAW_CAPABILITIES, RawKeyScan, name_dram_writers
-from irtools.dialects.raw import file_pointer as raw_file_pointer
-from irtools.model.alloc import AllocBufferEntry, AllocIR, AllocWorkload
-from irtools.model.alloc_schema import build_alloc_schema
-from irtools.model.raw import RawDramIn, RawDramOut, RawDramSection, RawOfmap
+from irtools.dialects.raw.dialect import RAW_CAPABILITIES, name_dram_writers
+from irtools.dialects.raw.dialect import file_pointer as raw_file_pointer
+from irtools.dialects.raw.keys import RawKeyScan
+from irtools.dialects.raw.models import RawDramIn, RawDramOut, RawDramSection, RawOfmap
+from irtools.dialects.schema import SchemaInfo
 from irtools.model.view import PartialIR
 
 
@@ -103,5 +104,11 @@ ALLOC = Dialect(
     shows=shows_alloc,
     finish=number_tensors,
     file_pointer=file_pointer,
-    schema=build_alloc_schema,
+    schema=SchemaInfo(
+        "schemas/gemini-scheduler-ir-alloc.schema.json",
+        "Gemini Scheduler IR, allocated dialect (raw IR after the SET allocator)",
+        "The Gemini scheduler's raw IR after SET-ISCA2023's ir_tools (parser, allocator, refill): every "
+        "L2 buffer entry holds `address`, its first 1 KiB block, next to `block`; ifmap and weight "
+        "entries hold `start_loading`.",
+    ),
 )

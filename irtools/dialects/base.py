@@ -60,7 +60,8 @@ class PartModels:
     workload_lists: Mapping[str, type]
     """Workload key -> entry model of the lists whose broken entries are left out one by one."""
     scalars: tuple[str, ...]
-    """Top-level positive integers kept when the top level as a whole breaks the schema."""
+    """Top-level positive integers kept when the top level as a whole breaks the schema (the top model's field
+    names; the file's keys are their aliases)."""
     key_scan: Callable[[], KeyScan]
     """GIR103: the keys these models do not know."""
 

@@ -16,7 +16,6 @@ from pydantic import TypeAdapter, ValidationError
 from irtools import pointer as jp
 from irtools.dialects import DOCUMENTED, Dialect, sniff
 from irtools.dialects.base import PartModels
-from irtools.dialects.documented import SchedulerIR
 from irtools.dialects.keys import KeyScan
 from irtools.findings import Finding, Severity
 from irtools.limits import size_problem
@@ -296,7 +295,7 @@ def _drain(doc: dict[str, Any]) -> Iterator[tuple[str, Any]]:
 def _not_an_object(doc: Any, loaded: LoadedIR) -> None:
     schema = SchemaErrors()
     try:
-        SchedulerIR.model_validate(doc)
+        DOCUMENTED.parts.top.model_validate(doc)  # type: ignore[attr-defined]  # no dialect shows: the document's
     except ValidationError as exc:
         schema.add(exc, doc)
     loaded.findings.extend(schema.findings())
@@ -418,8 +417,9 @@ def _dram(
 def _valid_scalars(parts: PartModels, top: dict[str, Any]) -> dict[str, Any]:
     """The top-level numbers that are valid (None for the others), by the model's own bounds."""
     fields: dict[str, Any] = {}
+    declared = parts.top.model_fields  # type: ignore[attr-defined]
     for name in parts.scalars:
-        value = top.get(name)
+        value = top.get(declared[name].alias or name)  # the key the file writes it under
         fields[name] = value if type(value) is int and 0 < value <= INT64_MAX else None
     return fields
 

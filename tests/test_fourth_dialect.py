@@ -14,9 +14,9 @@ import pytest
 from pydantic import Field
 
 from irtools.dialects import BY_NAME, DOCUMENTED, Dialect, register, unregister
+from irtools.dialects.base import SchemaInfo
 from irtools.dialects.documented import SchedulerIR
 from irtools.dialects.keys import KeyScan
-from irtools.dialects.schema import SchemaInfo
 from irtools.loading.load import load_ir
 from irtools.model.base import PositiveInt
 from irtools.validate import check_loaded

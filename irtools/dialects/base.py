@@ -8,13 +8,12 @@ dialect's name. Adding a dialect = one module here declaring a `Dialect`, plus i
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from irtools.dialects.keys import KeyScan
-    from irtools.dialects.schema import SchemaInfo
     from irtools.model.view import IRView
 
 
@@ -47,6 +46,25 @@ SCHEDULER_FACTS = frozenset(
 (`IRIndex.raw`)."""
 
 
+SCHEMA_BASE = "https://github.com/irtools/irtools/"
+"""Where the `$id` of each committed schema points: this base + its path under schemas/."""
+
+
+@dataclass(frozen=True, slots=True)
+class SchemaInfo:
+    """What a dialect's schema says of itself beyond its models: where it is committed, its title and description."""
+
+    path: str
+    """Where the schema is committed, relative to the repository root (schemas/...)."""
+    title: str
+    description: str
+
+    @property
+    def schema_id(self) -> str:
+        """The schema's `$id`."""
+        return SCHEMA_BASE + self.path
+
+
 @dataclass(frozen=True, slots=True)
 class PartModels:
     """The models one dialect's file is validated against, part by part (irtools.loading.load)."""
@@ -64,6 +82,14 @@ class PartModels:
     names; the file's keys are their aliases)."""
     key_scan: Callable[[], KeyScan]
     """GIR103: the keys these models do not know."""
+    omitted: Mapping[tuple[str, str], str] = field(default_factory=dict)
+    """(model name, key) -> what it means: optional keys the writer leaves out when it has nothing to say
+    (GIR104 names them; the decoder tells them apart from keys written)."""
+    written_with_default: frozenset[tuple[str, str]] = frozenset()
+    """(model name, field name) of optional keys files often write with the model's default value (`[]`,
+    null): the decoder tells them apart from keys left out, so its key count matches the file's. Counted on
+    the real fixtures, the samples and synth files; a key missing here only sends its member to the models
+    (correct, slower)."""
 
 
 @dataclass(frozen=True, slots=True)

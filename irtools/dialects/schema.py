@@ -3,31 +3,10 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from irtools.dialects.base import Dialect
 from irtools.model.base import CORE_KEY, CORES_FIELD
-
-if TYPE_CHECKING:
-    from irtools.dialects.base import Dialect
-
-SCHEMA_BASE = "https://github.com/irtools/irtools/"
-"""Where the `$id` of each committed schema points: this base + its path under schemas/."""
-
-
-@dataclass(frozen=True, slots=True)
-class SchemaInfo:
-    """What a dialect's schema says of itself beyond its models: where it is committed, its title and description."""
-
-    path: str
-    """Where the schema is committed, relative to the repository root (schemas/...)."""
-    title: str
-    description: str
-
-    @property
-    def schema_id(self) -> str:
-        """The schema's `$id`."""
-        return SCHEMA_BASE + self.path
 
 
 def build_schema(dialect: Dialect) -> dict[str, Any]:

@@ -15,12 +15,11 @@ import re
 from typing import Any
 
 from irtools.dialects.alloc.models import AllocBufferEntry, AllocIR, AllocWorkload
-from irtools.dialects.base import Capability, Dialect, PartModels, buffer_shows
-from irtools.dialects.raw.dialect import RAW_CAPABILITIES, name_dram_writers
+from irtools.dialects.base import Capability, Dialect, PartModels, SchemaInfo, buffer_shows
+from irtools.dialects.raw.dialect import RAW_CAPABILITIES, RAW_PARTS, name_dram_writers
 from irtools.dialects.raw.dialect import file_pointer as raw_file_pointer
 from irtools.dialects.raw.keys import RawKeyScan
 from irtools.dialects.raw.models import RawDramIn, RawDramOut, RawDramSection, RawOfmap
-from irtools.dialects.schema import SchemaInfo
 from irtools.model.view import PartialIR
 
 
@@ -100,6 +99,8 @@ ALLOC = Dialect(
         workload_lists={"ofmap": RawOfmap, "buffer": AllocBufferEntry},
         scalars=("top_batch_cut", "xlen", "ylen"),
         key_scan=AllocKeyScan,
+        omitted=RAW_PARTS.omitted,
+        written_with_default=RAW_PARTS.written_with_default,
     ),
     shows=shows_alloc,
     finish=number_tensors,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from irtools.dialects.base import Capability, Dialect, PartModels, buffer_shows
+from irtools.dialects.base import Capability, Dialect, PartModels, SchemaInfo, buffer_shows
 from irtools.dialects.documented.dram import DramIn, DramOut, DramSection
 from irtools.dialects.documented.ir import SchedulerIR
 from irtools.dialects.documented.models import (
@@ -15,7 +15,6 @@ from irtools.dialects.documented.models import (
     Workload,
 )
 from irtools.dialects.keys import KeyScan
-from irtools.dialects.schema import SchemaInfo
 
 
 def shows_documented(workload: dict[str, Any]) -> bool:
@@ -54,6 +53,14 @@ DOCUMENTED = Dialect(
         },
         scalars=("buffersize", "top_batch_cut", "xlen", "ylen"),
         key_scan=KeyScan,
+        written_with_default=frozenset(
+            {
+                ("DramIn", "related_ofmap"),
+                ("DramOut", "related_ifmap"),
+                ("Workload", "wl0_buffer"),
+                ("Wl0Entry", "tensor_order"),
+            }
+        ),
     ),
     shows=shows_documented,
     marks=frozenset({"buffersize"}),

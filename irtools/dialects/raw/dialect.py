@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from irtools.dialects.base import Capability, Dialect, PartModels, buffer_shows
-from irtools.dialects.raw.keys import RawKeyScan
+from irtools.dialects.base import Capability, Dialect, PartModels, SchemaInfo, buffer_shows
+from irtools.dialects.raw.keys import OMITTED, RawKeyScan
 from irtools.dialects.raw.models import (
     RawBufferEntry,
     RawDramIn,
@@ -24,7 +24,6 @@ from irtools.dialects.raw.models import (
     RawOfmap,
     RawWorkload,
 )
-from irtools.dialects.schema import SchemaInfo
 from irtools.model.view import PartialIR
 
 # --- what loading completes ---------------------------------------------------------------------------
@@ -73,6 +72,10 @@ RAW_PARTS = PartModels(
     workload_lists={"ofmap": RawOfmap, "buffer": RawBufferEntry},
     scalars=("top_batch_cut", "xlen", "ylen"),
     key_scan=RawKeyScan,
+    omitted=OMITTED,
+    written_with_default=frozenset(
+        {("RawDramIn", "related_ofmap"), ("RawDramOut", "related_ifmap"), ("RawBufferEntry", "source")}
+    ),
 )
 
 RAW = Dialect(

@@ -16,7 +16,7 @@ from pydantic import Field
 from irtools.dialects import BY_NAME, DOCUMENTED, Dialect, register, unregister
 from irtools.dialects.base import SchemaInfo
 from irtools.dialects.documented import SchedulerIR
-from irtools.dialects.keys import KeyScan
+from irtools.dialects.documented.keys import DocumentedKeyScan
 from irtools.loading.load import load_ir
 from irtools.model.base import PositiveInt
 from irtools.validate import check_loaded
@@ -32,7 +32,7 @@ class ToyIR(SchedulerIR):
     """Size of the L2 buffer, in bytes (the shared vocabulary's name)."""
 
 
-class ToyKeyScan(KeyScan):
+class ToyKeyScan(DocumentedKeyScan):
     """GIR103 on a toy file: its top level is ToyIR's."""
 
     TOP = ToyIR

@@ -1,4 +1,5 @@
-"""GIR103 from the raw file: keys the models do not know, and extension keys, per object kind.
+"""GIR103 from the raw file: keys the models do not know, and extension keys, per object kind (the shared
+scan; each dialect's scan names its models and walks its workloads: documented/keys.py, raw/keys.py).
 
 The models drop unknown keys (the records are slotted dataclasses), so the keys are counted on the
 raw JSON, one top-level part at a time, while that part is still in memory.
@@ -12,23 +13,6 @@ from typing import Any, ClassVar
 
 from irtools import pointer as jp
 from irtools import reference
-from irtools.dialects.documented import (
-    BufferEntry,
-    CoreDestination,
-    CoreSource,
-    DramDestination,
-    DramIn,
-    DramOut,
-    DramSection,
-    DramSource,
-    IfmapTensor,
-    OfmapTensor,
-    SchedulerIR,
-    Tile,
-    WeightTensor,
-    Wl0Entry,
-    Workload,
-)
 from irtools.findings import Finding, Severity
 from irtools.model.base import CORE_KEY, CORES_FIELD, EXTENSION
 
@@ -36,21 +20,13 @@ WasWritten = Callable[[Any, str], bool]
 """Whether a decoded object wrote an optional key (the decoder's `fast_types.was_written`): passed in by
 the loader, so dialects/ need not import loading/, which imports it."""
 
-_DESTINATIONS = {"core": CoreDestination, "DRAM": DramDestination}
-_SOURCES = {"DRAM": DramSource, "core": CoreSource}
-_DRAM_SIDES = {"in": DramIn, "out": DramOut}
-_TENSOR_LISTS = {"ifmap": IfmapTensor, "ofmap": OfmapTensor, "buffer": BufferEntry}
-_WL0_LISTS = ("wl0_buffer", "wl1_buffer")
-_NESTED = {"ofmap": ("destination", _DESTINATIONS), "buffer": ("source", _SOURCES)}
-"""The typed lists inside each entry of a workload's tensor lists."""
-
 # Per (kind, key): [count, first pointer, its extension note or None for an unknown key]. One table per
 # top-level part, merged in the order of the models (top level, DRAM, cores) whatever the order of the keys in the file.
 _Seen = dict[tuple[str, str], list[Any]]
 
 
 @functools.cache
-def _fields(model: type) -> tuple[frozenset[str], frozenset[str]]:
+def known_keys(model: type) -> tuple[frozenset[str], frozenset[str]]:
     """(every key the model reads, the extension keys among them)."""
     fields = {  # init=False fields are filled by irtools after loading, never read from the file
         name: info
@@ -66,7 +42,7 @@ def _fields(model: type) -> tuple[frozenset[str], frozenset[str]]:
     return known, extension
 
 
-def _extension_note(model: type, key: str) -> str:
+def extension_note(model: type, key: str) -> str:
     """The note an extension field carries in `model` (why real files write the key)."""
     for name, info in model.__pydantic_fields__.items():  # type: ignore[attr-defined]
         if (info.alias or name) == key and isinstance(info.json_schema_extra, dict):
@@ -81,7 +57,7 @@ def _plain(model: type, entries: list[Any]) -> bool:
     if reference.active() or not set(map(type, entries)) <= {dict}:
         return False
     keys: set[str] = set().union(*entries)
-    known, extension = _fields(model)
+    known, extension = known_keys(model)
     return known.issuperset(keys) and keys.isdisjoint(extension)
 
 
@@ -92,11 +68,11 @@ class KeyScan:
     as the semantic checks do not look at them either.
     """
 
-    TOP: type = SchedulerIR
-    DRAM_SECTION: type = DramSection
-    DRAM_SIDES: ClassVar[Mapping[str, type]] = _DRAM_SIDES
-    DRAM_DESTINATIONS: ClassVar[Mapping[str, type]] = _DESTINATIONS
-    """The models of this dialect's top level and DRAM section (a dialect's scan overrides them)."""
+    TOP: ClassVar[type]
+    DRAM_SECTION: ClassVar[type]
+    DRAM_SIDES: ClassVar[Mapping[str, type]]
+    DRAM_DESTINATIONS: ClassVar[Mapping[str, type]]
+    """The models of the dialect's top level and DRAM section: each dialect's scan names its own."""
 
     def __init__(self) -> None:
         self._top: _Seen = {}
@@ -106,10 +82,10 @@ class KeyScan:
 
     def top(self, doc: dict[str, Any]) -> None:
         """The top-level keys; pass the DRAM section to `dram` and each core to `core`."""
-        known, _ = _fields(self.TOP)
+        known, _ = known_keys(self.TOP)
         for key in doc:
             if key not in known and not CORE_KEY.match(key):
-                _note(self._top, self.TOP.__name__, key, "", (), None)
+                note_key(self._top, self.TOP.__name__, key, "", (), None)
 
     def dram(self, section: Any, skipped: Collection[str] = ()) -> None:
         """Record the DRAM section's keys that its models do not know (`skipped`: entries left out for
@@ -163,23 +139,11 @@ class KeyScan:
     def _decoded_extension_keys(
         self, seen: _Seen, key: str, workloads: list[Any], names: Collection[str], was_written: WasWritten
     ) -> None:
-        """The extension keys of a decoded core in the order `_workload` meets them. Only the kinds that
-        have extension keys are visited (Workload, BufferEntry, Tile, in `_workload`'s order): in a decoded
-        core the others note nothing."""
-        kinds = [m for m in (Workload, BufferEntry, Tile) if not _fields(m)[1].isdisjoint(names)]
-        for w, wl in enumerate(workloads):
-            base = jp.join(key, w)
-            holders: list[tuple[type, Any, tuple[Any, ...]]] = []
-            if Workload in kinds:
-                holders.append((Workload, wl, ()))
-            if BufferEntry in kinds:
-                holders.extend((BufferEntry, e, ("buffer", i)) for i, e in enumerate(wl.buffer))
-            if Tile in kinds and wl.tile_info:
-                holders.extend((Tile, t, ("tile_info", n)) for n, t in wl.tile_info.items())
-            for model, obj, tokens in holders:
-                for name in _fields(model)[1]:
-                    if was_written(obj, name):
-                        _note(seen, model.__name__, name, base, tokens, _extension_note(model, name))
+        """The extension keys `names` of a decoded core, noted as `_workload` notes them: a dialect whose
+        models have extension keys says where they are."""
+        raise NotImplementedError(
+            f"{type(self).__name__} knows no extension keys, yet {sorted(names)} were met"
+        )
 
     def _decoded_workloads(self, key: str, workloads: list[Any]) -> None:
         """`_plain_workloads` for a decoded core: nothing here."""
@@ -194,21 +158,11 @@ class KeyScan:
 
     def _core_parts(self, wls: list[Any]) -> Iterator[tuple[type, list[Any]]]:
         """(model, objects) of every kind of object in a schema-valid core of this dialect."""
-        yield Workload, wls
-        yield IfmapTensor, [e for w in wls for e in w["ifmap"]]
-        ofmaps = [e for w in wls for e in w["ofmap"]]
-        yield OfmapTensor, ofmaps
-        destinations = [d for e in ofmaps for d in e["destination"]]
-        for kind, model in _DESTINATIONS.items():
-            yield model, [d for d in destinations if d["type"] == kind]
-        buffer = [e for w in wls for e in w["buffer"]]
-        yield BufferEntry, buffer
-        sources = [s for e in buffer for s in e.get("source") or ()]
-        for kind, model in _SOURCES.items():
-            yield model, [s for s in sources if s["type"] == kind]
-        yield WeightTensor, [w["weight"] for w in wls if w.get("weight") is not None]
-        yield Wl0Entry, [e for w in wls for key in _WL0_LISTS for e in w.get(key) or ()]
-        yield Tile, [t for w in wls for t in (w.get("tile_info") or {}).values()]
+        raise NotImplementedError
+
+    def _workload(self, seen: _Seen, wl: dict[str, Any], base: str) -> None:
+        """Record one workload's keys, and those of every object it holds, that its models do not know."""
+        raise NotImplementedError
 
     def _plain_workloads(self, key: str, workloads: list[Any]) -> None:
         """What a core with no unknown or extension key still needs counted per workload: nothing here."""
@@ -236,26 +190,6 @@ class KeyScan:
                 yield Finding(
                     "GIR103", Severity.WARNING, f"unknown key {key!r} in {kind}{times}; not checked", pointer
                 )
-
-    def _workload(self, seen: _Seen, wl: dict[str, Any], base: str) -> None:
-        self._record(seen, Workload, wl, base, ())
-        for key, model in _TENSOR_LISTS.items():
-            entries = wl.get(key)
-            if isinstance(entries, list):
-                self._list(seen, model, entries, base, (key,), _NESTED.get(key))
-        weight = wl.get("weight")
-        if isinstance(weight, dict):
-            self._record(seen, WeightTensor, weight, base, ("weight",))
-        for key in _WL0_LISTS:
-            entries = wl.get(key)
-            if isinstance(entries, list):
-                for i, entry in self._entries(entries, f"{base}/{key}"):
-                    self._record(seen, Wl0Entry, entry, base, (key, i))
-        tiles = wl.get("tile_info")
-        if isinstance(tiles, dict):
-            for name, tile in tiles.items():
-                if isinstance(tile, dict):
-                    self._record(seen, Tile, tile, base, ("tile_info", name))
 
     def _list(
         self,
@@ -305,14 +239,14 @@ class KeyScan:
 
     @staticmethod
     def _record(seen: _Seen, model: type, raw: dict[str, Any], base: str, tokens: tuple[Any, ...]) -> None:
-        known, extensions = _fields(model)
+        known, extensions = known_keys(model)
         if not known.issuperset(raw):
             for key in raw:
                 if key not in known:
-                    _note(seen, model.__name__, key, base, tokens, None)
+                    note_key(seen, model.__name__, key, base, tokens, None)
         for key in extensions:
             if key in raw:
-                _note(seen, model.__name__, key, base, tokens, _extension_note(model, key))
+                note_key(seen, model.__name__, key, base, tokens, extension_note(model, key))
 
 
 def _typed_plain(kinds: Mapping[str, type], objects: list[Any]) -> bool:
@@ -331,7 +265,8 @@ def _nested_plain(nested: tuple[str, dict[str, type]], entries: list[dict[str, A
     return _typed_plain(kinds, [item for items in inner if items for item in items])
 
 
-def _note(seen: _Seen, kind: str, key: str, base: str, tokens: tuple[Any, ...], note: str | None) -> None:
+def note_key(seen: _Seen, kind: str, key: str, base: str, tokens: tuple[Any, ...], note: str | None) -> None:
+    """Count one unknown (`note` None) or extension key of a `kind` object at `base` + `tokens`."""
     # The pointer is assembled from (base, tokens) only for the finding, once per (kind, key).
     entry = seen.get((kind, key))
     if entry is None:

@@ -7,6 +7,7 @@ from typing import Any
 from irtools.dialects.base import Capability, Dialect, PartModels, SchemaInfo, buffer_shows
 from irtools.dialects.documented.dram import DramIn, DramOut, DramSection
 from irtools.dialects.documented.ir import SchedulerIR
+from irtools.dialects.documented.keys import DocumentedKeyScan
 from irtools.dialects.documented.models import (
     BufferEntry,
     IfmapTensor,
@@ -14,7 +15,6 @@ from irtools.dialects.documented.models import (
     Wl0Entry,
     Workload,
 )
-from irtools.dialects.keys import KeyScan
 
 
 def shows_documented(workload: dict[str, Any]) -> bool:
@@ -52,7 +52,7 @@ DOCUMENTED = Dialect(
             "wl1_buffer": Wl0Entry,
         },
         scalars=("buffersize", "top_batch_cut", "xlen", "ylen"),
-        key_scan=KeyScan,
+        key_scan=DocumentedKeyScan,
         written_with_default=frozenset(
             {
                 ("DramIn", "related_ofmap"),

@@ -43,14 +43,14 @@ _RAW_SOURCES: dict[str, type] = {"DRAM": RawSource, "core": RawSource}
 class RawKeyScan(KeyScan):
     """Keys the raw models do not know, once per object kind (GIR103 warnings)."""
 
-    TOP: type = RawIR
-    DRAM_SECTION: type = RawDramSection
+    TOP: ClassVar[type] = RawIR
+    DRAM_SECTION: ClassVar[type] = RawDramSection
     DRAM_SIDES: ClassVar[Mapping[str, type]] = {"in": RawDramIn, "out": RawDramOut}
     DRAM_DESTINATIONS: ClassVar[Mapping[str, type]] = {
         "core": RawCoreDestination
     }  # a DRAM `out` entry feeds cores only
-    WORKLOAD: type = RawWorkload
-    BUFFER: type = RawBufferEntry
+    WORKLOAD: ClassVar[type] = RawWorkload
+    BUFFER: ClassVar[type] = RawBufferEntry
 
     def __init__(self) -> None:
         super().__init__()

@@ -38,11 +38,11 @@ def check_loaded(
     # The checks allocate no cycles; with millions of live model objects, collector passes dominate.
     with gc_paused():
         for entry in RULES.values():
-            check = entry.check_for(index.capabilities)
-            if check is None:
+            form = entry.form_for(index.capabilities)
+            if form is None:
                 continue
             try:
-                findings.extend(map(loaded.to_file, check(index, ctx)))
+                findings.extend(map(loaded.to_file, form.run(index, ctx)))
             except Exception as exc:  # noqa: BLE001 - a checker bug must not hide the other rules' findings
                 findings.append(
                     Finding(

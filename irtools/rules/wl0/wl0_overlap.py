@@ -1,4 +1,4 @@
-"""GIR4xx: the WL0 weight buffer snapshots."""
+"""GIR401 wl0-overlap: two weights of one WL0 snapshot share addresses."""
 
 from __future__ import annotations
 
@@ -8,13 +8,9 @@ from irtools import pointer as jp
 from irtools.dialects.base import Capability
 from irtools.findings import Finding, Severity
 from irtools.loading.index import IRIndex, single_transfer
-from irtools.rules.context import CheckContext, id_list
+from irtools.rules.context import CheckContext
 from irtools.rules.registry import rule
-
-
-def weight_text(transfer_ids: Sequence[int]) -> str:
-    """How GIR4xx messages name a WL0 weight: `weight [transfer 12]`."""
-    return f"weight [transfer {id_list(transfer_ids)}]"
+from irtools.rules.wl0.common import weight_text
 
 
 def wl0_overlap_message(
@@ -25,11 +21,6 @@ def wl0_overlap_message(
         f"{weight_text(a_ids)} [{a_address:#x}, {a_address + a_size:#x}) "
         f"overlaps {weight_text(b_ids)} [{b_address:#x}, {b_address + b_size:#x})"
     )
-
-
-def wl0_capacity_message(transfer_ids: Sequence[int], end: int, wl0_size: int) -> str:
-    """GIR402's message for a WL0 weight ending past --wl0-size."""
-    return f"{weight_text(transfer_ids)} ends at {end:#x}, past WL0 size {wl0_size:#x}"
 
 
 @rule("GIR401", "wl0-overlap", Severity.ERROR, needs={Capability.WL0})
@@ -58,27 +49,3 @@ def wl0_overlap(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
                 )
             if end > reach_end:
                 reach_end, reach_idx = end, i
-
-
-@rule("GIR402", "wl0-capacity", Severity.ERROR, needs={Capability.WL0})
-def wl0_capacity(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
-    """A WL0 weight ends past `--wl0-size` bytes (off unless that option is given).
-
-    The IR does not record the WL0 size (real files use up to about 19 KB), so give it.
-    Why: a weight past the end of WL0 wraps or faults on hardware.
-    Example: `/0/9/wl0_buffer/0: GIR402 error weight [transfer 12] ends at 0x4a00, past WL0 size 0x4000`
-    Fix: split the weight or raise the WL0 size in the scheduler configuration.
-    """
-    size = ctx.options.wl0_size
-    if not size:
-        return
-    for ref in ir.workloads():
-        for i, e in enumerate(ref.workload.wl0_entries):
-            if e.address + e.size > size:
-                yield ctx.finding(
-                    "GIR402",
-                    wl0_capacity_message(e.transfer_id, e.address + e.size, size),
-                    jp.extend(ref.pointer, ref.workload.wl0_key, i),
-                    core_id=ref.core_id,
-                    workload_id=ref.workload_id,
-                )

@@ -1,7 +1,8 @@
-"""GIR301 for files that record no L2 size (raw, alloc): each core's L2 need against the size the user gives.
+"""GIR301 buffer-out-of-bounds: an L2 tensor outside the buffer or its ring region; on files that record
+no L2 size (raw, alloc), each core's L2 need against the size the user gives.
 
-Both report one finding per core that exceeds it, at the snapshot where its need peaks: a per-tensor
-finding would repeat the same fact for every tensor placed above the end.
+The raw and alloc forms report one finding per core that exceeds it, at the snapshot where its need
+peaks: a per-tensor finding would repeat the same fact for every tensor placed above the end.
 """
 
 from __future__ import annotations
@@ -11,11 +12,61 @@ from collections.abc import Iterator
 from irtools import pointer as jp
 from irtools.dialects.base import Capability
 from irtools.findings import Finding, Severity
+from irtools.loading.boxes import flagged_rows, tensor_columns
 from irtools.loading.index import IRIndex, single_transfer
+from irtools.loading.l2 import place, regions_of
 from irtools.rules.context import CheckContext
-from irtools.rules.registry import variant
+from irtools.rules.l2.common import describe, loc
+from irtools.rules.l2.placements import placements
+from irtools.rules.registry import rule, variant
 
 KIB = 1024
+
+
+def out_of_bounds_rows(ir: IRIndex) -> list[int] | None:
+    """GIR301's screen: workloads with an L2 entry outside the buffer or its ring region."""
+    placed = placements(ir)
+    if placed is None:
+        return None
+    entries = len(tensor_columns(ir).buffers)
+    return flagged_rows([placed.row[:entries][placed.problem], placed.several])
+
+
+@rule(
+    "GIR301",
+    "buffer-out-of-bounds",
+    Severity.ERROR,
+    needs={Capability.L2_ADDRESSES, Capability.RING_REGIONS, Capability.L2_SIZE},
+    screen=out_of_bounds_rows,
+)
+def buffer_out_of_bounds(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
+    """An L2 tensor lies outside [0, buffersize) or outside a single ring region.
+
+    A tensor must start inside one ring region; if it runs past the region's end it wraps to
+    the region's start (ring_buffer_info pairs read as [start, end)), so it may not be larger
+    than its region.
+    Why: an address past the buffer or across regions corrupts another region's data or
+    faults on hardware.
+    Example: `/0/4/buffer/2: GIR301 error ifmap tensor 7 [transfer 40]: starts at 0x800000, past buffersize 0x800000`
+    On files that record no L2 size (raw, alloc) it runs with `--l2-size`, once per core that exceeds
+    it: on block counts (raw), a warning at the snapshot listing the most blocks (IR_gen lists inputs
+    whole and the next workload's held ahead, while the scheduler tiles tensors larger than the L2: the
+    sum is what an allocator taking the file as written must place, not proof the schedule overflows);
+    on block addresses (alloc), the entry reaching the highest block, with the most blocks held at once
+    and how many entries end past it.
+    Fix: the allocator must keep tensors inside their ring region (or the schedule needs a larger L2).
+    """
+    for ref in ir.workloads():
+        regions = regions_of(ref.workload.ring_buffer_info, ir.buffersize)
+        for i, entry in enumerate(ir.placed(ref)):
+            problem = place(entry.address, entry.size, regions, ir.buffersize).problem
+            if problem:
+                yield ctx.finding(
+                    "GIR301",
+                    f"{describe(entry)}: {problem}",
+                    jp.extend(ref.pointer, "buffer", i),
+                    **loc(ref, entry),
+                )
 
 
 def _blocks(n_bytes: int) -> str:

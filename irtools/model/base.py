@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -56,13 +57,19 @@ Padding4 = Annotated[list[NonNegInt], Field(min_length=4, max_length=4), AfterVa
 
 TransferIds = list[NonNegInt]
 
-DIALECT = "x-gemini-dialect"
+CORE_KEY = re.compile(r"^(0|[1-9][0-9]{0,8})$")
+"""A core's top-level key: a decimal number ("0".."N-1", or Gemini's mesh ids); "-1" is the DRAM section."""
+
+CORES_FIELD = "$cores"
+"""The field the top models gather the core keys into (in the file they are top-level keys)."""
+
+EXTENSION = "x-gemini-extension"
 """Schema annotation on keys that real Gemini files use but the format document does not describe."""
 
 
-def dialect(note: str, **kwargs: Any) -> Any:
+def extension(note: str, **kwargs: Any) -> Any:
     """A field for a key real files use but the format document does not mention."""
-    return Field(default=None, json_schema_extra={DIALECT: note}, **kwargs)
+    return Field(default=None, json_schema_extra={EXTENSION: note}, **kwargs)
 
 
 class IRModel(BaseModel):

@@ -20,6 +20,8 @@ from pydantic.dataclasses import dataclass
 from pydantic.json_schema import SkipJsonSchema
 
 from irtools.model.base import (
+    CORE_KEY,
+    CORES_FIELD,
     RECORD,
     Coord4,
     IRModel,
@@ -29,7 +31,6 @@ from irtools.model.base import (
     StrictStr,
     TransferIds,
 )
-from irtools.model.ir import CORE_KEY, CORES_FIELD
 
 Channels = NonNegInt
 """A weight's output-channel bound K (weights in this dialect give `lower`/`upper` as integers)."""

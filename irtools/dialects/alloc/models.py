@@ -17,9 +17,8 @@ from pydantic import Field
 from pydantic.dataclasses import dataclass
 from pydantic.json_schema import SkipJsonSchema
 
-from irtools.model.base import RECORD, NonNegInt, StrictBool
-from irtools.model.ir import CORES_FIELD
-from irtools.model.raw import RawBufferEntry, RawIR, RawWorkload
+from irtools.dialects.raw.models import RawBufferEntry, RawIR, RawWorkload
+from irtools.model.base import CORES_FIELD, RECORD, NonNegInt, StrictBool
 
 BLOCK = 1024
 """Bytes per L2 block: `address` and `block` count 1 KiB blocks."""

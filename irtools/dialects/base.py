@@ -111,7 +111,9 @@ class Dialect:
     """Whether one destination of a DRAM `out` entry (as JSON) has this dialect's shape: judges a file whose
     cores show nothing; None: its DRAM section is not told apart from another dialect's."""
     finish: Callable[[Any], IRView] | None = None
-    """What loading completes once every part is validated (facts the file spreads over parts); None: nothing."""
+    """What loading completes once every part is validated (facts the file spreads over parts), into model
+    fields declared `init=False` with the default `NOT_DERIVED` (irtools.model.base: any use of it raises,
+    so a fact it forgot is an error, not a -1 or ""); None: nothing."""
     file_pointer: Callable[[str], str] | None = None
     """A pointer the rules build -> the pointer into the file as written; None: they are the same."""
     schema: SchemaInfo | None = None

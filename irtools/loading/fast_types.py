@@ -12,7 +12,8 @@ theirs); each Struct is made from a model's fields, so nothing here restates a f
   absence a finding names (a extension key, a key Gemini leaves out: GIR103/GIR104) or that files often
   write with the default value (the dialect's `written_with_default`) defaults to `UNSET` instead, so a key left out
   is told from one written, and is read through a property of the model's name giving the default;
-- fields irtools fills after loading (`init=False`) under a name no file uses;
+- fields irtools fills after loading (`init=False`) under a name no file uses, holding the model's
+  default (`NOT_DERIVED`, which raises on use, until the dialect's `finish` sets them);
 - the model's properties, methods and class constants, so the index, the rules and the tables read a
   Struct as they read the model (irtools.model.view), and the model's repr (the allocator's tensor
   identity compares reprs).

@@ -90,7 +90,7 @@ def validate_file(
 
 def _overridden(finding: Finding, overrides: dict[str, Severity]) -> bool:
     """Whether `--severity` applies: to the findings a rule reports at its own severity, not to the
-    notes it reports at info below it (GIR103's known dialect keys, GIR303's reading of a ring pair),
+    notes it reports at info below it (GIR103's known extension keys, GIR303's reading of a ring pair),
     so that `GIR103=error` fails on unknown keys without failing every real Gemini file."""
     rule = RULES.get(finding.code)
     return finding.code in overrides and (rule is None or finding.severity is rule.severity)

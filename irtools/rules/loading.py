@@ -49,11 +49,11 @@ register(
 )
 register(
     "GIR103",
-    "unknown-or-dialect-key",
+    "unknown-or-extension-key",
     Severity.WARNING,
     """A key the format document does not describe.
 
-    Why: keys real Gemini files use but the document omits (`wl1_buffer`, `start_send`,
+    Why: keys real Gemini files use but the document omits (extension keys: `wl1_buffer`, `start_send`,
     `ifmap_lower2`/`ifmap_upper2`) are read and reported as info; any other unknown key is a
     warning, since it is often a typo of a documented key whose value is then missing. Unknown
     keys are reported once per object kind (with a count) and otherwise ignored. A file in the

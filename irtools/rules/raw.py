@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from irtools.dialects.raw.models import RawWorkload
 from irtools.loading.index import IRIndex
-from irtools.model.raw import RawWorkload
 
 
 def raw_workloads(ir: IRIndex) -> Iterator[tuple[int, int, str, RawWorkload]]:

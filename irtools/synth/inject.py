@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 from irtools import pointer as jp
 from irtools.findings import FileReport, Finding, Severity
 from irtools.loading.l2 import place
+from irtools.loading.mesh import far_core_message
 from irtools.rules.context import CheckOptions
 from irtools.rules.l2.buffer_overlap import overlap_message
 from irtools.rules.l2.common import tensor_text
@@ -780,7 +781,6 @@ def _implausible_mesh(t: _Target) -> Lazy:
     def findings() -> list[Finding]:
         x, y = doc["xlen"], doc["ylen"]  # read after every injection: GIR503 may shrink the mesh
         cores = sum(1 for k in doc if k.isdigit())
-        allowed = max(4 * cores, 16)
         span = x * (key // x + 1)  # rows 0..key // x, the new core's row, in the 0..N-1 numbering
         return [
             _finding(
@@ -791,9 +791,7 @@ def _implausible_mesh(t: _Target) -> Lazy:
             ),
             _finding(
                 "GIR506",
-                f"core {key} at ({key % x},{key // x}) lies so far off the {x}x{y} mesh that the mesh holding "
-                f"every core has {span:,} positions for {cores} cores: more than the {allowed:,} allowed "
-                "(4 per core, at least 16)",
+                far_core_message(key, (key % x, key // x), x, y, span, cores),
                 jp.join(str(key)),
                 core_id=key,
             ),

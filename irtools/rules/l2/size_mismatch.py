@@ -9,10 +9,10 @@ import numpy as np
 
 from irtools import pointer as jp
 from irtools.dialects.base import Capability
+from irtools.dialects.documented import BufferEntry, IfmapTensor
 from irtools.findings import Finding, Severity
 from irtools.loading.boxes import flagged_rows, tensor_columns
 from irtools.loading.index import IRIndex, inverted, single_transfer
-from irtools.model import BufferEntry, IfmapTensor
 from irtools.rules.context import CheckContext
 from irtools.rules.registry import rule
 from irtools.rules.screens import EXACT, box_columns, extents, huge

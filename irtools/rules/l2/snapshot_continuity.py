@@ -10,11 +10,11 @@ import numpy as np
 
 from irtools import pointer as jp
 from irtools.dialects.base import Capability
+from irtools.dialects.raw.models import flat_ids
 from irtools.findings import Finding, Severity
 from irtools.loading.boxes import flagged_rows, tensor_columns
 from irtools.loading.columns import first_rows, transfer_columns
 from irtools.loading.index import IRIndex
-from irtools.model.raw import flat_ids
 from irtools.model.view import PlacedEntry
 from irtools.rules.context import CheckContext
 from irtools.rules.l2.common import describe, loc

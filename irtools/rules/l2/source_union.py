@@ -8,10 +8,10 @@ import numpy as np
 
 from irtools import pointer as jp
 from irtools.dialects.base import Capability
+from irtools.dialects.raw.models import RawBufferEntry, RawSource
 from irtools.findings import Finding, Severity
 from irtools.loading.boxes import flagged_rows, grouped_min_max, tensor_columns
 from irtools.loading.index import IRIndex
-from irtools.model.raw import RawBufferEntry, RawSource
 from irtools.rules.context import CheckContext, id_list
 from irtools.rules.l2.common import loc
 from irtools.rules.raw import raw_workloads

@@ -4,20 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from irtools.dialects.base import Capability, Dialect, PartModels, buffer_shows
-from irtools.dialects.keys import KeyScan
-from irtools.model import (
+from irtools.dialects.base import Capability, Dialect, PartModels, SchemaInfo, buffer_shows
+from irtools.dialects.documented.dram import DramIn, DramOut, DramSection
+from irtools.dialects.documented.ir import SchedulerIR
+from irtools.dialects.documented.keys import DocumentedKeyScan
+from irtools.dialects.documented.models import (
     BufferEntry,
-    DramIn,
-    DramOut,
-    DramSection,
     IfmapTensor,
     OfmapTensor,
-    SchedulerIR,
     Wl0Entry,
     Workload,
 )
-from irtools.model.schema import build_schema
 
 
 def shows_documented(workload: dict[str, Any]) -> bool:
@@ -55,8 +52,24 @@ DOCUMENTED = Dialect(
             "wl1_buffer": Wl0Entry,
         },
         scalars=("buffersize", "top_batch_cut", "xlen", "ylen"),
-        key_scan=KeyScan,
+        key_scan=DocumentedKeyScan,
+        written_with_default=frozenset(
+            {
+                ("DramIn", "related_ofmap"),
+                ("DramOut", "related_ifmap"),
+                ("Workload", "wl0_buffer"),
+                ("Wl0Entry", "tensor_order"),
+            }
+        ),
     ),
     shows=shows_documented,
-    schema=build_schema,
+    marks=frozenset({"buffersize"}),
+    shows_destination=lambda dest: "core_id" in dest and "id" not in dest,
+    schema=SchemaInfo(
+        "schemas/gemini-scheduler-ir.schema.json",
+        "Gemini Scheduler IR",
+        "Output of the Gemini multi-core DNN accelerator scheduler after address allocation: "
+        'DRAM traffic under key "-1" and, per core "0".."N-1", an ordered list of workloads '
+        "with their tensors and L2/WL0 buffer snapshots.",
+    ),
 )

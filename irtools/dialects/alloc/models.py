@@ -17,9 +17,8 @@ from pydantic import Field
 from pydantic.dataclasses import dataclass
 from pydantic.json_schema import SkipJsonSchema
 
-from irtools.model.base import RECORD, NonNegInt, StrictBool
-from irtools.model.ir import CORES_FIELD
-from irtools.model.raw import RawBufferEntry, RawIR, RawWorkload
+from irtools.dialects.raw.models import RawBufferEntry, RawIR, RawWorkload
+from irtools.model.base import CORES_FIELD, NOT_DERIVED, RECORD, NonNegInt, StrictBool
 
 BLOCK = 1024
 """Bytes per L2 block: `address` and `block` count 1 KiB blocks."""
@@ -33,9 +32,10 @@ class AllocBufferEntry(RawBufferEntry):
     """First 1 KiB block the tensor occupies: it spans blocks [address, address + block), bytes x 1024."""
     start_loading: StrictBool | None = None
     """ifmap/weight entries: true in the snapshot where the tensor starts being loaded (absent before)."""
-    tensor_id: SkipJsonSchema[int] = dataclasses.field(init=False, default=-1)
-    """The tensor's number as the allocator's parser gives it (irtools.dialects.alloc numbers each core
-    once it is loaded): not in the file."""
+    tensor_id: SkipJsonSchema[int] = dataclasses.field(init=False, default=NOT_DERIVED)
+    """The tensor's number as the allocator's parser gives it: not in the file, so the loader numbers each
+    core once it is loaded (irtools.dialects.alloc.dialect.number_tensors); until then any use raises
+    (irtools.model.base.NotDerived)."""
 
     @property
     def address(self) -> int:

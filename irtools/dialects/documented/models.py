@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 from pydantic.dataclasses import dataclass
 
+from irtools.dialects.documented.dram import Destination
 from irtools.model.base import (
     RECORD,
     Coord4,
@@ -18,9 +19,8 @@ from irtools.model.base import (
     StrictFloat,
     StrictStr,
     TransferIds,
-    dialect,
+    extension,
 )
-from irtools.model.dram import Destination
 
 
 @dataclass(slots=True, kw_only=True, config=RECORD)
@@ -146,7 +146,7 @@ class BufferEntry:
     """Where the data comes from: one DRAM element, or one element per producing core transfer."""
     transfer_id: TransferIds | None = None
     """Union of the sources' transfer ids."""
-    start_send: StrictBool | None = dialect(
+    start_send: StrictBool | None = extension(
         "ofmap entries that go only to DRAM carry start_send instead of source/transfer_id/newly_added"
     )
     """Output that is sent to DRAM (real files; not in the format document)."""
@@ -208,9 +208,9 @@ class Tile:
     """Output mini-tile shape."""
     mtc0_mtk0: Annotated[list[NonNegInt], Field(min_length=2, max_length=2)] | None = None
     """Mini-tile C0 and K0."""
-    ifmap_lower2: Coord4 | None = dialect("second ifmap (e.g. of an Add) of a tile, in real files")
+    ifmap_lower2: Coord4 | None = extension("second ifmap (e.g. of an Add) of a tile, in real files")
     """Lower coordinate of the tile's second ifmap."""
-    ifmap_upper2: Coord4 | None = dialect("second ifmap (e.g. of an Add) of a tile, in real files")
+    ifmap_upper2: Coord4 | None = extension("second ifmap (e.g. of an Add) of a tile, in real files")
     """Upper coordinate of the tile's second ifmap (inclusive)."""
 
 
@@ -248,7 +248,7 @@ class Workload(IRModel):
     """Padding [top, bottom, left, right] of this workload's ofmap."""
     wl0_buffer: list[Wl0Entry] | None = None
     """WL0 snapshot before this workload starts (weights only); null when empty."""
-    wl1_buffer: list[Wl0Entry] | None = dialect("older Gemini files name the WL0 snapshot wl1_buffer")
+    wl1_buffer: list[Wl0Entry] | None = extension("older Gemini files name the WL0 snapshot wl1_buffer")
     """The WL0 snapshot under its older name."""
 
     @property

@@ -1,26 +1,15 @@
-"""The raw dialect: Gemini's IR before address allocation (what `SchNode::IR_gen()` writes), declared.
-
-Its own models (irtools.model.raw) are what the index, the rules and the tables read, through the
-vocabulary every dialect shares (irtools.model.view): sizes, which this dialect gives in bits (8 per
-int8 element), in bytes; ranges as four coordinates; sources and destinations by `core_id`. What the
-dialect lacks (addresses, tensor ids, align, bitwidth, ring regions, WL0) is not there at all, and the
-capabilities say so; what only it has (`max_workload_id`, `block`, inputs held ahead) is read by the
-rules that need those capabilities.
-"""
+"""GIR103 and GIR104 on a raw file: the keys the raw models do not know, and the keys Gemini's IR_gen leaves out."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Mapping
 from typing import Any, ClassVar
 
 import msgspec
 
 from irtools import pointer as jp
-from irtools.dialects.base import Capability, Dialect, PartModels, buffer_shows
 from irtools.dialects.keys import KeyScan
-from irtools.findings import Finding, Severity
-from irtools.model.raw import (
+from irtools.dialects.raw.models import (
     RawBufferEntry,
     RawCoreDestination,
     RawDramDestination,
@@ -34,29 +23,7 @@ from irtools.model.raw import (
     RawWeight,
     RawWorkload,
 )
-from irtools.model.raw_schema import build_raw_schema
-from irtools.model.view import PartialIR
-
-# --- what loading completes ---------------------------------------------------------------------------
-
-
-def name_dram_writers(ir: RawIR | PartialIR) -> RawIR | PartialIR:
-    """Each DRAM `in` entry's layer: the file names only the writing workload; its layer is looked up."""
-    layer_of = {(int(key), w.workload_id): w.layer_name for key, ws in ir.cores.items() for w in ws}
-    for entry in ir.dram.in_:
-        entry.layer_name = layer_of.get((entry.core_id, entry.workload_id), "")
-    return ir
-
-
-_IFMAP_ITEM = re.compile(r"^(/[^/]+/[0-9]+/ifmap)/0(?=/|$)")
-
-
-def file_pointer(pointer: str) -> str:
-    """A pointer the rules build as a pointer into the raw file: its one ifmap is an object, not a list of one."""
-    return _IFMAP_ITEM.sub(r"\1", pointer)
-
-
-# --- GIR103 and GIR104 on the raw file -------------------------------------------------------------------------------
+from irtools.findings import Finding, Severity
 
 OMITTED = {
     ("RawWorkload", "buffer"): (
@@ -76,14 +43,14 @@ _RAW_SOURCES: dict[str, type] = {"DRAM": RawSource, "core": RawSource}
 class RawKeyScan(KeyScan):
     """Keys the raw models do not know, once per object kind (GIR103 warnings)."""
 
-    TOP: type = RawIR
-    DRAM_SECTION: type = RawDramSection
+    TOP: ClassVar[type] = RawIR
+    DRAM_SECTION: ClassVar[type] = RawDramSection
     DRAM_SIDES: ClassVar[Mapping[str, type]] = {"in": RawDramIn, "out": RawDramOut}
     DRAM_DESTINATIONS: ClassVar[Mapping[str, type]] = {
         "core": RawCoreDestination
     }  # a DRAM `out` entry feeds cores only
-    WORKLOAD: type = RawWorkload
-    BUFFER: type = RawBufferEntry
+    WORKLOAD: ClassVar[type] = RawWorkload
+    BUFFER: ClassVar[type] = RawBufferEntry
 
     def __init__(self) -> None:
         super().__init__()
@@ -174,49 +141,3 @@ class RawKeyScan(KeyScan):
 def _unwritten(struct: Any, name: str) -> bool:
     """Whether the decoded `struct` lacks the optional key `name` (a required one is always written)."""
     return getattr(struct, name + "_as_read", None) is msgspec.UNSET
-
-
-# --- the declaration -------------------------------------------------------------------------------------
-
-
-def shows_raw(workload: dict[str, Any]) -> bool:
-    """An `ifmap` object, or buffer entries with `block` and no `address`."""
-    if isinstance(workload.get("ifmap"), dict):
-        return True
-    return buffer_shows(workload, ("block",), ("address",))
-
-
-RAW_CAPABILITIES = frozenset(
-    {
-        Capability.BLOCK_COUNTS,
-        Capability.DRAM_WAITS,
-        Capability.HELD_AHEAD,
-        Capability.SOURCE_CHANNELS,
-    }
-)
-
-RAW_PARTS = PartModels(
-    top=RawIR,
-    workload=RawWorkload,
-    dram_section=RawDramSection,
-    dram_entries={"in": RawDramIn, "out": RawDramOut},
-    workload_lists={"ofmap": RawOfmap, "buffer": RawBufferEntry},
-    scalars=("top_batch_cut", "xlen", "ylen"),
-    key_scan=RawKeyScan,
-)
-
-RAW = Dialect(
-    name="raw",
-    title="Gemini's IR before address allocation (SchNode::IR_gen output): 1 KiB block counts, no addresses",
-    note=(
-        "Gemini scheduler IR before address allocation (raw dialect: SchNode::IR_gen output, "
-        "buffer entries hold 1 KiB block counts instead of addresses); checked against its own schema "
-        "(irtools schema --dialect raw)"
-    ),
-    capabilities=RAW_CAPABILITIES,
-    parts=RAW_PARTS,
-    shows=shows_raw,
-    finish=name_dram_writers,
-    file_pointer=file_pointer,
-    schema=build_raw_schema,
-)

@@ -2,19 +2,13 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from pydantic import Field, model_validator
 
-from irtools.model.base import IRModel, PositiveInt
-from irtools.model.core import Workload
-from irtools.model.dram import DramSection
-
-CORE_KEY = re.compile(r"^(0|[1-9][0-9]{0,8})$")
-"""Core keys are decimal "0".."N-1"; "-1" is the DRAM section, not a core."""
-
-CORES_FIELD = "$cores"
+from irtools.dialects.documented.dram import DramSection
+from irtools.dialects.documented.models import Workload
+from irtools.model.base import CORE_KEY, CORES_FIELD, IRModel, PositiveInt
 
 
 class SchedulerIR(IRModel):

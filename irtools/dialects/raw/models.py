@@ -20,6 +20,9 @@ from pydantic.dataclasses import dataclass
 from pydantic.json_schema import SkipJsonSchema
 
 from irtools.model.base import (
+    CORE_KEY,
+    CORES_FIELD,
+    NOT_DERIVED,
     RECORD,
     Coord4,
     IRModel,
@@ -29,7 +32,6 @@ from irtools.model.base import (
     StrictStr,
     TransferIds,
 )
-from irtools.model.ir import CORE_KEY, CORES_FIELD
 
 Channels = NonNegInt
 """A weight's output-channel bound K (weights in this dialect give `lower`/`upper` as integers)."""
@@ -121,8 +123,10 @@ class RawDramIn:
     """Transfer id shared with the producing ofmap."""
     related_ofmap: TransferIds = Field(default_factory=list)
     """DRAM `out` transfers that read (part of) this tensor back."""
-    layer_name: SkipJsonSchema[str] = dataclasses.field(init=False, default="")
-    """Layer of the producing workload: not in the file, looked up once the cores are loaded ("" if none)."""
+    layer_name: SkipJsonSchema[str] = dataclasses.field(init=False, default=NOT_DERIVED)
+    """Layer of the producing workload: not in the file, so the loader looks it up once the cores are loaded
+    (irtools.dialects.raw.dialect.name_dram_writers; "" when the file has no such workload); until then any
+    use raises (irtools.model.base.NotDerived)."""
 
 
 @dataclass(slots=True, kw_only=True, config=RECORD)

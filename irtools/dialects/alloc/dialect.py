@@ -14,12 +14,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from irtools.dialects.base import Capability, Dialect, PartModels, buffer_shows
-from irtools.dialects.raw import RAW_CAPABILITIES, RawKeyScan, name_dram_writers
-from irtools.dialects.raw import file_pointer as raw_file_pointer
-from irtools.model.alloc import AllocBufferEntry, AllocIR, AllocWorkload
-from irtools.model.alloc_schema import build_alloc_schema
-from irtools.model.raw import RawDramIn, RawDramOut, RawDramSection, RawOfmap
+from irtools.dialects.alloc.models import AllocBufferEntry, AllocIR, AllocWorkload
+from irtools.dialects.base import Capability, Dialect, PartModels, SchemaInfo, buffer_shows
+from irtools.dialects.raw.dialect import RAW_CAPABILITIES, RAW_PARTS, name_dram_writers
+from irtools.dialects.raw.dialect import file_pointer as raw_file_pointer
+from irtools.dialects.raw.keys import RawKeyScan
+from irtools.dialects.raw.models import RawDramIn, RawDramOut, RawDramSection, RawOfmap
 from irtools.model.view import PartialIR
 
 
@@ -99,9 +99,17 @@ ALLOC = Dialect(
         workload_lists={"ofmap": RawOfmap, "buffer": AllocBufferEntry},
         scalars=("top_batch_cut", "xlen", "ylen"),
         key_scan=AllocKeyScan,
+        omitted=RAW_PARTS.omitted,
+        written_with_default=RAW_PARTS.written_with_default,
     ),
     shows=shows_alloc,
     finish=number_tensors,
     file_pointer=file_pointer,
-    schema=build_alloc_schema,
+    schema=SchemaInfo(
+        "schemas/gemini-scheduler-ir-alloc.schema.json",
+        "Gemini Scheduler IR, allocated dialect (raw IR after the SET allocator)",
+        "The Gemini scheduler's raw IR after SET-ISCA2023's ir_tools (parser, allocator, refill): every "
+        "L2 buffer entry holds `address`, its first 1 KiB block, next to `block`; ifmap and weight "
+        "entries hold `start_loading`.",
+    ),
 )

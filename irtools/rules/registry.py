@@ -89,11 +89,6 @@ class Form:
         for step in self.steps:
             yield from step.run(ir, ctx)
 
-    def reference(self, ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
-        """Every step's reference check on the whole file, unscreened (the oracle of the screens)."""
-        for step in self.steps:
-            yield from step.check(ir, ctx)
-
 
 @dataclass(frozen=True, slots=True)
 class Rule:

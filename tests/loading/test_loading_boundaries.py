@@ -21,7 +21,7 @@ from irtools.loading.index import IRIndex
 from irtools.loading.l2 import Placement, linear
 from irtools.loading.load import load_ir
 from irtools.loading.mesh import LINEAR, MESH, core_label
-from tests.mutants.edits import check, raw_doc, rows
+from tests.mutants.edits import check, mesh_doc, raw_doc, rows
 
 
 def test_a_dram_wait_cycle_through_the_first_workload_is_a_deadlock(tmp_path: Path) -> None:
@@ -44,6 +44,43 @@ def test_the_wait_screen_clears_a_clean_raw_file_from_the_columns() -> None:
     graph, which names cycles, is built only when the screen cannot clear the file)."""
     loaded = load_ir(json.dumps(raw_doc()).encode())
     assert waits_acyclic(IRIndex(loaded)) is True
+
+
+LEFT_OUT = ("GIR101", "/0/0", "1 entries with schema errors were left out of the semantic checks")
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [("fast", "string 'fast'"), (None, "null"), (1.5, "number 1.5"), (True, "boolean true")],
+)
+def test_a_left_out_workloads_ofmaps_still_count_as_produced(
+    tmp_path: Path, value: object, shown: str
+) -> None:
+    """Conv_0 on core 0 has a bad `time`: it is left out of the semantic checks, but its ofmap 10 is
+    still known, so Conv_1's reads of 10 are not dangling (no GIR201). The error shows the value as JSON."""
+    doc = mesh_doc()
+    doc["0"][0]["time"] = value
+    found = check(tmp_path, doc)
+    assert rows(found, "GIR101", info=True) == [
+        LEFT_OUT,
+        ("GIR101", "/0/0/time", f"expected an integer, got {shown}"),
+    ]
+    assert rows(found, "GIR201") == []
+
+
+def test_a_left_out_workload_without_ofmaps_produces_nothing(tmp_path: Path) -> None:
+    """Without its `ofmap` key the workload is left out and produces nothing: the reads are dangling."""
+    doc = mesh_doc()
+    del doc["0"][0]["ofmap"]
+    found = check(tmp_path, doc)
+    assert rows(found, "GIR101", info=True) == [LEFT_OUT, ("GIR101", "/0/0", "missing required key 'ofmap'")]
+    assert rows(found, "GIR201") == [
+        (
+            "GIR201",
+            "/2/0/ifmap/0",
+            "transfer 10 is consumed but no DRAM out entry or ofmap produces it (5 more uses)",
+        )
+    ]
 
 
 NOT_AN_IR = 'not a Scheduler IR: no DRAM section "-1" and no core key ("0", "1", ...); '

@@ -564,8 +564,14 @@ def test_gitlab_is_indented_by_two(report: Report) -> None:
 
 
 def statistics_text(report: Report, as_json: bool = False) -> str:
+    """`--statistics` as printed: text by default, JSON (indented by 2) with `as_json`."""
     out = io.StringIO()
-    render_statistics(report, out, as_json)
+    if as_json:
+        render_statistics(report, out, as_json=True)
+        text = out.getvalue()
+        assert text == json.dumps(json.loads(text), indent=2) + "\n"
+        return text
+    render_statistics(report, out)
     return out.getvalue()
 
 

@@ -33,14 +33,31 @@ def timed_doc() -> dict[str, Any]:
     return doc
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def analysis() -> Analysis:
+    # Built per test, not per module: mutation testing runs only the tests that reach a function,
+    # and a shared analysis would reach it in the first test alone.
     return analysis_of(timed_doc(), noc_bw=7, noc_frequency=1.0, dram_bw=16384)
 
 
 def test_step_times_are_the_longer_of_the_heaviest_link_and_dram(analysis: Analysis) -> None:
     """Step 0 is DRAM-bound (672 > 384 link cycles), steps 1 and 2 link-bound (2670 > 1600, 1171 > 1024)."""
     steps = analysis.noc_steps
+    assert list(steps.columns) == [
+        "step",
+        "layer_name",
+        "instance",
+        "link_bytes",
+        "noc_time",
+        "link",
+        "hops",
+        "dram_bytes",
+        "dram_time",
+        "layer_link_bytes",
+        "layer_link",
+        "layer_noc_time",
+    ]
+    assert steps["step"].tolist() == [0, 1, 2]
     assert steps["layer_name"].tolist() == ["Conv_0", "Conv_1", "Relu_2"]
     assert steps["instance"].tolist() == [0, 0, 0]
     assert steps["link_bytes"].tolist() == [2688, 18688, 8192]
@@ -210,6 +227,19 @@ def test_without_a_mesh_no_step_waits_on_the_noc() -> None:
     assert steps["layer_link_bytes"].tolist() == [0, 0, 0] and steps["layer_noc_time"].tolist() == [0, 0, 0]
     assert (a.schedules["noc"].end, a.schedules["noc"].makespan) == (a.schedules["dependency"].end, 2800)
     assert set(a.layers["bound"]) == {"compute"}
+
+
+def test_a_mesh_without_traffic_routes_nothing() -> None:
+    """No DRAM entries and no ofmap sent anywhere: an empty routed table (int64 columns) and no NoC time."""
+    doc = timed_doc()
+    doc["-1"] = {"in": [], "out": []}
+    for core in ("0", "1", "2", "3"):
+        for workload in doc[core]:
+            for ofmap in workload["ofmap"]:
+                ofmap["destination"] = []
+    a = analysis_of(doc, noc_bw=7, noc_frequency=1.0)
+    assert a.noc_links.empty and set(map(str, a.noc_links.dtypes)) == {"int64"}
+    assert a.noc_steps["noc_time"].tolist() == [0, 0, 0] and a.noc_steps["link"].tolist() == [None] * 3
 
 
 def test_a_step_under_one_cycle_takes_none() -> None:

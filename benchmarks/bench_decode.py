@@ -126,9 +126,9 @@ def typed_decoders(path: str, mode: str):  # type: ignore[no-untyped-def]
     import msgspec
     from pydantic import TypeAdapter
 
-    from irtools.model.alloc import AllocIR
-    from irtools.model.ir import SchedulerIR
-    from irtools.model.raw import RawIR
+    from irtools.dialects.alloc.models import AllocIR
+    from irtools.dialects.documented.ir import SchedulerIR
+    from irtools.dialects.raw.models import RawIR
 
     data = Path(path).read_bytes()  # the DRAM section may come first: look at the whole file
     top = AllocIR if b'"start_loading"' in data else RawIR if b'"block"' in data else SchedulerIR

@@ -88,12 +88,12 @@ rules = {}
 with gc_paused():
     for entry in RULES.values():
         # The form of each rule the file's capabilities allow (irtools.dialects), as check_loaded runs it.
-        check = entry.check_for(index.capabilities)
-        if check is None:
+        form = entry.form_for(index.capabilities)
+        if form is None:
             continue
         t0 = t()
         try:
-            findings.extend(map(loaded.to_file, check(index, ctx)))
+            findings.extend(map(loaded.to_file, form.run(index, ctx)))
         except Exception as exc:
             print(f"{entry.code} crashed: {exc}", file=sys.stderr)
         rules[entry.code] = t() - t0

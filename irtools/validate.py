@@ -38,11 +38,11 @@ def check_loaded(
     # The checks allocate no cycles; with millions of live model objects, collector passes dominate.
     with gc_paused():
         for entry in RULES.values():
-            check = entry.check_for(index.capabilities)
-            if check is None:
+            form = entry.form_for(index.capabilities)
+            if form is None:
                 continue
             try:
-                findings.extend(map(loaded.to_file, check(index, ctx)))
+                findings.extend(map(loaded.to_file, form.run(index, ctx)))
             except Exception as exc:  # noqa: BLE001 - a checker bug must not hide the other rules' findings
                 findings.append(
                     Finding(
@@ -90,7 +90,7 @@ def validate_file(
 
 def _overridden(finding: Finding, overrides: dict[str, Severity]) -> bool:
     """Whether `--severity` applies: to the findings a rule reports at its own severity, not to the
-    notes it reports at info below it (GIR103's known dialect keys, GIR303's reading of a ring pair),
+    notes it reports at info below it (GIR103's known extension keys, GIR303's reading of a ring pair),
     so that `GIR103=error` fails on unknown keys without failing every real Gemini file."""
     rule = RULES.get(finding.code)
     return finding.code in overrides and (rule is None or finding.severity is rule.severity)

@@ -111,7 +111,7 @@ def test_statistics_and_exit_zero(run_cli: Any, repo: Path) -> None:
     rows = out.splitlines()
     assert rows[-1] == "8 findings in 2 files"
     assert [r.split() for r in rows[:-1]] == [
-        ["2", "GIR103", "info", "unknown-or-dialect-key"],
+        ["2", "GIR103", "info", "unknown-or-extension-key"],
         ["2", "GIR303", "info", "ring-config"],
         ["2", "GIR306", "warning", "cur-wl-ifmap"],
         ["1", "GIR201", "error", "dangling-transfer"],

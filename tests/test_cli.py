@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from irtools.model.schema import build_schema
+from irtools.dialects import DOCUMENTED
+from irtools.dialects.schema import build_schema
 from irtools.rules import RULES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -601,14 +602,14 @@ def test_rules_unknown_code_exits_2(run_cli: Any) -> None:
 def test_schema_prints_build_schema(run_cli: Any) -> None:
     code, out, _ = run_cli("schema")
     assert code == 0
-    assert json.loads(out) == build_schema()
+    assert json.loads(out) == build_schema(DOCUMENTED)
 
 
 def test_schema_output_file(run_cli: Any, tmp_path: Path) -> None:
     target = tmp_path / "ir.schema.json"
     code, out, _ = run_cli("schema", "-o", target)
     assert (code, out) == (0, "")
-    assert json.loads(target.read_text(encoding="utf-8")) == build_schema()
+    assert json.loads(target.read_text(encoding="utf-8")) == build_schema(DOCUMENTED)
 
 
 def test_no_subcommand_is_a_usage_error(run_cli: Any) -> None:

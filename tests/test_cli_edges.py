@@ -143,7 +143,7 @@ def test_empty_directory_is_a_usage_error_unless_allowed(
 
 
 def test_severity_override_leaves_dialect_notes_as_notes(run_cli: RunCli, fixtures_dir: Path) -> None:
-    # The real Gemini files use dialect keys (start_send, wl1_buffer): GIR103 info notes, not problems.
+    # The real Gemini files use extension keys (start_send, wl1_buffer): GIR103 info notes, not problems.
     code, out, _ = run_cli("validate", "--severity", "GIR103=error", fixtures_dir / "gemini")
     assert code == 0
     assert out.rstrip().endswith("3 files checked: 0 errors, 0 warnings, 11 info")

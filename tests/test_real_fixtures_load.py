@@ -19,7 +19,7 @@ from irtools.findings import Finding, Severity
 from irtools.loading.load import LoadedIR, load_ir
 
 GEMINI = {
-    # file name -> dialect keys it uses (keys real Gemini files write but the format document omits)
+    # file name -> extension keys it uses (keys real Gemini files write but the format document omits)
     "int8_resnet34.sim_quantized_b1_c1_bw16_stschedule.json": {
         "wl1_buffer",
         "start_send",
@@ -45,7 +45,7 @@ def core_items(doc: dict[str, Any]) -> Iterator[tuple[str, list[Any]]]:
 
 
 def dialect_occurrences(doc: dict[str, Any]) -> dict[str, list[str]]:
-    """Pointers of every dialect key present (null values included), in file order, per dialect key."""
+    """Pointers of every extension key present (null values included), in file order, per extension key."""
     found: dict[str, list[str]] = {}
     for core, workloads in core_items(doc):
         for w, wl in enumerate(workloads):
@@ -62,7 +62,7 @@ def dialect_occurrences(doc: dict[str, Any]) -> dict[str, list[str]]:
 
 
 def dialect_key(message: str) -> str:
-    match = re.match(r"dialect key '(\w+)'", message)
+    match = re.match(r"extension key '(\w+)'", message)
     assert match, message
     return match.group(1)
 
@@ -107,7 +107,7 @@ def test_gemini_has_only_dialect_info(gemini: tuple[str, Any, LoadedIR]) -> None
         # One finding per key, at its first occurrence; keys present with a null value (wl1_buffer: null) count too.
         assert finding.pointer == occurrences[key][0]
         count = len(occurrences[key])
-        assert finding.message.startswith(f"dialect key {key!r} in ")
+        assert finding.message.startswith(f"extension key {key!r} in ")
         assert (f"({count} occurrences)" in finding.message) is (count > 1)
 
 
@@ -232,7 +232,9 @@ def test_npu_unknown_id_key_in_destinations_is_a_warning(npu: tuple[Any, LoadedI
     assert finding.message.startswith("unknown key 'id' in CoreDestination")
     assert re.fullmatch(r"/\d+/\d+/ofmap/\d+/destination/\d+/id", finding.pointer)
     assert "id" in jp.resolve(raw, finding.pointer.rsplit("/", 1)[0])
-    assert all(f.severity is not Severity.INFO for f in gir103)  # this converter uses no Gemini dialect keys
+    assert all(
+        f.severity is not Severity.INFO for f in gir103
+    )  # this converter uses no Gemini extension keys
 
 
 def test_npu_fails_in_the_cli(run_cli: Any, fixtures_dir: Path, npu: tuple[Any, LoadedIR]) -> None:

@@ -1,4 +1,5 @@
-"""The committed JSON Schema is generated from the models, is valid Draft 2020-12, and agrees with them."""
+"""Each dialect's committed JSON Schema is generated from its models and valid Draft 2020-12; the documented one
+agrees with its models."""
 
 from __future__ import annotations
 
@@ -11,15 +12,15 @@ import pytest
 from jsonschema import Draft202012Validator
 from pydantic import ValidationError
 
-from irtools.model import SchedulerIR
+from irtools.dialects import DIALECTS, DOCUMENTED, Dialect
+from irtools.dialects.documented import SchedulerIR
+from irtools.dialects.schema import build_schema, schema_text
 from irtools.model.base import INT64_MAX
-from irtools.model.schema import SCHEMA_PATH, build_schema, schema_text
 
 ROOT = Path(__file__).resolve().parent.parent
-COMMITTED = ROOT / SCHEMA_PATH
-REGENERATE = (
-    "schema is out of date; regenerate with `irtools schema -o schemas/gemini-scheduler-ir.schema.json`"
-)
+assert DOCUMENTED.schema is not None
+COMMITTED = ROOT / DOCUMENTED.schema.path
+WITH_SCHEMA = [d for d in DIALECTS if d.schema is not None]
 GEMINI = [
     "int8_resnet34.sim_quantized_b1_c1_bw16_stschedule.json",
     "int8_resnet34.sim_quantized_b4_c1_bw16_stschedule.json",
@@ -29,7 +30,7 @@ GEMINI = [
 
 @pytest.fixture(scope="module")
 def schema() -> dict[str, Any]:
-    return build_schema()
+    return build_schema(DOCUMENTED)
 
 
 @pytest.fixture(scope="module")
@@ -52,18 +53,27 @@ def schema_errors(validator: Draft202012Validator, doc: Any) -> list[str]:
 # --- the committed file ----------------------------------------------------------------------------------
 
 
-def test_committed_schema_equals_build_schema(schema: dict[str, Any]) -> None:
-    committed = json.loads(COMMITTED.read_text(encoding="utf-8"))
-    assert committed == schema, REGENERATE
+@pytest.mark.parametrize("dialect", WITH_SCHEMA, ids=lambda d: d.name)
+def test_each_committed_schema_is_byte_identical_to_the_generator_output(dialect: Dialect) -> None:
+    assert dialect.schema is not None
+    committed = (ROOT / dialect.schema.path).read_text(encoding="utf-8")
+    regenerate = f"regenerate with `irtools schema --dialect {dialect.name} -o {dialect.schema.path}`"
+    assert committed == schema_text(dialect), regenerate
+    assert json.loads(committed) == build_schema(dialect)
 
 
-def test_committed_schema_is_byte_identical_to_the_generator_output() -> None:
-    assert COMMITTED.read_text(encoding="utf-8") == schema_text(), REGENERATE
+@pytest.mark.parametrize("dialect", WITH_SCHEMA, ids=lambda d: d.name)
+def test_each_schema_is_valid_draft_2020_12_and_says_what_it_is(dialect: Dialect) -> None:
+    assert dialect.schema is not None
+    schema = build_schema(dialect)
+    Draft202012Validator.check_schema(schema)
+    assert schema["$id"].endswith("/" + dialect.schema.path)
+    assert schema["title"] == dialect.schema.title and schema["description"]
 
 
 def test_schema_text_is_stable() -> None:
-    assert schema_text() == schema_text()
-    assert schema_text().endswith("}\n")
+    assert schema_text(DOCUMENTED) == schema_text(DOCUMENTED)
+    assert schema_text(DOCUMENTED).endswith("}\n")
 
 
 # --- the schema itself -----------------------------------------------------------------------------------
@@ -112,9 +122,9 @@ def test_integers_are_capped_at_int64(schema: dict[str, Any]) -> None:
 
 
 def test_dialect_keys_are_annotated(schema: dict[str, Any]) -> None:
-    assert "x-gemini-dialect" in schema["$defs"]["Workload"]["properties"]["wl1_buffer"]
-    assert "x-gemini-dialect" in schema["$defs"]["BufferEntry"]["properties"]["start_send"]
-    assert "x-gemini-dialect" not in schema["$defs"]["Workload"]["properties"]["wl0_buffer"]
+    assert "x-gemini-extension" in schema["$defs"]["Workload"]["properties"]["wl1_buffer"]
+    assert "x-gemini-extension" in schema["$defs"]["BufferEntry"]["properties"]["start_send"]
+    assert "x-gemini-extension" not in schema["$defs"]["Workload"]["properties"]["wl0_buffer"]
 
 
 # --- real files: both validators accept them -------------------------------------------------------------

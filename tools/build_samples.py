@@ -1,4 +1,5 @@
-"""Build sample_ir/: a valid 2x2-mesh IR, near misses that must stay clean, and one defect per rule.
+"""Build sample_ir/: a valid 2x2-mesh IR, near misses that must stay clean, one defect per rule, and one
+per dialect variant of a rule (sample_ir/invalid/raw-alloc/: Gemini's raw and allocated files).
 
 Run `python tools/build_samples.py` after changing it, then `pytest --update-goldens` and
 review the diff of the .expected.json files.
@@ -570,6 +571,43 @@ NEAR_MISSES: dict[str, Mutation] = {
 }
 
 
+RAW_ALLOC_L2 = 256 * KB
+"""The L2 size the raw and alloc samples were scheduled for; those dialects do not record it, so the
+folder's irtools.toml gives it (`l2-size`), as a user's configuration would."""
+
+
+def raw_alloc_bases() -> dict[str, dict[str, Any]]:
+    """Small real-shaped files of the raw and alloc dialects: irtools synth's 2-layer schedule on a 2x1
+    mesh (cores 1 and 2 in Gemini's mesh numbering, ten workloads), clean at RAW_ALLOC_L2."""
+    from irtools.synth import SynthOptions, synthesize
+    from irtools.synth.alloc import to_alloc
+    from irtools.synth.raw import to_raw
+
+    raw = to_raw(synthesize(SynthOptions(2, 1, 2, 1, RAW_ALLOC_L2, 1, 1)).document)
+    return {"raw": raw, "alloc": to_alloc(raw)}
+
+
+# Each variant's defect, on core 1 (workloads 0, 2, 4 run Conv_0; 5, 7, 9 Relu_1) but for the last.
+RAW_ALLOC_INVALID: dict[str, tuple[str, Mutation]] = {
+    # Workload 7 waits for transfer 7, which workload 2 produces, but names workload 5.
+    "GIR204-raw-max-workload-id": ("raw", _set("1/4/ifmap/max_workload_id", 5)),
+    "GIR204-alloc-max-workload-id": ("alloc", _set("1/4/ifmap/max_workload_id", 5)),
+    # Workload 4's snapshot lists 250 blocks for one input: 299 blocks in all, past the 256 of the L2.
+    "GIR301-raw-blocks-over-l2": ("raw", _set("1/2/buffer/4/block", 250)),
+    # Workload 9's ofmap (21 blocks) placed at block 240: it ends at block 261, past the 256 of the L2.
+    "GIR301-alloc-address-past-l2": ("alloc", _set("1/5/buffer/1/address", 240)),
+    # Workload 0's input says it is held for workload 5, but workload 2 runs next on the core.
+    "GIR304-raw-held-for-another": ("raw", _set("1/0/buffer/0/workload_id", 5)),
+    # Workload 2's weight is marked loaded again, though the snapshot before holds it at the same address.
+    "GIR304-alloc-start-loading": ("alloc", _set("1/1/buffer/0/start_loading", True)),
+    # Workload 2's input lists transfer 2 besides its source's transfer 7.
+    "GIR305-raw-source-ids": ("raw", _set("1/1/buffer/3/transfer_id", [2, 7])),
+    # On core 2, the source of workload 3's input stops one row short of the input's range (an entry of
+    # one snapshot only: the allocator's parser tells tensors apart by the whole entry, sources too).
+    "GIR305-alloc-source-box": ("alloc", _set("2/1/buffer/2/source/0/upper", [0, 2, 43, 55])),
+}
+
+
 def main() -> None:
     valid = valid_mesh()
     (ROOT / "valid").mkdir(parents=True, exist_ok=True)
@@ -585,6 +623,17 @@ def main() -> None:
         ir = copy.deepcopy(valid)
         mutate(ir)
         (ROOT / "invalid" / f"{name}.json").write_text(json.dumps(ir, indent=1) + "\n")
+    folder = ROOT / "invalid" / "raw-alloc"
+    folder.mkdir(exist_ok=True)
+    (folder / "irtools.toml").write_text(
+        "# The raw and alloc dialects do not record the L2 size: the one these samples were scheduled for.\n"
+        f"l2-size = {RAW_ALLOC_L2}\n"
+    )
+    bases = raw_alloc_bases()
+    for name, (dialect, mutate) in RAW_ALLOC_INVALID.items():
+        ir = copy.deepcopy(bases[dialect])
+        mutate(ir)
+        (folder / f"{name}.json").write_text(json.dumps(ir, indent=1) + "\n")
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ docs/mutation-testing.md.
 Two things this wrapper adds to plain `mutmut run`:
 - the rules' own bodies are mutated: mutmut leaves decorated functions alone (a decorator may have
   side effects when the copies are defined), and every rule is decorated (`@rule`, `@variant`,
-  `@fast_path`). Here, for those three decorators only, the trampoline keeps the decorators and the
+  `@also`, `@fast_path`). Here, for those four decorators only, the trampoline keeps the decorators and the
   copies (original and mutants) are plain functions, so a rule is registered once.
 - the tests find the real fixtures: they look for ../shared beside the project, and the copy in
   ./mutants looks beside itself, so a link `shared` -> ../shared is made in the project (ignored by git).
@@ -43,7 +43,7 @@ PATHS = {
 }
 """Each configured path (pyproject.toml [tool.mutmut] only_mutate) as a glob of mutmut's mutant names."""
 
-OUR_DECORATORS = {"rule", "variant", "fast_path"}
+OUR_DECORATORS = {"rule", "variant", "also", "fast_path"}
 """Decorators whose functions are mutated all the same: they register or wrap, once, at import."""
 
 KILLED = {1, 3, 36, -24, 24, 152, 255, 37}

@@ -12,10 +12,10 @@ import pandas as pd
 
 from irtools.analysis.tables import L2_OCCUPANCY, L2_REGIONS, TENSORS, WL0_OCCUPANCY, WL0_TENSORS
 from irtools.dialects.base import Capability
+from irtools.dialects.documented import BufferEntry, Wl0Entry
 from irtools.loading.fast_types import is_model
 from irtools.loading.index import IRIndex, WorkloadRef
 from irtools.loading.l2 import Placement, linear, place, regions_of
-from irtools.model import BufferEntry, Wl0Entry
 from irtools.model.view import BufferView, PlacedEntry
 
 Segment = tuple[int, int]

@@ -39,7 +39,7 @@ class Summary:
     dram_read_fmap: int = 0
     dram_write: int = 0
     dialect: str = "documented"
-    """The file's dialect (irtools.dialects): "documented", "raw" (peak_l2 counts 1 KiB blocks) or "alloc"."""
+    """The file's dialect (irtools.dialects), by name: "documented", "raw" (peak_l2 counts 1 KiB blocks), "alloc", or one registered later."""
     core_labels: dict[int, str] = field(default_factory=dict)
     """Core -> "id (x,y)", its mesh position under the file's numbering."""
     numbering: str = LINEAR

@@ -112,16 +112,13 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         metavar="CODES",
         help="comma-separated rule codes (GIR201,GIR302): one defect each, see below",
     )
+    from irtools.synth.forms import FORMS
+
     syn.add_argument(
         "--dialect",
-        choices=("documented", "raw", "alloc"),
+        choices=list(FORMS),
         default="documented",
-        help=(
-            "raw: the Gemini scheduler's own IR before address allocation (mesh-id cores, block counts, "
-            "no addresses), from the same generator and seed; --inject takes GIR201, GIR203, GIR204, GIR502. "
-            "alloc: that raw IR after an allocator like SET's (address in 1 KiB blocks, start_loading); "
-            "--inject also takes GIR301 (recorded with the --l2-size to validate with) and GIR302"
-        ),
+        help=". ".join(form.help for form in FORMS.values() if form.dialect.name != "documented"),
     )
     syn.add_argument(
         "--indent",
@@ -133,7 +130,8 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
 
 def run_synth(args: argparse.Namespace) -> int:
     """`irtools synth`: write a synthetic IR (and with --inject its expected findings); the exit code."""
-    from irtools.synth import SynthOptions, inject, parse_codes, synthesize
+    from irtools.synth import SynthOptions, parse_codes, synthesize
+    from irtools.synth.forms import FORMS
     from irtools.synth.writer import sidecar, validate_args, write_expected, write_ir
 
     codes = parse_codes(args.inject) if args.inject is not None else []
@@ -141,20 +139,11 @@ def run_synth(args: argparse.Namespace) -> int:
     options = SynthOptions(xlen, ylen, args.layers, args.batch, args.buffersize, args.ring_regions, args.seed)
     started = time.perf_counter()
     result = synthesize(options)
-    document = result.document
+    form = FORMS[args.dialect]
+    document = form.convert(result.document)
     injection = None
-    if args.dialect in ("raw", "alloc"):
-        from irtools.synth.alloc import inject_alloc, to_alloc
-        from irtools.synth.raw import inject_raw, to_raw
-
-        document = to_raw(document)
-        if args.dialect == "alloc":
-            document = to_alloc(document)
-        if codes:
-            injection = (inject_alloc if args.dialect == "alloc" else inject_raw)(document, codes, args.seed)
-            document = injection.document
-    elif codes:
-        injection = inject(document, codes, args.seed)
+    if codes:
+        injection = form.inject(document, codes, args.seed)
         document = injection.document
     size = write_ir(args.output, document, args.indent)
     elapsed = time.perf_counter() - started
@@ -167,17 +156,7 @@ def run_synth(args: argparse.Namespace) -> int:
         f"  network: {s.scale}; transfers: {s.core_transfers:,} to cores ({s.cross_core_transfers:,} cross-core), "
         f"{s.dram_out:,} DRAM out, {s.dram_in:,} DRAM in"
     )
-    if args.dialect == "raw":
-        print(
-            "  raw dialect: cores keyed by Gemini's mesh ids, L2 as 1 KiB block counts, no addresses or WL0"
-        )
-    elif args.dialect == "alloc":
-        print("  alloc dialect: the raw IR with L2 addresses in 1 KiB blocks (first fit per core), no WL0")
-    else:
-        print(
-            f"  L2: {s.l2_tensors:,} tensors in {args.ring_regions} ring region(s), {s.wrapped_tensors:,} wrapping "
-            f"around their region's end, {s.reused_tensors:,} ifmaps read in place; WL0: {s.wl0_entries:,} entries"
-        )
+    print(form.summary(s, args.ring_regions))
     if injection is not None:
         written = write_expected(args.output, injection.findings, injection.options)
         print(
@@ -193,10 +172,8 @@ def run_synth(args: argparse.Namespace) -> int:
             f"irtools synth: note: {sidecar(args.output)} is from an earlier run with --inject",
             file=sys.stderr,
         )
-    if args.ring_regions > 1 and args.dialect == "documented":
-        print(
-            "  note: with 2+ ring regions, `irtools validate` reports one GIR303 info finding (the [start, end) reading)"
-        )
+    for note in form.notes(args.ring_regions):
+        print(note)
     return EXIT_OK
 
 

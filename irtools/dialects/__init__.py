@@ -11,17 +11,44 @@ import itertools
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from irtools.dialects.alloc import ALLOC
+from irtools.dialects.alloc.dialect import ALLOC
 from irtools.dialects.base import Capability, Dialect
-from irtools.dialects.documented import DOCUMENTED
-from irtools.dialects.raw import RAW
-from irtools.model.ir import CORE_KEY
+from irtools.dialects.documented.dialect import DOCUMENTED
+from irtools.dialects.raw.dialect import RAW
+from irtools.model.base import CORE_KEY
 
-DIALECTS: tuple[Dialect, ...] = (ALLOC, RAW, DOCUMENTED)
+DIALECTS: list[Dialect] = [ALLOC, RAW, DOCUMENTED]
+"""The registered dialects, in the order they are asked whether a workload has their shape."""
 
 BY_NAME = {d.name: d for d in DIALECTS}
 
-__all__ = ["ALLOC", "BY_NAME", "DIALECTS", "DOCUMENTED", "RAW", "Capability", "Dialect", "sniff"]
+__all__ = [
+    "ALLOC",
+    "BY_NAME",
+    "DIALECTS",
+    "DOCUMENTED",
+    "RAW",
+    "Capability",
+    "Dialect",
+    "register",
+    "sniff",
+    "unregister",
+]
+
+
+def register(dialect: Dialect) -> None:
+    """Add a dialect: loading recognises it (asked before the others, so its `shows` must be more specific
+    than theirs), validation and analysis read it by its capabilities, `irtools schema` offers it."""
+    if dialect.name in BY_NAME:
+        raise ValueError(f"a dialect named {dialect.name!r} is already registered")
+    DIALECTS.insert(0, dialect)
+    BY_NAME[dialect.name] = dialect
+
+
+def unregister(dialect: Dialect) -> None:
+    """Remove a dialect `register` added."""
+    DIALECTS.remove(dialect)
+    del BY_NAME[dialect.name]
 
 
 def core_dialect(workloads: Any, sample: int = 8) -> Dialect | None:
@@ -42,13 +69,16 @@ def core_dialect(workloads: Any, sample: int = 8) -> Dialect | None:
 
 
 def dram_dialect(section: Any) -> Dialect | None:
-    """RAW or DOCUMENTED from the DRAM section's destinations (`id` or `core_id`)."""
+    """The dialect whose DRAM destinations (`id` or `core_id`) the DRAM section shows, None if none does."""
     entries = section.get("out") if isinstance(section, dict) else None
+    judges = [d for d in DIALECTS if d.shows_destination is not None]
     for entry in entries if isinstance(entries, list) else ():
         destinations = entry.get("destination") if isinstance(entry, dict) else None
         for dest in destinations if isinstance(destinations, list) else ():
-            if isinstance(dest, dict) and ("id" in dest) != ("core_id" in dest):
-                return RAW if "id" in dest else DOCUMENTED
+            if isinstance(dest, dict):
+                found = next((d for d in judges if d.shows_destination(dest)), None)  # type: ignore[misc]
+                if found is not None:
+                    return found
     return None
 
 
@@ -63,7 +93,11 @@ def sniff(members: Iterable[tuple[str, Any]]) -> tuple[Dialect, Iterator[tuple[s
     seen: list[tuple[str, Any]] = []
     for key, value in stream:
         seen.append((key, value))
-        found = core_dialect(value) if CORE_KEY.match(key) else DOCUMENTED if key == "buffersize" else None
+        found = (
+            core_dialect(value)
+            if CORE_KEY.match(key)
+            else next((d for d in DIALECTS if key in d.marks), None)
+        )
         if found is not None:
             return found, itertools.chain(seen, stream)
     dram = next((value for key, value in seen if key == "-1"), None)

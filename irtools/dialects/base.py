@@ -8,7 +8,7 @@ dialect's name. Adding a dialect = one module here declaring a `Dialect`, plus i
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +33,38 @@ class Capability(StrEnum):
     L2_SIZE = "an L2 size (buffersize in the file, or --l2-size)"
 
 
+DOCUMENTED_FACTS = frozenset(
+    {Capability.CUR_WL_FLAGS, Capability.ALIGN_BITWIDTH, Capability.WL0, Capability.RING_REGIONS}
+)
+"""Facts only the documented models hold: a dialect declaring one gives workloads of their shape
+(`IRIndex.documented`)."""
+
+SCHEDULER_FACTS = frozenset(
+    {Capability.BLOCK_COUNTS, Capability.DRAM_WAITS, Capability.HELD_AHEAD, Capability.SOURCE_CHANNELS}
+)
+"""Facts only the scheduler's own (raw) models hold: a dialect declaring one gives workloads of their shape
+(`IRIndex.raw`)."""
+
+
+SCHEMA_BASE = "https://github.com/irtools/irtools/"
+"""Where the `$id` of each committed schema points: this base + its path under schemas/."""
+
+
+@dataclass(frozen=True, slots=True)
+class SchemaInfo:
+    """What a dialect's schema says of itself beyond its models: where it is committed, its title and description."""
+
+    path: str
+    """Where the schema is committed, relative to the repository root (schemas/...)."""
+    title: str
+    description: str
+
+    @property
+    def schema_id(self) -> str:
+        """The schema's `$id`."""
+        return SCHEMA_BASE + self.path
+
+
 @dataclass(frozen=True, slots=True)
 class PartModels:
     """The models one dialect's file is validated against, part by part (irtools.loading.load)."""
@@ -46,9 +78,18 @@ class PartModels:
     workload_lists: Mapping[str, type]
     """Workload key -> entry model of the lists whose broken entries are left out one by one."""
     scalars: tuple[str, ...]
-    """Top-level positive integers kept when the top level as a whole breaks the schema."""
+    """Top-level positive integers kept when the top level as a whole breaks the schema (the top model's field
+    names; the file's keys are their aliases)."""
     key_scan: Callable[[], KeyScan]
     """GIR103: the keys these models do not know."""
+    omitted: Mapping[tuple[str, str], str] = field(default_factory=dict)
+    """(model name, key) -> what it means: optional keys the writer leaves out when it has nothing to say
+    (GIR104 names them; the decoder tells them apart from keys written)."""
+    written_with_default: frozenset[tuple[str, str]] = frozenset()
+    """(model name, field name) of optional keys files often write with the model's default value (`[]`,
+    null): the decoder tells them apart from keys left out, so its key count matches the file's. Counted on
+    the real fixtures, the samples and synth files; a key missing here only sends its member to the models
+    (correct, slower)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,12 +105,20 @@ class Dialect:
     parts: PartModels
     shows: Callable[[dict[str, Any]], bool]
     """Whether one workload (as JSON) has this dialect's shape; the sniffer asks the dialects in order."""
+    marks: frozenset[str] = frozenset()
+    """Top-level keys only this dialect's files have: one met before the first core decides the dialect."""
+    shows_destination: Callable[[dict[str, Any]], bool] | None = None
+    """Whether one destination of a DRAM `out` entry (as JSON) has this dialect's shape: judges a file whose
+    cores show nothing; None: its DRAM section is not told apart from another dialect's."""
     finish: Callable[[Any], IRView] | None = None
-    """What loading completes once every part is validated (facts the file spreads over parts); None: nothing."""
+    """What loading completes once every part is validated (facts the file spreads over parts), into model
+    fields declared `init=False` with the default `NOT_DERIVED` (irtools.model.base: any use of it raises,
+    so a fact it forgot is an error, not a -1 or ""); None: nothing."""
     file_pointer: Callable[[str], str] | None = None
     """A pointer the rules build -> the pointer into the file as written; None: they are the same."""
-    schema: Callable[[], dict[str, Any]] | None = None
-    """The dialect's JSON Schema (irtools schema --dialect NAME)."""
+    schema: SchemaInfo | None = None
+    """Where its JSON Schema is committed, its title and description (irtools schema --dialect NAME builds it
+    from `parts.top`); None: no schema is offered."""
 
     def has(self, capability: Capability) -> bool:
         """Whether files of this dialect hold what `capability` names (L2 addresses, ring regions, WL0,

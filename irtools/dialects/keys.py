@@ -1,4 +1,5 @@
-"""GIR103 from the raw file: keys the models do not know, and dialect keys, per object kind.
+"""GIR103 from the raw file: keys the models do not know, and extension keys, per object kind (the shared
+scan; each dialect's scan names its models and walks its workloads: documented/keys.py, raw/keys.py).
 
 The models drop unknown keys (the records are slotted dataclasses), so the keys are counted on the
 raw JSON, one top-level part at a time, while that part is still in memory.
@@ -13,91 +14,65 @@ from typing import Any, ClassVar
 from irtools import pointer as jp
 from irtools import reference
 from irtools.findings import Finding, Severity
-from irtools.model import (
-    BufferEntry,
-    CoreDestination,
-    CoreSource,
-    DramDestination,
-    DramIn,
-    DramOut,
-    DramSection,
-    DramSource,
-    IfmapTensor,
-    OfmapTensor,
-    SchedulerIR,
-    Tile,
-    WeightTensor,
-    Wl0Entry,
-    Workload,
-)
-from irtools.model.base import DIALECT
-from irtools.model.ir import CORE_KEY, CORES_FIELD
+from irtools.model.base import CORE_KEY, CORES_FIELD, EXTENSION
 
 WasWritten = Callable[[Any, str], bool]
 """Whether a decoded object wrote an optional key (the decoder's `fast_types.was_written`): passed in by
 the loader, so dialects/ need not import loading/, which imports it."""
 
-_DESTINATIONS = {"core": CoreDestination, "DRAM": DramDestination}
-_SOURCES = {"DRAM": DramSource, "core": CoreSource}
-_DRAM_SIDES = {"in": DramIn, "out": DramOut}
-_TENSOR_LISTS = {"ifmap": IfmapTensor, "ofmap": OfmapTensor, "buffer": BufferEntry}
-_WL0_LISTS = ("wl0_buffer", "wl1_buffer")
-_NESTED = {"ofmap": ("destination", _DESTINATIONS), "buffer": ("source", _SOURCES)}
-"""The typed lists inside each entry of a workload's tensor lists."""
-
-# Per (kind, key): [count, first pointer, is dialect]. One table per top-level part, merged in the
-# order of the models (top level, DRAM, cores) whatever the order of the keys in the file.
+# Per (kind, key): [count, first pointer, its extension note or None for an unknown key]. One table per
+# top-level part, merged in the order of the models (top level, DRAM, cores) whatever the order of the keys in the file.
 _Seen = dict[tuple[str, str], list[Any]]
 
 
 @functools.cache
-def _fields(model: type) -> tuple[frozenset[str], frozenset[str]]:
-    """(every key the model reads, the dialect keys among them)."""
+def known_keys(model: type) -> tuple[frozenset[str], frozenset[str]]:
+    """(every key the model reads, the extension keys among them)."""
     fields = {  # init=False fields are filled by irtools after loading, never read from the file
         name: info
         for name, info in model.__pydantic_fields__.items()  # type: ignore[attr-defined]
         if info.init is not False
     }
     known = frozenset((info.alias or name) for name, info in fields.items()) - {CORES_FIELD}
-    dialect = frozenset(
+    extension = frozenset(
         (info.alias or name)
         for name, info in fields.items()
-        if isinstance(info.json_schema_extra, dict) and DIALECT in info.json_schema_extra
+        if isinstance(info.json_schema_extra, dict) and EXTENSION in info.json_schema_extra
     )
-    return known, dialect
+    return known, extension
 
 
-def type_field_note(kind: str, key: str) -> str:
-    """The note a dialect field carries in the models."""
-    from irtools import model as models
-
-    info = getattr(models, kind).__pydantic_fields__[key]
-    return str(info.json_schema_extra[DIALECT])
+def extension_note(model: type, key: str) -> str:
+    """The note an extension field carries in `model` (why real files write the key)."""
+    for name, info in model.__pydantic_fields__.items():  # type: ignore[attr-defined]
+        if (info.alias or name) == key and isinstance(info.json_schema_extra, dict):
+            return str(info.json_schema_extra[EXTENSION])
+    raise KeyError(f"{model.__name__} has no extension key {key!r}")
 
 
 def _plain(model: type, entries: list[Any]) -> bool:
     """Whether every entry is an object whose keys `model` knows and none of which it notes as a
-    dialect key: then no entry yields a GIR103, and one union of their keys (in C) proves it instead
+    extension key: then no entry yields a GIR103, and one union of their keys (in C) proves it instead
     of a call per entry. Off under the reference core (irtools.reference), which looks at each one."""
     if reference.active() or not set(map(type, entries)) <= {dict}:
         return False
     keys: set[str] = set().union(*entries)
-    known, dialect = _fields(model)
-    return known.issuperset(keys) and keys.isdisjoint(dialect)
+    known, extension = known_keys(model)
+    return known.issuperset(keys) and keys.isdisjoint(extension)
 
 
 class KeyScan:
-    """Counts unknown and dialect keys; `findings()` gives one GIR103 per (object kind, key).
+    """Counts unknown and extension keys; `findings()` gives one GIR103 per (object kind, key).
 
     Entries whose file pointer is in `skipped` (left out for schema errors) are not looked into,
     as the semantic checks do not look at them either.
     """
 
-    TOP: type = SchedulerIR
-    DRAM_SECTION: type = DramSection
-    DRAM_SIDES: ClassVar[Mapping[str, type]] = _DRAM_SIDES
-    DRAM_DESTINATIONS: ClassVar[Mapping[str, type]] = _DESTINATIONS
-    """The models of this dialect's top level and DRAM section (a dialect's scan overrides them)."""
+    TOP: ClassVar[type]
+    DRAM_SECTION: ClassVar[type]
+    DRAM_SIDES: ClassVar[Mapping[str, type]]
+    DRAM_DESTINATIONS: ClassVar[Mapping[str, type]]
+    """The models of the dialect's top level and DRAM section: each dialect's scan names its own."""
 
     def __init__(self) -> None:
         self._top: _Seen = {}
@@ -107,10 +82,10 @@ class KeyScan:
 
     def top(self, doc: dict[str, Any]) -> None:
         """The top-level keys; pass the DRAM section to `dram` and each core to `core`."""
-        known, _ = _fields(self.TOP)
+        known, _ = known_keys(self.TOP)
         for key in doc:
             if key not in known and not CORE_KEY.match(key):
-                _note(self._top, self.TOP.__name__, key, "", (), False)
+                note_key(self._top, self.TOP.__name__, key, "", (), None)
 
     def dram(self, section: Any, skipped: Collection[str] = ()) -> None:
         """Record the DRAM section's keys that its models do not know (`skipped`: entries left out for
@@ -148,39 +123,27 @@ class KeyScan:
         self,
         key: str,
         workloads: list[Any],
-        dialect_keys: Collection[str],
+        extension_keys: Collection[str],
         was_written: WasWritten,
     ) -> None:
-        """A core the typed decoder read (irtools.loading.decoder): it holds no unknown key; the dialect
-        keys its bytes name (`dialect_keys`) are noted as `core` notes them, asking the decoder's
+        """A core the typed decoder read (irtools.loading.decoder): it holds no unknown key; the extension
+        keys its bytes name (`extension_keys`) are noted as `core` notes them, asking the decoder's
         `was_written` which objects wrote them, then what `_plain_workloads` counts."""
         self._skipped = ()
         seen: _Seen = {}
         self._cores.append(seen)
-        if dialect_keys:
-            self._decoded_dialect_keys(seen, key, workloads, dialect_keys, was_written)
+        if extension_keys:
+            self._decoded_extension_keys(seen, key, workloads, extension_keys, was_written)
         self._decoded_workloads(key, workloads)
 
-    def _decoded_dialect_keys(
+    def _decoded_extension_keys(
         self, seen: _Seen, key: str, workloads: list[Any], names: Collection[str], was_written: WasWritten
     ) -> None:
-        """The dialect keys of a decoded core in the order `_workload` meets them. Only the kinds that
-        have dialect keys are visited (Workload, BufferEntry, Tile, in `_workload`'s order): in a decoded
-        core the others note nothing."""
-        kinds = [m for m in (Workload, BufferEntry, Tile) if not _fields(m)[1].isdisjoint(names)]
-        for w, wl in enumerate(workloads):
-            base = jp.join(key, w)
-            holders: list[tuple[type, Any, tuple[Any, ...]]] = []
-            if Workload in kinds:
-                holders.append((Workload, wl, ()))
-            if BufferEntry in kinds:
-                holders.extend((BufferEntry, e, ("buffer", i)) for i, e in enumerate(wl.buffer))
-            if Tile in kinds and wl.tile_info:
-                holders.extend((Tile, t, ("tile_info", n)) for n, t in wl.tile_info.items())
-            for model, obj, tokens in holders:
-                for name in _fields(model)[1]:
-                    if was_written(obj, name):
-                        _note(seen, model.__name__, name, base, tokens, True)
+        """The extension keys `names` of a decoded core, noted as `_workload` notes them: a dialect whose
+        models have extension keys says where they are."""
+        raise NotImplementedError(
+            f"{type(self).__name__} knows no extension keys, yet {sorted(names)} were met"
+        )
 
     def _decoded_workloads(self, key: str, workloads: list[Any]) -> None:
         """`_plain_workloads` for a decoded core: nothing here."""
@@ -195,69 +158,38 @@ class KeyScan:
 
     def _core_parts(self, wls: list[Any]) -> Iterator[tuple[type, list[Any]]]:
         """(model, objects) of every kind of object in a schema-valid core of this dialect."""
-        yield Workload, wls
-        yield IfmapTensor, [e for w in wls for e in w["ifmap"]]
-        ofmaps = [e for w in wls for e in w["ofmap"]]
-        yield OfmapTensor, ofmaps
-        destinations = [d for e in ofmaps for d in e["destination"]]
-        for kind, model in _DESTINATIONS.items():
-            yield model, [d for d in destinations if d["type"] == kind]
-        buffer = [e for w in wls for e in w["buffer"]]
-        yield BufferEntry, buffer
-        sources = [s for e in buffer for s in e.get("source") or ()]
-        for kind, model in _SOURCES.items():
-            yield model, [s for s in sources if s["type"] == kind]
-        yield WeightTensor, [w["weight"] for w in wls if w.get("weight") is not None]
-        yield Wl0Entry, [e for w in wls for key in _WL0_LISTS for e in w.get(key) or ()]
-        yield Tile, [t for w in wls for t in (w.get("tile_info") or {}).values()]
+        raise NotImplementedError
+
+    def _workload(self, seen: _Seen, wl: dict[str, Any], base: str) -> None:
+        """Record one workload's keys, and those of every object it holds, that its models do not know."""
+        raise NotImplementedError
 
     def _plain_workloads(self, key: str, workloads: list[Any]) -> None:
-        """What a core with no unknown or dialect key still needs counted per workload: nothing here."""
+        """What a core with no unknown or extension key still needs counted per workload: nothing here."""
 
     def findings(self) -> Iterator[Finding]:
-        """GIR103 findings: one per unknown or dialect key and kind of entry, with its count and first
+        """GIR103 findings: one per unknown or extension key and kind of entry, with its count and first
         pointer."""
         merged: _Seen = {}
         for seen in (self._top, self._dram, *self._cores):
-            for kind_key, (count, pointer, is_dialect) in seen.items():
+            for kind_key, (count, pointer, note) in seen.items():
                 entry = merged.get(kind_key)
                 if entry is None:
-                    merged[kind_key] = [count, pointer, is_dialect]
+                    merged[kind_key] = [count, pointer, note]
                 else:
                     entry[0] += count
-        for (kind, key), (count, pointer, is_dialect) in merged.items():
+        for (kind, key), (count, pointer, note) in merged.items():
             if not isinstance(pointer, str):
                 pointer = jp.extend(pointer[0], *pointer[1], key)
             times = f" ({count} occurrences)" if count > 1 else ""
-            if is_dialect:
-                note = type_field_note(kind, key)
+            if note is not None:
                 yield Finding(
-                    "GIR103", Severity.INFO, f"dialect key {key!r} in {kind}{times}: {note}", pointer
+                    "GIR103", Severity.INFO, f"extension key {key!r} in {kind}{times}: {note}", pointer
                 )
             else:
                 yield Finding(
                     "GIR103", Severity.WARNING, f"unknown key {key!r} in {kind}{times}; not checked", pointer
                 )
-
-    def _workload(self, seen: _Seen, wl: dict[str, Any], base: str) -> None:
-        self._record(seen, Workload, wl, base, ())
-        for key, model in _TENSOR_LISTS.items():
-            entries = wl.get(key)
-            if isinstance(entries, list):
-                self._list(seen, model, entries, base, (key,), _NESTED.get(key))
-        weight = wl.get("weight")
-        if isinstance(weight, dict):
-            self._record(seen, WeightTensor, weight, base, ("weight",))
-        for key in _WL0_LISTS:
-            entries = wl.get(key)
-            if isinstance(entries, list):
-                for i, entry in self._entries(entries, f"{base}/{key}"):
-                    self._record(seen, Wl0Entry, entry, base, (key, i))
-        tiles = wl.get("tile_info")
-        if isinstance(tiles, dict):
-            for name, tile in tiles.items():
-                if isinstance(tile, dict):
-                    self._record(seen, Tile, tile, base, ("tile_info", name))
 
     def _list(
         self,
@@ -307,14 +239,14 @@ class KeyScan:
 
     @staticmethod
     def _record(seen: _Seen, model: type, raw: dict[str, Any], base: str, tokens: tuple[Any, ...]) -> None:
-        known, dialect = _fields(model)
+        known, extensions = known_keys(model)
         if not known.issuperset(raw):
             for key in raw:
                 if key not in known:
-                    _note(seen, model.__name__, key, base, tokens, False)
-        for key in dialect:
+                    note_key(seen, model.__name__, key, base, tokens, None)
+        for key in extensions:
             if key in raw:
-                _note(seen, model.__name__, key, base, tokens, True)
+                note_key(seen, model.__name__, key, base, tokens, extension_note(model, key))
 
 
 def _typed_plain(kinds: Mapping[str, type], objects: list[Any]) -> bool:
@@ -333,10 +265,11 @@ def _nested_plain(nested: tuple[str, dict[str, type]], entries: list[dict[str, A
     return _typed_plain(kinds, [item for items in inner if items for item in items])
 
 
-def _note(seen: _Seen, kind: str, key: str, base: str, tokens: tuple[Any, ...], is_dialect: bool) -> None:
+def note_key(seen: _Seen, kind: str, key: str, base: str, tokens: tuple[Any, ...], note: str | None) -> None:
+    """Count one unknown (`note` None) or extension key of a `kind` object at `base` + `tokens`."""
     # The pointer is assembled from (base, tokens) only for the finding, once per (kind, key).
     entry = seen.get((kind, key))
     if entry is None:
-        seen[(kind, key)] = [1, (base, tokens), is_dialect]
+        seen[(kind, key)] = [1, (base, tokens), note]
     else:
         entry[0] += 1

@@ -5,7 +5,7 @@ duplicate key, a looser union's mix) is parsed as JSON and handed to the models
 (irtools.loading.load) exactly as before, so its findings (GIR100-GIR104, pointers, lines and
 columns) are today's. A file the decoder cannot vouch for as a whole (not ASCII, a backslash that
 would upset the key count, invalid JSON, a repeated top-level key) is left to the models entirely
-(`split` returns None). Dialect keys (GIR103 info) and keys Gemini leaves out (GIR104) are counted on
+(`split` returns None). Extension keys (GIR103 info) and keys Gemini leaves out (GIR104) are counted on
 the Structs by the dialect's key scan (`KeyScan.decoded_core`).
 
 GIR102 without building the objects: msgspec keeps the last of repeated keys silently, so each
@@ -33,9 +33,9 @@ from irtools import reference
 from irtools.dialects import Dialect, sniff
 from irtools.dialects.base import PartModels
 from irtools.findings import Finding
-from irtools.loading.fast_types import INTERNAL_PREFIX, LOOSE, decoder_for, dialect_keys
+from irtools.loading.fast_types import INTERNAL_PREFIX, LOOSE, decoder_for, extension_keys
 from irtools.loading.reader import StreamError, _decoder, _duplicate_key_findings
-from irtools.model.ir import CORE_KEY
+from irtools.model.base import CORE_KEY
 
 SWITCH = "IRTOOLS_DECODER"
 """Environment variable: `models` turns the typed decoder off (every member read by the models)."""
@@ -59,8 +59,8 @@ class Decoded:
     """A member decoded into Structs (irtools.loading.fast_types): what the loader takes as validated."""
 
     value: Any
-    dialect_keys: tuple[str, ...] = ()
-    """The dialect keys (GIR103 info) named in the member's bytes: the key scan notes where they are."""
+    extension_keys: tuple[str, ...] = ()
+    """The extension keys (GIR103 info) named in the member's bytes: the key scan notes where they are."""
 
 
 @dataclass(slots=True)
@@ -119,7 +119,7 @@ class Split:
         annotation = parts.dram_section if key == "-1" else list[parts.workload]  # type: ignore[name-defined]
         member = memoryview(data)[start:end]
         named = tuple(
-            n for n in dialect_keys(annotation) if data.find(b'"' + n.encode() + b'"', start, end) >= 0
+            n for n in extension_keys(annotation) if data.find(b'"' + n.encode() + b'"', start, end) >= 0
         )
         try:
             value = decoder_for(annotation).decode(member)

@@ -9,10 +9,11 @@ theirs); each Struct is made from a model's fields, so nothing here restates a f
 - `type: Literal["x"]` as the Struct's tag where the model is a member of a discriminated union;
 - an optional field holds the model's default, and the encoder leaves it out while it holds it
   (`omit_defaults`: the key count of GIR102 compares what is left with the file's keys); one whose
-  absence a finding names (a dialect key, a key Gemini leaves out: GIR103/GIR104) or that files often
-  write with the default value (`WRITTEN_WITH_DEFAULT`) defaults to `UNSET` instead, so a key left out
+  absence a finding names (a extension key, a key Gemini leaves out: GIR103/GIR104) or that files often
+  write with the default value (the dialect's `written_with_default`) defaults to `UNSET` instead, so a key left out
   is told from one written, and is read through a property of the model's name giving the default;
-- fields irtools fills after loading (`init=False`) under a name no file uses;
+- fields irtools fills after loading (`init=False`) under a name no file uses, holding the model's
+  default (`NOT_DERIVED`, which raises on use, until the dialect's `finish` sets them);
 - the model's properties, methods and class constants, so the index, the rules and the tables read a
   Struct as they read the model (irtools.model.view), and the model's repr (the allocator's tensor
   identity compares reprs).
@@ -38,7 +39,8 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 from pydantic.functional_validators import AfterValidator
 
-from irtools.model.base import _intern, _share
+from irtools.dialects import DIALECTS
+from irtools.model.base import EXTENSION, _intern, _share
 
 INTERNAL_PREFIX = "$irtools:"
 """JSON name of the fields irtools fills after loading: a file holding it is read by the models."""
@@ -186,37 +188,19 @@ def _model_namespace(model: type) -> dict[str, Any]:
     return found
 
 
-WRITTEN_WITH_DEFAULT = {
-    ("DramIn", "related_ofmap"),
-    ("DramOut", "related_ifmap"),
-    ("RawDramIn", "related_ofmap"),
-    ("RawDramOut", "related_ifmap"),
-    ("Workload", "wl0_buffer"),
-    ("Wl0Entry", "tensor_order"),
-    ("RawBufferEntry", "source"),
-}
-"""Optional keys real and synth files often write with the model's default value (`[]`, null): kept
-apart from a key left out (UNSET) so the key count matches; any other key written with its default
-sends its member to the models (correct, only slower). Counted on the real fixtures, the samples and
-synth files of every dialect."""
-
-
 def _presence_needed(model: type, name: str, info: FieldInfo) -> bool:
-    """Whether the Struct must tell a key the file left out from one written with the default value: a
-    dialect key (GIR103 notes where it is written), a key Gemini leaves out (GIR104 counts where), or
-    one often written with its default (`WRITTEN_WITH_DEFAULT`). The others hold the model's default
-    directly (read at the speed of a slot), and the encoder leaves them out when they hold it."""
-    from irtools.dialects.raw import OMITTED
-    from irtools.model.base import DIALECT
-
+    """Whether the Struct must tell a key the file left out from one written with the default value: an
+    extension key (GIR103 notes where it is written), a key the writer may leave out (GIR104 counts where:
+    a dialect's `PartModels.omitted`), or one often written with its default (its `written_with_default`).
+    The others hold the model's default directly (read at the speed of a slot), and the encoder leaves
+    them out when they hold it."""
     extra = info.json_schema_extra
-    if isinstance(extra, dict) and DIALECT in extra:
+    if isinstance(extra, dict) and EXTENSION in extra:
         return True
     key = info.alias or name
-    return any(
-        (cls.__name__, key) in OMITTED or (cls.__name__, name) in WRITTEN_WITH_DEFAULT
-        for cls in model.__mro__
-    )
+    omitted = {kind_key for d in DIALECTS for kind_key in d.parts.omitted}
+    written = {kind_key for d in DIALECTS for kind_key in d.parts.written_with_default}
+    return any((cls.__name__, key) in omitted or (cls.__name__, name) in written for cls in model.__mro__)
 
 
 def _optional_property(name: str, info: FieldInfo) -> property:
@@ -342,15 +326,14 @@ def _decoder(annotation: Any) -> msgspec.json.Decoder[Any]:
 
 
 @functools.cache
-def dialect_keys(annotation: Any) -> tuple[str, ...]:
-    """The keys marked as dialect keys (GIR103 info) in every model `annotation` reaches."""
+def extension_keys(annotation: Any) -> tuple[str, ...]:
+    """The keys marked as extension keys (GIR103 info) in every model `annotation` reaches."""
     found: dict[str, None] = {}
-    _dialect_keys(annotation, found, set())
+    _extension_keys(annotation, found, set())
     return tuple(found)
 
 
-def _dialect_keys(annotation: Any, found: dict[str, None], seen: set[type]) -> None:
-    from irtools.model.base import DIALECT
+def _extension_keys(annotation: Any, found: dict[str, None], seen: set[type]) -> None:
 
     if isinstance(annotation, type) and hasattr(annotation, "__pydantic_fields__"):
         if annotation in seen:
@@ -358,9 +341,9 @@ def _dialect_keys(annotation: Any, found: dict[str, None], seen: set[type]) -> N
         seen.add(annotation)
         for name, info in annotation.__pydantic_fields__.items():
             extra = info.json_schema_extra
-            if isinstance(extra, dict) and DIALECT in extra:
+            if isinstance(extra, dict) and EXTENSION in extra:
                 found[info.alias or name] = None
-            _dialect_keys(info.annotation, found, seen)
+            _extension_keys(info.annotation, found, seen)
         return
     for arg in typing.get_args(annotation):
-        _dialect_keys(arg, found, seen)
+        _extension_keys(arg, found, seen)

@@ -8,15 +8,14 @@ from functools import cached_property
 from typing import TYPE_CHECKING, cast
 
 from irtools import pointer as jp
-from irtools.dialects.base import Capability
-from irtools.loading.fast_types import is_model
+from irtools.dialects.base import DOCUMENTED_FACTS, SCHEDULER_FACTS, Capability
 from irtools.loading.mesh import numbering, position
-from irtools.model import Workload
-from irtools.model.raw import RawWorkload
 from irtools.model.view import DramInView, DramOutView, IRView, PlacedEntry, WorkloadView
 from irtools.options import RunOptions
 
 if TYPE_CHECKING:
+    from irtools.dialects.documented import Workload
+    from irtools.dialects.raw.models import RawWorkload
     from irtools.loading.load import LoadedIR
 
 
@@ -113,17 +112,22 @@ class IRIndex:
         return cast("Sequence[PlacedEntry]", ref.workload.buffer)
 
     def documented(self, ref: WorkloadRef) -> Workload:
-        """`ref`'s workload in the documented models, for the facts only they hold (align, WL0, tiles)."""
-        if not is_model(ref.workload, Workload):
+        """`ref`'s workload with the facts only the documented models hold (align, cur_wl_ifmap, WL0, tiles).
+
+        Only files with one of those capabilities have them: a dialect declaring one gives workloads of the
+        documented models' shape.
+        """
+        if not self.capabilities & DOCUMENTED_FACTS:
             raise TypeError(f"{self.loaded.dialect.name} files hold no documented workloads")
-        return cast("Workload", ref.workload)  # the model, or the decoder's Struct of it
+        return cast("Workload", ref.workload)  # the model, a subclass, or the decoder's Struct of it
 
     def raw(self, ref: WorkloadRef) -> RawWorkload:
-        """`ref`'s workload in the raw models, for what only the scheduler's own IR holds (block counts,
-        max_workload_id, inputs held ahead): rules that need those capabilities read it here."""
-        if not is_model(ref.workload, RawWorkload):
+        """`ref`'s workload with what only the scheduler's own IR holds (block counts, max_workload_id,
+        inputs held ahead): rules that need those capabilities read it here, and a dialect declaring one
+        gives workloads of the raw models' shape."""
+        if not self.capabilities & SCHEDULER_FACTS:
             raise TypeError(f"{self.loaded.dialect.name} files hold no raw workloads")
-        return cast("RawWorkload", ref.workload)  # the model, or the decoder's Struct of it
+        return cast("RawWorkload", ref.workload)  # the model, a subclass, or the decoder's Struct of it
 
     def workloads(self) -> Iterator[WorkloadRef]:
         """Every workload, core by core in program order."""

@@ -23,9 +23,7 @@ from irtools.loading import decoder
 from irtools.loading.fast_types import is_model, model_of, was_written
 from irtools.loading.reader import StreamError, gc_paused, read_bytes, read_members
 from irtools.loading.schema_errors import SchemaErrors
-from irtools.model import SchedulerIR
-from irtools.model.base import INT64_MAX, sharing_values
-from irtools.model.ir import CORE_KEY
+from irtools.model.base import CORE_KEY, INT64_MAX, sharing_values
 from irtools.model.view import IRView, PartialIR
 
 
@@ -297,7 +295,7 @@ def _drain(doc: dict[str, Any]) -> Iterator[tuple[str, Any]]:
 def _not_an_object(doc: Any, loaded: LoadedIR) -> None:
     schema = SchemaErrors()
     try:
-        SchedulerIR.model_validate(doc)
+        DOCUMENTED.parts.top.model_validate(doc)  # type: ignore[attr-defined]  # no dialect shows: the document's
     except ValidationError as exc:
         schema.add(exc, doc)
     loaded.findings.extend(schema.findings())
@@ -318,13 +316,13 @@ def _validate_members(members: Iterable[tuple[str, Any]], loaded: LoadedIR, part
     top: dict[str, Any] = {}
     cores: dict[str, list[Any]] = {}
     for key, value in members:
-        if isinstance(value, decoder.Decoded):  # decoded into Structs: valid, no unknown or dialect key
+        if isinstance(value, decoder.Decoded):  # decoded into Structs: valid, no unknown or extension key
             skipped[key] = []
             if key == "-1":
                 top[key] = value.value
             else:
                 cores[key] = value.value
-                keys.decoded_core(key, value.value, value.dialect_keys, was_written)
+                keys.decoded_core(key, value.value, value.extension_keys, was_written)
             continue
         if not CORE_KEY.match(key):
             top[key] = _dram(parts, value, loaded, schema, keys, skipped) if key == "-1" else value
@@ -419,8 +417,9 @@ def _dram(
 def _valid_scalars(parts: PartModels, top: dict[str, Any]) -> dict[str, Any]:
     """The top-level numbers that are valid (None for the others), by the model's own bounds."""
     fields: dict[str, Any] = {}
+    declared = parts.top.model_fields  # type: ignore[attr-defined]
     for name in parts.scalars:
-        value = top.get(name)
+        value = top.get(declared[name].alias or name)  # the key the file writes it under
         fields[name] = value if type(value) is int and 0 < value <= INT64_MAX else None
     return fields
 

@@ -86,11 +86,9 @@ def mesh_problem(
         return None
     count = len(core_ids)
     allowed = max(MESH_SLACK * count, MIN_MESH)
-    bound = f"more than the {allowed:,} allowed ({MESH_SLACK} per core, at least {MIN_MESH})"
-    cores = f"{count} core{'' if count == 1 else 's'}"
     if xlen * ylen > allowed:
         return MeshProblem(
-            f"a {xlen}x{ylen} mesh ({xlen * ylen:,} positions) for {cores}: {bound}",
+            f"a {xlen}x{ylen} mesh ({xlen * ylen:,} positions) for {_cores_and_bound(count)}",
             "ylen" if ylen >= xlen else "xlen",
         )
     low, high, farthest = 0, ylen - 1, None
@@ -102,10 +100,24 @@ def mesh_problem(
             low, high, farthest = min(low, pos[1]), max(high, pos[1]), (core_id, pos)
     if farthest is None or xlen * (high - low + 1) <= allowed:
         return None
-    core_id, (x, y) = farthest
+    core_id, at = farthest
     return MeshProblem(
-        f"core {core_id} at ({x},{y}) lies so far off the {xlen}x{ylen} mesh that the mesh holding every "
-        f"core has {xlen * (high - low + 1):,} positions for {cores}: {bound}",
-        str(core_id),
-        core_id,
+        far_core_message(core_id, at, xlen, ylen, xlen * (high - low + 1), count), str(core_id), core_id
     )
+
+
+def far_core_message(
+    core_id: int, at: tuple[int, int], xlen: int, ylen: int, positions: int, count: int
+) -> str:
+    """GIR506's message for a core at `at` so far off the mesh that the mesh holding every one of the `count`
+    cores has `positions` positions, too many."""
+    return (
+        f"core {core_id} at ({at[0]},{at[1]}) lies so far off the {xlen}x{ylen} mesh that the mesh holding every "
+        f"core has {positions:,} positions for {_cores_and_bound(count)}"
+    )
+
+
+def _cores_and_bound(count: int) -> str:
+    allowed = max(MESH_SLACK * count, MIN_MESH)
+    cores = f"{count} core{'' if count == 1 else 's'}"
+    return f"{cores}: more than the {allowed:,} allowed ({MESH_SLACK} per core, at least {MIN_MESH})"

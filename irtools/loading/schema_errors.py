@@ -11,7 +11,7 @@ from pydantic_core import ErrorDetails
 
 from irtools import pointer as jp
 from irtools.findings import Finding, Severity
-from irtools.model.ir import CORES_FIELD
+from irtools.model.base import CORES_FIELD
 
 MAX_SCHEMA_FINDINGS = 1000
 """Beyond this many GIR101 findings in one file, the rest are summarized in one finding."""

@@ -1,33 +1,3 @@
-"""Pydantic models of the Gemini Scheduler IR: the source of truth for the JSON Schema."""
-
-from irtools.model.core import (
-    BufferEntry,
-    CoreSource,
-    DramSource,
-    IfmapTensor,
-    OfmapTensor,
-    Tile,
-    WeightTensor,
-    Wl0Entry,
-    Workload,
-)
-from irtools.model.dram import CoreDestination, DramDestination, DramIn, DramOut, DramSection
-from irtools.model.ir import SchedulerIR
-
-__all__ = [
-    "BufferEntry",
-    "CoreDestination",
-    "CoreSource",
-    "DramDestination",
-    "DramIn",
-    "DramOut",
-    "DramSection",
-    "DramSource",
-    "IfmapTensor",
-    "OfmapTensor",
-    "SchedulerIR",
-    "Tile",
-    "WeightTensor",
-    "Wl0Entry",
-    "Workload",
-]
+"""What every dialect's models share: the base model and field types (`base`) and the one vocabulary the
+index, the rules and the tables read them through (`view`). Each dialect's own models live in its folder,
+irtools/dialects/<name>/."""

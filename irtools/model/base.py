@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -56,13 +58,19 @@ Padding4 = Annotated[list[NonNegInt], Field(min_length=4, max_length=4), AfterVa
 
 TransferIds = list[NonNegInt]
 
-DIALECT = "x-gemini-dialect"
+CORE_KEY = re.compile(r"^(0|[1-9][0-9]{0,8})$")
+"""A core's top-level key: a decimal number ("0".."N-1", or Gemini's mesh ids); "-1" is the DRAM section."""
+
+CORES_FIELD = "$cores"
+"""The field the top models gather the core keys into (in the file they are top-level keys)."""
+
+EXTENSION = "x-gemini-extension"
 """Schema annotation on keys that real Gemini files use but the format document does not describe."""
 
 
-def dialect(note: str, **kwargs: Any) -> Any:
+def extension(note: str, **kwargs: Any) -> Any:
     """A field for a key real files use but the format document does not mention."""
-    return Field(default=None, json_schema_extra={DIALECT: note}, **kwargs)
+    return Field(default=None, json_schema_extra={EXTENSION: note}, **kwargs)
 
 
 class IRModel(BaseModel):
@@ -93,3 +101,43 @@ dataclasses about 2x. The classes cannot be strict (a strict Pydantic dataclass 
 own instances, never the dicts json.loads gives), so each field type is strict (NonNegInt,
 StrictStr, StrictBool). Unknown keys are not kept: GIR103 reports them from the raw file.
 """
+
+
+class NotDerivedError(RuntimeError):
+    """A fact the loader derives after construction was used before the loader derived it."""
+
+
+# A dataclass without fields, only so that msgspec's introspection (the JSON schema of a Struct whose field
+# defaults to it, tests/loading/test_fast_types.py) can render it, as {}.
+@dataclasses.dataclass(eq=False, repr=False, slots=True)
+class NotDerived:
+    """What a derived fact holds until the loader's dialect `finish` sets it: a tensor's number
+    (alloc), the layer of a DRAM writer (raw). Not -1 or "", which pass for real values: every use
+    of this one (compare, hash, truth, int, str, format) raises NotDerivedError, and its repr says so.
+
+    Why a value, not an unset slot or a side table: the typed decoder's msgspec Structs
+    (irtools.loading.fast_types) cannot leave a field unset, and they fill this default at C speed while
+    decoding millions of entries; after `finish` the fact is a plain slot read as `entry.tensor_id` /
+    `entry.layer_name`, the one spelling the view protocols (irtools.model.view) give every dialect,
+    where a side table would make every rule, column and table ask the index for it instead.
+    """
+
+    def __repr__(self) -> str:
+        return "<not derived yet>"
+
+    def _refuse(self, *args: object) -> Any:
+        raise NotDerivedError(
+            "a fact the loader derives (an alloc tensor_id, a raw DRAM writer's layer_name) was used before it"
+        )
+
+    __eq__ = __ne__ = __lt__ = __le__ = __gt__ = __ge__ = _refuse
+    __hash__ = __bool__ = __int__ = __index__ = __str__ = __format__ = _refuse
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __neg__ = _refuse
+
+    def __reduce__(self) -> str:
+        return "NOT_DERIVED"  # pickles and copies stay the one value
+
+
+NOT_DERIVED: Any = NotDerived()
+"""The one NotDerived value: the default of every field the loader fills after construction (typed Any, so a
+field of any type can default to it)."""

@@ -1,6 +1,6 @@
 """What every dialect's loaded IR offers the index, the rules and the tables: one vocabulary, typed.
 
-Each dialect validates its file straight into its own models (irtools.model, .raw, .alloc); none is
+Each dialect validates its file straight into its own models (irtools/dialects/<name>/); none is
 copied into another's. They share the names below, in the same units (sizes in bytes, coordinates
 as four numbers, transfer ids flat, core ids as the file numbers its cores): the documented models
 hold them as fields, the raw and allocated ones partly as properties over what their files say.

@@ -1,4 +1,9 @@
-"""The rule catalogue: stable codes, names, default severities and documentation."""
+"""The rule catalogue (stable codes, names, default severities, documentation) and how a rule runs.
+
+Each rule module declares its reference check with `@rule(..., screen=...)`; the registry runs the
+screen, then the check on the workloads it flags, or the check alone when the reference core is on
+(irtools.reference: a ContextVar, kept below every package since the readers consult it too).
+"""
 
 from __future__ import annotations
 
@@ -6,8 +11,9 @@ import dataclasses
 import inspect
 from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
+from irtools import reference
 from irtools.dialects.base import Capability
 from irtools.errors import UsageError
 from irtools.findings import Finding, Severity
@@ -19,9 +25,12 @@ if TYPE_CHECKING:
 __all__ = [
     "RULES",
     "Check",
+    "Form",
     "Rule",
+    "Screen",
+    "Step",
     "UsageError",
-    "Variant",
+    "also",
     "parse_severity_overrides",
     "register",
     "resolve_selection",
@@ -31,38 +40,93 @@ __all__ = [
 ]
 
 Check = Callable[["IRIndex", CheckContext], Iterator[Finding]]
+"""A rule's reference check: every finding of the rule on the workloads `IRIndex.workloads()` walks."""
+
+Screen = Callable[["IRIndex"], "list[int] | None"]
+"""Which workloads may hold a finding, from whole-file columns: sorted rows of `IRIndex.rows`, a superset
+of the rows of the reference check's findings, or None when the columns cannot tell (then all)."""
+
+C = TypeVar("C", bound=Check)
 
 
 @dataclass(frozen=True, slots=True)
-class Variant:
-    """A form of a rule for files that hold more (or other) facts than its main form reads."""
+class Step:
+    """One reference check of a rule and the screen that narrows the workloads it looks at.
+
+    With `whole_file`, the check reads whole cores or the whole file (state carried from snapshot to
+    snapshot, a graph): it runs on the whole file when the screen flags anything, and not at all when
+    it flags nothing. Otherwise it runs on the flagged workloads only (`loading.boxes.only`: every other
+    lookup of the index still sees the whole file, and DRAM entries are always checked).
+    """
+
+    check: Check
+    screen: Screen | None = None
+    whole_file: bool = False
+
+    def run(self, ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
+        """The check's findings: screened, unless the reference core is on (irtools.reference)."""
+        if self.screen is None or reference.active():
+            return self.check(ir, ctx)
+        rows = self.screen(ir)
+        if rows is None:
+            return self.check(ir, ctx)
+        if self.whole_file:
+            return self.check(ir, ctx) if rows else iter(())
+        from irtools.loading.boxes import only  # numpy, loaded only when a file is checked
+
+        return self.check(only(ir, rows), ctx)
+
+
+@dataclass(frozen=True, slots=True)
+class Form:
+    """A form of a rule: the capabilities it reads and its steps, run in order."""
 
     needs: frozenset[Capability]
-    check: Check
+    steps: tuple[Step, ...]
+
+    def run(self, ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
+        """Every step's findings, each screened (what `irtools validate` runs)."""
+        for step in self.steps:
+            yield from step.run(ir, ctx)
+
+    def reference(self, ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
+        """Every step's reference check on the whole file, unscreened (the oracle of the screens)."""
+        for step in self.steps:
+            yield from step.check(ir, ctx)
 
 
 @dataclass(frozen=True, slots=True)
 class Rule:
     """One rule: a permanent code, a short name, a default severity and its documentation.
 
-    `needs` are the capabilities its main form reads; a file whose dialect lacks one gets the
-    variant whose needs it has (the most specific), or none: the rule is skipped there, and said so.
+    `main` is its form for the documented format; a file whose dialect lacks one of its `needs` gets
+    the variant whose needs it has (the most specific), or none: the rule is skipped there, and said so.
+    A rule without a form is found elsewhere (the loader, the trace reader) and only catalogued here.
     """
 
     code: str
     name: str
     severity: Severity
     doc: str
-    check: Check | None = None
-    needs: frozenset[Capability] = frozenset()
-    variants: tuple[Variant, ...] = ()
+    main: Form | None = None
+    variants: tuple[Form, ...] = ()
 
-    def check_for(self, capabilities: Collection[Capability]) -> Check | None:
-        """The form of the check that runs on a file with these capabilities, None if none can."""
+    @property
+    def check(self) -> Check | None:
+        """The main form's (first) reference check, whose docstring is the rule's documentation."""
+        return self.main.steps[0].check if self.main else None
+
+    @property
+    def needs(self) -> frozenset[Capability]:
+        """The capabilities the main form reads."""
+        return self.main.needs if self.main else frozenset()
+
+    def form_for(self, capabilities: Collection[Capability]) -> Form | None:
+        """The form of the rule that runs on a file with these capabilities, None if none can."""
         fitting = [v for v in self.variants if v.needs.issubset(capabilities)]
         if fitting:
-            return max(fitting, key=lambda v: len(v.needs)).check
-        return self.check if self.needs.issubset(capabilities) else None
+            return max(fitting, key=lambda v: len(v.needs))
+        return self.main if self.main is not None and self.main.needs.issubset(capabilities) else None
 
     def missing(self, capabilities: Collection[Capability]) -> frozenset[Capability]:
         """The least that a file with these capabilities lacks for some form of the rule to run."""
@@ -90,6 +154,7 @@ _FAMILIES = {
 }
 
 RULES: dict[str, Rule] = {}
+"""Every rule by code, in code order: the order the checks run in and GIR103's skipped note names them."""
 
 
 def register(
@@ -99,37 +164,76 @@ def register(
     doc: str,
     check: Check | None = None,
     needs: Iterable[Capability] = (),
+    screen: Screen | None = None,
+    whole_file: bool = False,
 ) -> Rule:
     """Add a rule to RULES; codes are permanent and never reused."""
     if code in RULES:
         raise ValueError(f"rule code {code} registered twice")
-    entry = Rule(code, name, severity, inspect.cleandoc(doc), check, frozenset(needs))
+    main = None if check is None else Form(frozenset(needs), (Step(check, screen, whole_file),))
+    entry = Rule(code, name, severity, inspect.cleandoc(doc), main)
     RULES[code] = entry
+    for later in [c for c in RULES if c > code]:  # code order, whatever order the rule files load in
+        RULES[later] = RULES.pop(later)
     DEFAULT_SEVERITY[code] = severity
     return entry
 
 
 def rule(
-    code: str, name: str, severity: Severity, needs: Iterable[Capability] = ()
-) -> Callable[[Check], Check]:
-    """Decorator: register a check function; its docstring is the rule's documentation."""
+    code: str,
+    name: str,
+    severity: Severity,
+    needs: Iterable[Capability] = (),
+    screen: Screen | None = None,
+    whole_file: bool = False,
+) -> Callable[[C], C]:
+    """Decorator: register a rule's reference check, its docstring the rule's documentation.
 
-    def decorate(fn: Check) -> Check:
-        register(code, name, severity, fn.__doc__ or "", fn, needs)
+    `screen` narrows the workloads the check looks at (see Step); the registry runs it, then the check.
+    """
+
+    def decorate(fn: C) -> C:
+        register(code, name, severity, fn.__doc__ or "", fn, needs, screen, whole_file)
         return fn
 
     return decorate
 
 
-def variant(code: str, needs: Iterable[Capability]) -> Callable[[Check], Check]:
+def also(code: str, screen: Screen | None = None, whole_file: bool = False) -> Callable[[C], C]:
+    """Decorator: another step of the registered rule `code`'s main form, run after its others (a part
+    of the rule that needs a screen of its own: DRAM entries, say, which are no workload rows)."""
+
+    def decorate(fn: C) -> C:
+        entry = RULES[code]
+        assert entry.main is not None, f"{code} has no check to add to"
+        main = dataclasses.replace(entry.main, steps=(*entry.main.steps, Step(fn, screen, whole_file)))
+        RULES[code] = dataclasses.replace(entry, main=main)
+        return fn
+
+    return decorate
+
+
+def variant(
+    code: str,
+    needs: Iterable[Capability],
+    screen: Screen | None = None,
+    whole_file: bool = False,
+    plus_main: bool = False,
+) -> Callable[[C], C]:
     """Decorator: another form of the registered rule `code`, for files with the capabilities `needs`.
 
+    With `plus_main`, the main form's steps run after this one (a file holding both kinds of facts).
     Its documentation is the rule's own (say there what each form reads).
     """
 
-    def decorate(fn: Check) -> Check:
+    def decorate(fn: C) -> C:
         entry = RULES[code]
-        RULES[code] = dataclasses.replace(entry, variants=(*entry.variants, Variant(frozenset(needs), fn)))
+        steps: tuple[Step, ...] = (Step(fn, screen, whole_file),)
+        if plus_main:
+            assert entry.main is not None, f"{code} has no main form"
+            steps += entry.main.steps
+        form = Form(frozenset(needs), steps)
+        RULES[code] = dataclasses.replace(entry, variants=(*entry.variants, form))
         return fn
 
     return decorate
@@ -139,7 +243,7 @@ def skipped_note(capabilities: Collection[Capability], dialect: str) -> str | No
     """The one message naming the rules that cannot run on a file with these capabilities, and why."""
     by_need: dict[str, list[str]] = {}
     for entry in RULES.values():
-        if entry.check is not None and entry.check_for(capabilities) is None:
+        if entry.main is not None and entry.form_for(capabilities) is None:
             need = " and ".join(sorted(entry.missing(capabilities)))
             by_need.setdefault(need, []).append(entry.code)
     if not by_need:

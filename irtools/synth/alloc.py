@@ -23,11 +23,12 @@ from irtools import pointer as jp
 from irtools.dialects import ALLOC
 from irtools.dialects.base import Capability
 from irtools.findings import FileReport, Finding, Severity
-from irtools.rules.buffers import overlap_message, tensor_text
-from irtools.rules.capacity import past_the_end_message
 from irtools.rules.context import CheckOptions
-from irtools.rules.ordering import mesh_numbering_message
+from irtools.rules.l2.buffer_out_of_bounds import past_the_end_message
+from irtools.rules.l2.buffer_overlap import overlap_message
+from irtools.rules.l2.common import tensor_text
 from irtools.rules.registry import RULES, UsageError, skipped_note
+from irtools.rules.schedule.core_outside_mesh import mesh_numbering_message
 from irtools.synth.inject import Injection, InjectionError, registrar
 from irtools.synth.raw import RAW_INJECTORS, _Raw
 

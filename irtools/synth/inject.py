@@ -20,41 +20,30 @@ from typing import Any, TypeVar
 from irtools import pointer as jp
 from irtools.findings import FileReport, Finding, Severity
 from irtools.loading.l2 import place
-from irtools.rules.buffers import (
-    NOT_NEW_BUT_ABSENT,
-    expected_fmap_size,
-    flagged_without_ifmap,
-    misaligned_message,
-    new_but_present,
-    overlap_message,
-    region_past_end_message,
-    ring_reading_note,
-    size_mismatch_message,
-    source_box_message,
-    source_ids_message,
-    tensor_text,
-    unflagged_ifmap,
-)
+from irtools.loading.mesh import far_core_message
 from irtools.rules.context import CheckOptions
-from irtools.rules.ordering import (
-    bad_range_message,
-    deadlock_message,
-    order_message,
-    outside_mesh_message,
-    tile_coverage_problem,
-)
+from irtools.rules.l2.buffer_overlap import overlap_message
+from irtools.rules.l2.common import tensor_text
+from irtools.rules.l2.cur_wl_ifmap import flagged_without_ifmap, unflagged_ifmap
+from irtools.rules.l2.misaligned_address import misaligned_message
+from irtools.rules.l2.ring_config import region_past_end_message, ring_reading_note
+from irtools.rules.l2.size_mismatch import expected_fmap_size, size_mismatch_message
+from irtools.rules.l2.snapshot_continuity import NOT_NEW_BUT_ABSENT, new_but_present
+from irtools.rules.l2.source_union import source_box_message, source_ids_message
 from irtools.rules.registry import RULES, UsageError
-from irtools.rules.transfers import (
-    also_produced_message,
-    causality_message,
-    dangling_message,
-    dram_in_mismatch_message,
-    layer_problem,
-    missing_destination_message,
-    range_problem,
-    related_dangling_message,
-)
-from irtools.rules.wl0 import wl0_capacity_message, wl0_overlap_message
+from irtools.rules.schedule.bad_range import bad_range_message
+from irtools.rules.schedule.core_outside_mesh import outside_mesh_message
+from irtools.rules.schedule.deadlock import deadlock_message
+from irtools.rules.schedule.workload_order import order_message
+from irtools.rules.schedule.workload_range import tile_coverage_problem
+from irtools.rules.transfers.causality import causality_message
+from irtools.rules.transfers.dangling_transfer import dangling_message
+from irtools.rules.transfers.destination_mismatch import missing_destination_message
+from irtools.rules.transfers.dram_in_mismatch import dram_in_mismatch_message, layer_problem, range_problem
+from irtools.rules.transfers.duplicate_producer import also_produced_message
+from irtools.rules.transfers.related_dangling import related_dangling_message
+from irtools.rules.wl0.wl0_capacity import wl0_capacity_message
+from irtools.rules.wl0.wl0_overlap import wl0_overlap_message
 from irtools.synth.allocator import ADDRESS_ALIGN, GUARD
 from irtools.synth.build import WL0_SIZE, WL0_SLOT
 
@@ -792,7 +781,6 @@ def _implausible_mesh(t: _Target) -> Lazy:
     def findings() -> list[Finding]:
         x, y = doc["xlen"], doc["ylen"]  # read after every injection: GIR503 may shrink the mesh
         cores = sum(1 for k in doc if k.isdigit())
-        allowed = max(4 * cores, 16)
         span = x * (key // x + 1)  # rows 0..key // x, the new core's row, in the 0..N-1 numbering
         return [
             _finding(
@@ -803,9 +791,7 @@ def _implausible_mesh(t: _Target) -> Lazy:
             ),
             _finding(
                 "GIR506",
-                f"core {key} at ({key % x},{key // x}) lies so far off the {x}x{y} mesh that the mesh holding "
-                f"every core has {span:,} positions for {cores} cores: more than the {allowed:,} allowed "
-                "(4 per core, at least 16)",
+                far_core_message(key, (key % x, key // x), x, y, span, cores),
                 jp.join(str(key)),
                 core_id=key,
             ),

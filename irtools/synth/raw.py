@@ -20,10 +20,12 @@ from typing import Any
 from irtools import pointer as jp
 from irtools.dialects import RAW
 from irtools.findings import FileReport, Finding, Severity
-from irtools.rules.ordering import deadlock_message, mesh_numbering_message
-from irtools.rules.raw_checks import max_workload_message
 from irtools.rules.registry import RULES, UsageError, skipped_note
-from irtools.rules.transfers import dangling_message, missing_destination_message
+from irtools.rules.schedule.core_outside_mesh import mesh_numbering_message
+from irtools.rules.schedule.deadlock import deadlock_message
+from irtools.rules.transfers.causality import max_workload_message
+from irtools.rules.transfers.dangling_transfer import dangling_message
+from irtools.rules.transfers.destination_mismatch import missing_destination_message
 from irtools.synth.inject import CANDIDATES, Injection, InjectionError, registrar
 
 Doc = dict[str, Any]

@@ -15,10 +15,10 @@ import pytest
 from pydantic import TypeAdapter
 
 from irtools.dialects import DIALECTS
-from irtools.dialects.keys import _fields
+from irtools.dialects.documented import BufferEntry, Workload
+from irtools.dialects.keys import known_keys
+from irtools.dialects.raw.models import RawBufferEntry, RawWorkload
 from irtools.loading.fast_types import INTERNAL_PREFIX, LOOSE, DerivationError, derive, is_model, struct_for
-from irtools.model import BufferEntry, Workload
-from irtools.model.raw import RawBufferEntry, RawWorkload
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -107,7 +107,7 @@ def test_every_model_of_every_dialect_is_reached() -> None:
 @pytest.mark.parametrize("model", MODELS, ids=lambda m: m.__name__)
 def test_struct_has_the_models_keys_required_keys_and_types(model: type) -> None:
     ours, theirs = struct_schema(model), model_schema(model)
-    known, _ = _fields(model)  # the keys the GIR103 scan knows for this model
+    known, _ = known_keys(model)  # the keys the GIR103 scan knows for this model
     filled = {n for n, i in model.__pydantic_fields__.items() if i.init is False}  # type: ignore[attr-defined]
     internal = {k for k in ours["properties"] if k.startswith(INTERNAL_PREFIX)}
     assert internal == {INTERNAL_PREFIX + n for n in filled}  # filled by irtools, under a name no file uses

@@ -19,16 +19,14 @@ import pytest
 from irtools.loading.index import IRIndex
 from irtools.loading.load import load_ir
 from irtools.rules.context import CheckOptions
-from irtools.rules.screens import (
-    causality_rows,
-    continuity_rows,
-    cur_wl_ifmap_rows,
-    inverted_rows,
-    overlap_rows,
-    size_mismatch_rows,
-    source_union_rows,
-    workload_range_rows,
-)
+from irtools.rules.l2.buffer_overlap import overlap_rows
+from irtools.rules.l2.cur_wl_ifmap import cur_wl_ifmap_rows
+from irtools.rules.l2.size_mismatch import size_mismatch_rows
+from irtools.rules.l2.snapshot_continuity import continuity_rows
+from irtools.rules.l2.source_union import source_union_rows
+from irtools.rules.schedule.bad_range import inverted_rows
+from irtools.rules.schedule.workload_range import workload_range_rows
+from irtools.rules.transfers.causality import causality_rows
 from tests.mutants.edits import Doc, Row, alloc_doc, check, edited, mesh_doc, raw_doc, rows
 
 

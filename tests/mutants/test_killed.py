@@ -18,7 +18,7 @@ from irtools.loading.index import IRIndex
 from irtools.loading.load import load_ir
 from irtools.loading.mesh import LINEAR, MESH, mesh_ids, numbering, position
 from irtools.rules.context import CheckOptions
-from irtools.rules.screens import overlap_rows
+from irtools.rules.l2.buffer_overlap import overlap_rows
 from tests.mutants.edits import MESH as MESH_SAMPLE
 from tests.mutants.edits import alloc_doc, check, edited, mesh_doc, rows
 

@@ -15,8 +15,9 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
 from irtools.cli.main import main
-from irtools.model.alloc import AllocIR
-from irtools.model.alloc_schema import build_alloc_schema
+from irtools.dialects import ALLOC
+from irtools.dialects.alloc.models import AllocIR
+from irtools.dialects.schema import build_schema
 from irtools.report.json_report import finding_to_json
 from irtools.rules.context import CheckOptions
 from irtools.synth import SynthOptions, synthesize
@@ -50,7 +51,7 @@ def _findings(
 @pytest.mark.parametrize("index", range(len(BASES)))
 def test_alloc_synth_is_valid_in_both_validators_and_clean(tmp_path: Path, index: int) -> None:
     doc = json.loads(_alloc(index))
-    assert list(Draft202012Validator(build_alloc_schema()).iter_errors(doc)) == []
+    assert list(Draft202012Validator(build_schema(ALLOC)).iter_errors(doc)) == []
     AllocIR.model_validate(doc)
     expected = [finding_to_json(f) for f in alloc_baseline(doc, None)]
     assert sorted(_findings(tmp_path, doc), key=str) == sorted(expected, key=str)

@@ -13,8 +13,9 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
 from irtools.cli.main import main
-from irtools.model.raw import RawIR
-from irtools.model.raw_schema import build_raw_schema
+from irtools.dialects import RAW
+from irtools.dialects.raw.models import RawIR
+from irtools.dialects.schema import build_schema
 from irtools.report.json_report import finding_to_json
 from irtools.synth import SynthOptions, synthesize
 from irtools.synth.build import KIB, MIB
@@ -45,7 +46,7 @@ def _findings(tmp: Path, document: dict[str, Any]) -> list[dict[str, Any]]:
 @pytest.mark.parametrize("index", range(len(BASES)))
 def test_raw_synth_is_valid_in_both_validators_and_clean(tmp_path: Path, index: int) -> None:
     doc = json.loads(_raw(index))
-    assert list(Draft202012Validator(build_raw_schema()).iter_errors(doc)) == []
+    assert list(Draft202012Validator(build_schema(RAW)).iter_errors(doc)) == []
     RawIR.model_validate(doc)
     expected = [finding_to_json(f) for f in raw_baseline(doc)]
     assert sorted(_findings(tmp_path, doc), key=str) == sorted(expected, key=str)

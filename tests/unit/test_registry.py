@@ -1,15 +1,22 @@
-"""The rule catalogue (codes, names, docs) and --select/--ignore/--severity resolution."""
+"""The rule catalogue (codes, names, docs, one module per rule), --select/--ignore/--severity resolution,
+and how the registry runs a rule: its screen, then its reference check."""
 
 from __future__ import annotations
 
 import inspect
 import re
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
-from irtools.findings import Severity
+from irtools import reference
+from irtools.findings import Finding, Severity
+from irtools.reference import reference_core
 from irtools.rules import RULES
-from irtools.rules.registry import UsageError, parse_severity_overrides, register, resolve_selection
+from irtools.rules.context import CheckContext
+from irtools.rules.registry import Step, UsageError, parse_severity_overrides, register, resolve_selection
+from tests.conftest import ROOT
 
 CODES = sorted(RULES)
 LOADER_CODES = ["GIR100", "GIR101", "GIR102", "GIR103"]
@@ -191,3 +198,95 @@ def test_bad_severity_override(item: str, fragment: str) -> None:
 def test_severity_order() -> None:
     assert [s.rank for s in (Severity.INFO, Severity.WARNING, Severity.ERROR)] == [0, 1, 2]
     assert sorted(Severity, key=lambda s: s.rank) == [Severity.INFO, Severity.WARNING, Severity.ERROR]
+
+
+# --- layout: one module per rule ---------------------------------------------------------------------------
+
+FAMILY_PACKAGES = {"GIR2": "transfers", "GIR3": "l2", "GIR4": "wl0", "GIR5": "schedule"}
+"""The package of each family with checks (GIR1xx and GIR6xx are catalogued in loading.py and trace.py)."""
+
+
+@pytest.mark.parametrize("code", [c for c in CODES if RULES[c].main is not None])
+def test_each_rule_lives_in_its_own_module_under_its_family(code: str) -> None:
+    # irtools/rules/<family>/<name>.py holds its reference check, its screen and its variants.
+    entry = RULES[code]
+    module = f"irtools.rules.{FAMILY_PACKAGES[code[:4]]}.{entry.name.replace('-', '_')}"
+    forms = [entry.main, *entry.variants]
+    functions = [f for form in forms if form for step in form.steps for f in (step.check, step.screen) if f]
+    assert {f.__module__ for f in functions} == {module}
+
+
+def test_every_rule_module_is_imported_by_its_family() -> None:
+    # Registration is by import: a rule module its family's __init__ leaves out would never run.
+    import ast
+
+    rules = ROOT / "irtools" / "rules"
+    for package in FAMILY_PACKAGES.values():
+        init = ast.parse((rules / package / "__init__.py").read_text())
+        imported = {a.name for node in ast.walk(init) if isinstance(node, ast.ImportFrom) for a in node.names}
+        for path in sorted((rules / package).glob("*.py")):
+            source = path.read_text()
+            if "@rule(" in source:
+                assert path.stem in imported, f"{path.name} is not imported by {package}/__init__.py"
+                assert source.count("@rule(") == 1, f"{path.name} registers more than one rule"
+
+
+# --- the registry runs each rule's screen, then its reference check ----------------------------------------
+
+
+def _mesh_index() -> Any:
+    from irtools.loading.index import IRIndex
+    from irtools.loading.load import load_ir
+
+    return IRIndex(load_ir(ROOT / "sample_ir" / "valid" / "mesh2x2_conv_b1_c4_bw16_stschedule.json"))
+
+
+def _walked(steps: list[list[int]]) -> Any:
+    """A check that records the rows of the workloads it walks."""
+
+    def check(ir: Any, ctx: Any) -> Iterator[Finding]:
+        rows = {id(ref): n for n, ref in enumerate(ir.rows)}
+        steps.append([rows[id(ref)] for ref in ir.workloads()])
+        yield from ()
+
+    return check
+
+
+@pytest.mark.parametrize(
+    ("flagged", "whole_file", "walked"),
+    [
+        ([1, 3], False, [[1, 3]]),
+        ([], False, [[]]),
+        (None, False, [[0, 1, 2, 3, 4]]),
+        ([2], True, [[0, 1, 2, 3, 4]]),
+        ([], True, []),
+    ],
+)
+def test_a_step_checks_what_its_screen_flags(
+    flagged: list[int] | None, whole_file: bool, walked: list[list[int]]
+) -> None:
+    # Flagged rows only; all when the screen cannot tell; a whole-file check whole or not at all.
+    steps: list[list[int]] = []
+    step = Step(_walked(steps), lambda ir: flagged, whole_file)
+    list(step.run(_mesh_index(), CheckContext()))
+    assert steps == walked
+
+
+def test_the_reference_core_skips_the_screen_in_its_own_context_only() -> None:
+    import threading
+
+    def screen(ir: Any) -> list[int]:
+        raise AssertionError("the reference core runs no screen")
+
+    steps: list[list[int]] = []
+    step = Step(_walked(steps), screen)
+    index = _mesh_index()
+    seen: list[bool] = []
+    with reference_core():
+        list(step.run(index, CheckContext()))
+        other = threading.Thread(target=lambda: seen.append(reference.active()))
+        other.start()
+        other.join()
+    assert steps == [[0, 1, 2, 3, 4]]
+    assert seen == [False]  # a ContextVar: another thread keeps the environment's choice (fast)
+    assert not reference.active()

@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 
+from irtools.dialects.alloc.models import AllocBufferEntry
+from irtools.dialects.documented import BufferEntry, SchedulerIR, Workload
+from irtools.dialects.raw.models import RawBufferEntry, RawWorkload
 from irtools.loading.fast_types import is_model, model_of
 from irtools.loading.index import IRIndex
 from irtools.loading.load import load_ir
-from irtools.model import BufferEntry, SchedulerIR, Workload
-from irtools.model.alloc import AllocBufferEntry
-from irtools.model.raw import RawBufferEntry, RawWorkload
 from irtools.model.view import (
     BufferView,
     DramInView,

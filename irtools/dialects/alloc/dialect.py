@@ -1,0 +1,115 @@
+"""The allocated dialect: the raw IR after the SET allocator wrote L2 addresses into it, declared.
+
+Everything of the raw dialect holds (irtools.dialects.raw), and each buffer entry also says where it
+sits: byte address = `address` x 1024, extent = `block` x 1024 (the entry's `size` in the shared
+vocabulary). Loading numbers each tensor as the allocator's parser does (an entry identical, but for
+`address` and `start_loading`, to one of the previous snapshot is the same tensor): its `tensor_id`;
+`start_loading` is its `newly_added`. So the address rules (GIR302 overlap, GIR304
+continuity, GIR308 alignment) run as on documented files, and GIR301 compares each core's highest
+address with the L2 size the user gives (the file records none).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from irtools.dialects.alloc.models import AllocBufferEntry, AllocIR, AllocWorkload
+from irtools.dialects.base import Capability, Dialect, PartModels, SchemaInfo, buffer_shows
+from irtools.dialects.raw.dialect import RAW_CAPABILITIES, RAW_PARTS, name_dram_writers
+from irtools.dialects.raw.dialect import file_pointer as raw_file_pointer
+from irtools.dialects.raw.keys import RawKeyScan
+from irtools.dialects.raw.models import RawDramIn, RawDramOut, RawDramSection, RawOfmap
+from irtools.model.view import PartialIR
+
+
+class AllocKeyScan(RawKeyScan):
+    """Keys the allocated models do not know (GIR103 warnings)."""
+
+    TOP = AllocIR
+    WORKLOAD = AllocWorkload
+    BUFFER = AllocBufferEntry
+
+
+def shows_alloc(workload: dict[str, Any]) -> bool:
+    """Buffer entries with `address` next to `block`."""
+    return buffer_shows(workload, ("block", "address"))
+
+
+def number_tensors(ir: AllocIR | PartialIR) -> AllocIR | PartialIR:
+    """Each L2 entry's tensor number, as the allocator's parser numbers them, core by core: an entry
+    identical to one of the previous snapshot is the same tensor."""
+    name_dram_writers(ir)
+    for workloads in ir.cores.values():
+        last: dict[str, int] = {}
+        count = 0
+        for wl in workloads:
+            now: dict[str, int] = {}
+            for entry in wl.buffer:
+                identity = _identity(entry)
+                number = last.get(identity, now.get(identity))
+                if number is None:
+                    number, count = count, count + 1
+                now[identity] = number
+                entry.tensor_id = number
+            last = now
+    return ir
+
+
+def _identity(entry: AllocBufferEntry) -> str:
+    # What the SET parser compares to tell one tensor across snapshots: the whole entry as the
+    # scheduler wrote it, i.e. without the two keys the allocator added.
+    return repr(
+        (
+            entry.type,
+            entry.layer,
+            entry.block,
+            entry.lower_as_written,
+            entry.upper_as_written,
+            entry.size_bits,
+            entry.workload_id,
+            entry.transfer_id_as_written,
+            entry.source,
+        )
+    )
+
+
+_LOAD_FLAG = re.compile(r"(/buffer/[0-9]+)/newly_added$")
+
+
+def file_pointer(pointer: str) -> str:
+    """The raw mapping, and the view's `newly_added` is the file's `start_loading`."""
+    return _LOAD_FLAG.sub(r"\1/start_loading", raw_file_pointer(pointer))
+
+
+ALLOC = Dialect(
+    name="alloc",
+    title="the raw IR after the SET allocator (SET-ISCA2023 ir_tools): L2 addresses in 1 KiB blocks",
+    note=(
+        "Gemini scheduler IR after the SET allocator's L2 address allocation (alloc dialect: raw "
+        "buffer entries plus address, in 1 KiB blocks, and start_loading); checked against its own "
+        "schema (irtools schema --dialect alloc); the file records no L2 size (give --l2-size)"
+    ),
+    capabilities=RAW_CAPABILITIES | {Capability.L2_ADDRESSES, Capability.NEWLY_ADDED},
+    parts=PartModels(
+        top=AllocIR,
+        workload=AllocWorkload,
+        dram_section=RawDramSection,
+        dram_entries={"in": RawDramIn, "out": RawDramOut},
+        workload_lists={"ofmap": RawOfmap, "buffer": AllocBufferEntry},
+        scalars=("top_batch_cut", "xlen", "ylen"),
+        key_scan=AllocKeyScan,
+        omitted=RAW_PARTS.omitted,
+        written_with_default=RAW_PARTS.written_with_default,
+    ),
+    shows=shows_alloc,
+    finish=number_tensors,
+    file_pointer=file_pointer,
+    schema=SchemaInfo(
+        "schemas/gemini-scheduler-ir-alloc.schema.json",
+        "Gemini Scheduler IR, allocated dialect (raw IR after the SET allocator)",
+        "The Gemini scheduler's raw IR after SET-ISCA2023's ir_tools (parser, allocator, refill): every "
+        "L2 buffer entry holds `address`, its first 1 KiB block, next to `block`; ifmap and weight "
+        "entries hold `start_loading`.",
+    ),
+)

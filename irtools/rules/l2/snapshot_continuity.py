@@ -1,0 +1,151 @@
+"""GIR304 snapshot-continuity: consecutive L2 snapshots of a core disagree about a tensor; on the raw
+and alloc dialects, an input held ahead for the next workload does not reach it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from irtools import pointer as jp
+from irtools.dialects.base import Capability
+from irtools.dialects.raw.models import flat_ids
+from irtools.findings import Finding, Severity
+from irtools.loading.boxes import flagged_rows, tensor_columns
+from irtools.loading.columns import first_rows, transfer_columns
+from irtools.loading.index import IRIndex
+from irtools.model.view import PlacedEntry
+from irtools.rules.context import CheckContext
+from irtools.rules.l2.common import describe, loc
+from irtools.rules.registry import rule, variant
+
+NOT_NEW_BUT_ABSENT = "is marked not newly added but was absent before"
+"""GIR304's problem with a tensor marked not newly added that the previous snapshot lacks."""
+
+
+def new_but_present(address: int) -> str:
+    """GIR304's problem with a tensor marked newly added that the previous snapshot held at the same address."""
+    return f"is marked newly added but was already present at {address:#x}"
+
+
+def continuity_rows(ir: IRIndex) -> list[int] | None:
+    """GIR304's screen: workloads with an entry whose `newly_added` disagrees with the snapshot before it on the
+    core (the first entry of the same tensor_id there, as the reference's `setdefault`)."""
+    transfers = transfer_columns(ir)
+    buffers = tensor_columns(ir).buffers
+    tensor, address = buffers.ints("tensor_id"), buffers.ints("address")
+    if transfers is None or tensor is None or address is None:
+        return None
+    row, core = buffers.row, transfers.core
+    span = int(tensor.max(initial=0)) + 1
+    if (len(core) + 1) * span >= 2**62:
+        return None
+    follows = (row > 0) & (core[row] == core[np.maximum(row - 1, 0)])
+    at = first_rows(row * span + tensor, (row - 1) * span + tensor)
+    before = follows & (at >= 0)
+    moved = before & (address[np.maximum(at, 0)] != address)
+    kept, added = buffers.equals("newly_added", False), buffers.equals("newly_added", True)
+    wrong = (follows & kept & ~before) | (kept & moved) | (added & before & ~moved)
+    return flagged_rows([row[wrong]])
+
+
+@rule(
+    "GIR304",
+    "snapshot-continuity",
+    Severity.WARNING,
+    needs={Capability.NEWLY_ADDED},
+    screen=continuity_rows,
+    whole_file=True,
+)
+def snapshot_continuity(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
+    """Consecutive L2 snapshots of a core disagree about a tensor (identified by tensor_id).
+
+    Flags `newly_added: false` for a tensor absent from the previous snapshot, an address that
+    changed without `newly_added: true`, and `newly_added: true` for a tensor that was already
+    present at the same address. Entries without `newly_added` (DRAM-only outputs with
+    `start_send`) are not compared.
+    Why: the assembler loads exactly the newly added tensors; a wrong flag loads data twice or
+    never.
+    Example: `/0/5/buffer/1/newly_added: GIR304 warning ifmap tensor 3 [transfer 39] is marked not newly added but was absent before`
+    On the raw dialect (no tensor ids, no addresses), an input listed ahead for the next
+    workload (`workload_id`) must be for the workload that runs next and be in its snapshot. On the
+    alloc dialect both forms run: `start_loading` is `newly_added`, for tensors numbered as the SET
+    allocator's parser numbers them.
+    Fix: recompute newly_added from the previous snapshot.
+    """
+    for refs in ir.cores.values():
+        previous: dict[int, PlacedEntry] | None = None
+        for ref in refs:
+            if ref.pointer in ir.incomplete:
+                previous = None  # a snapshot with skipped entries cannot be compared either way
+                continue
+            if not ir.follows(ref):
+                previous = None  # the snapshot before it in the file was left out
+            current: dict[int, PlacedEntry] = {}
+            for i, entry in enumerate(ir.placed(ref)):
+                current.setdefault(entry.tensor_id, entry)
+                if entry.newly_added is None or previous is None:
+                    continue
+                before = previous.get(entry.tensor_id)
+                problem = None
+                if entry.newly_added is False and before is None:
+                    problem = NOT_NEW_BUT_ABSENT
+                elif entry.newly_added is False and before is not None and before.address != entry.address:
+                    problem = f"moved from {before.address:#x} to {entry.address:#x} without being re-added"
+                elif entry.newly_added is True and before is not None and before.address == entry.address:
+                    problem = new_but_present(entry.address)
+                if problem:
+                    yield ctx.finding(
+                        "GIR304",
+                        f"{describe(entry)} {problem}",
+                        jp.extend(ref.pointer, "buffer", i, "newly_added"),
+                        **loc(ref, entry),
+                    )
+            previous = current
+
+
+@variant("GIR304", needs={Capability.HELD_AHEAD, Capability.NEWLY_ADDED}, plus_main=True)
+@variant("GIR304", needs={Capability.HELD_AHEAD})
+def raw_snapshot_continuity(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
+    """GIR304 on the raw dialect: an input held ahead for a later workload must reach that workload.
+
+    The scheduler lists an ifmap (or a weight from an ofmap) of workload w also in the snapshot of
+    the workload before w on the same core, when it is already loaded then (`workload_id` = w). That
+    entry must be for the next workload on the core, and w's own snapshot must hold it (same layer,
+    same transfer ids).
+    """
+    for core_id, refs in ir.cores.items():
+        for ref in refs:
+            wl = ir.raw(ref)
+            if ref.position + 1 < len(refs) and not ir.follows(refs[ref.position + 1]):
+                continue  # the workload after it in the file was left out: its next one is unknown
+            nxt = ir.raw(refs[ref.position + 1]) if ref.position + 1 < len(refs) else None
+            for i, entry in enumerate(wl.buffer):
+                if entry.workload_id is None or entry.workload_id == wl.workload_id:
+                    continue
+                ptr = jp.extend(ref.pointer, "buffer", i, "workload_id")
+                where: dict[str, Any] = {"core_id": core_id, "workload_id": wl.workload_id}
+                if nxt is None or nxt.workload_id != entry.workload_id:
+                    after = "no workload" if nxt is None else f"workload {nxt.workload_id}"
+                    yield ctx.finding(
+                        "GIR304",
+                        f"{entry.type} of layer {entry.layer!r} is held for workload {entry.workload_id}, "
+                        f"but {after} runs next on this core",
+                        ptr,
+                        **where,
+                    )
+                    continue
+                key = (entry.layer, flat_ids(entry.transfer_id_as_written))
+                if not any(
+                    e.workload_id == entry.workload_id
+                    and (e.layer, flat_ids(e.transfer_id_as_written)) == key
+                    for e in nxt.buffer
+                ):
+                    yield ctx.finding(
+                        "GIR304",
+                        f"{entry.type} of layer {entry.layer!r} is held for workload {entry.workload_id}, "
+                        "whose own snapshot does not hold it",
+                        ptr,
+                        **where,
+                    )

@@ -1,0 +1,171 @@
+"""GIR305 source-union: a buffer entry's transfer ids or range differ from the union of its sources."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+import numpy as np
+
+from irtools import pointer as jp
+from irtools.dialects.base import Capability
+from irtools.dialects.raw.models import RawBufferEntry, RawSource
+from irtools.findings import Finding, Severity
+from irtools.loading.boxes import flagged_rows, grouped_min_max, tensor_columns
+from irtools.loading.index import IRIndex
+from irtools.rules.context import CheckContext, id_list
+from irtools.rules.l2.common import loc
+from irtools.rules.raw import raw_workloads
+from irtools.rules.registry import rule, variant
+from irtools.rules.screens import box_columns
+
+
+def source_ids_message(transfer_ids: Sequence[int], source_ids: Sequence[int]) -> str:
+    """GIR305's message for an entry whose transfer ids are not its sources' ids."""
+    return f"transfer_id [{id_list(transfer_ids, ', ')}] differs from the sources' ids [{id_list(source_ids, ', ')}]"
+
+
+def source_box_message(
+    lower: Sequence[int], upper: Sequence[int], box_lower: Sequence[int], box_upper: Sequence[int]
+) -> str:
+    """GIR305's message for an entry whose range is not its sources' bounding box."""
+    return f"range {list(lower)}..{list(upper)} differs from the sources' bounding box {list(box_lower)}..{list(box_upper)}"
+
+
+def source_union_rows(ir: IRIndex) -> list[int] | None:
+    """GIR305's screen: workloads with an entry whose transfer ids or range differ from its sources' union."""
+    cols = tensor_columns(ir)
+    buffers, sources = cols.buffers, cols.sources
+    own, bounds = box_columns(buffers), box_columns(sources)
+    sent = sources.ints("transfer_id")
+    listed = buffers.lists("transfer_id")
+    if own is None or bounds is None or sent is None or listed is None:
+        return None
+    count = len(buffers)
+    has_source = np.bincount(sources.row, minlength=count) > 0
+    low, _ = grouped_min_max(bounds[0], sources.row, count)
+    _, high = grouped_min_max(bounds[1], sources.row, count)
+    boxed = has_source & ((low != own[0]).any(axis=1) | (high != own[1]).any(axis=1))
+    # Ids (of entries that list them): the distinct (entry, id) pairs of the lists and of the sources differ.
+    compared = has_source & buffers.equals("transfer_id", None, negate=True)
+    owner, tid = listed
+    keep, kept = compared[owner], compared[sources.row]
+    differ = np.zeros(count, dtype=bool)
+    span = int(max(tid.max(initial=0), sent.max(initial=0))) + 1
+    if count * span >= 2**62:
+        return None
+    pairs = np.setxor1d(owner[keep] * span + tid[keep], sources.row[kept] * span + sent[kept])
+    differ[pairs // span] = True
+    return flagged_rows([buffers.row[boxed | differ]])
+
+
+@rule("GIR305", "source-union", Severity.WARNING, screen=source_union_rows)
+def source_union(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
+    """A buffer entry's transfer ids or range differ from the union of its sources.
+
+    The format document defines an entry's `transfer_id` list as the union of its sources'
+    ids and its lower/upper as the bounding box of its sources' ranges.
+    Why: the assembler finds a tensor's producers through its sources; a mismatch means part
+    of the tensor is never fetched or is fetched from the wrong producer.
+    Example: `/0/9/buffer/2: GIR305 warning transfer_id [56, 57] differs from the sources' ids [56]`
+    On the raw dialect, sources give their range in the producer's frame and their place in the
+    consumer's channels as `channel`; the box is compared in the consumer's frame, and an input
+    entry with no source at all is reported.
+    Fix: rebuild the entry from its sources.
+    """
+    for ref in ir.workloads():
+        for i, entry in enumerate(ref.workload.buffer):
+            if not entry.source:
+                continue
+            ptr = jp.extend(ref.pointer, "buffer", i)
+            ids = sorted({s.transfer_id for s in entry.source})
+            if entry.transfer_id is not None and sorted(set(entry.transfer_id)) != ids:
+                yield ctx.finding(
+                    "GIR305",
+                    source_ids_message(entry.transfer_id, ids),
+                    ptr,
+                    **loc(ref, entry),
+                )
+            if len(entry.source) == 1:
+                lower, upper = entry.source[0].lower, entry.source[0].upper
+            else:
+                lower = [min(s.lower[d] for s in entry.source) for d in range(4)]
+                upper = [max(s.upper[d] for s in entry.source) for d in range(4)]
+            if (lower, upper) != (entry.lower, entry.upper):
+                yield ctx.finding(
+                    "GIR305",
+                    source_box_message(entry.lower, entry.upper, lower, upper),
+                    ptr,
+                    **loc(ref, entry),
+                )
+
+
+def _consumer_box(source: RawSource) -> tuple[list[int], list[int]] | None:
+    """A source's box in the consumer's frame: its `channel` range replaces C (concatenations)."""
+    lower, upper = source.lower_as_written, source.upper_as_written
+    if not isinstance(lower, list) or not isinstance(upper, list):
+        return None
+    if source.channel is None:
+        return lower, upper
+    return [lower[0], source.channel[0], *lower[2:]], [upper[0], source.channel[1], *upper[2:]]
+
+
+def _bounding_box(entry: RawBufferEntry) -> tuple[list[int], list[int]] | None:
+    """The sources' bounding box in the consumer's frame; None for channel bounds and 3-D boxes."""
+    assert entry.source
+    lower, upper = entry.lower_as_written, entry.upper_as_written
+    if not (isinstance(lower, list) and len(lower) == 4 and isinstance(upper, list)):
+        return None
+    if len(entry.source) == 1:
+        return _consumer_box(entry.source[0])
+    boxes = []
+    for s in entry.source:
+        box = _consumer_box(s)
+        if box is None:
+            return None
+        boxes.append(box)
+    lower = [min(b[0][d] for b in boxes) for d in range(4)]
+    upper = [max(b[1][d] for b in boxes) for d in range(4)]
+    return lower, upper
+
+
+@variant("GIR305", needs={Capability.SOURCE_CHANNELS})
+def raw_source_union(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
+    """GIR305 on the raw dialect: ids and range of each ifmap/weight entry against its sources.
+
+    Sources give their range in the producer's frame and, with `channel`, where their channels
+    land in the consumer's ifmap: the bounding box is taken in the consumer's frame. An input
+    entry with no source at all is reported: nothing brings its data.
+    """
+    for core_id, _, pointer, wl in raw_workloads(ir):
+        for i, entry in enumerate(wl.buffer):
+            if entry.type == "ofmap":
+                continue
+            problems = []
+            lower, upper = entry.lower_as_written, entry.upper_as_written
+            if not entry.source:
+                own = sorted(set(entry.transfer_id or ()))
+                # Say what the entry does carry: an entry with ids but no source names transfers nothing sends.
+                carries = (
+                    f"transfer_id [{id_list(own, ', ')}] but no source"
+                    if own
+                    else "no source and no transfer id"
+                )
+                problems.append(
+                    f"{entry.type} entry of layer {entry.layer!r} has {carries}: nothing brings {lower}..{upper}"
+                )
+            else:
+                ids = sorted({s.transfer_id for s in entry.source})
+                own = sorted(set(entry.transfer_id or ()))
+                if own != ids:
+                    problems.append(
+                        f"transfer_id [{id_list(own, ', ')}] differs from the sources' ids [{id_list(ids, ', ')}]"
+                    )
+                box = _bounding_box(entry)
+                if box is not None and box != (lower, upper):
+                    problems.append(
+                        f"range {lower}..{upper} differs from the sources' bounding box "
+                        f"{box[0]}..{box[1]} (channels placed by `channel`)"
+                    )
+            for message in problems:  # the pointer is built only for a finding: most entries have none
+                ptr = jp.extend(pointer, "buffer", i)
+                yield ctx.finding("GIR305", message, ptr, core_id=core_id, workload_id=wl.workload_id)

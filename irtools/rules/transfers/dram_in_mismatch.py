@@ -1,0 +1,95 @@
+"""GIR205 dram-in-mismatch: DRAM `in` entries and ofmaps with a DRAM destination do not match one to one."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from irtools import pointer as jp
+from irtools.findings import Finding, Severity
+from irtools.loading.index import IRIndex, WorkloadRef
+from irtools.rules.context import CheckContext, short
+from irtools.rules.registry import rule
+
+
+def layer_problem(ofmap_layer: str, entry_layer: str) -> str:
+    """A GIR205 problem: the DRAM in entry names another layer than the ofmap that writes it."""
+    return f"layer is {short(ofmap_layer)!r}, not {short(entry_layer)!r}"
+
+
+def range_problem(
+    ofmap_lower: Sequence[int], ofmap_upper: Sequence[int], lower: Sequence[int], upper: Sequence[int]
+) -> str:
+    """A GIR205 problem: the DRAM in entry's range is not the ofmap's."""
+    return f"ofmap range {list(ofmap_lower)}..{list(ofmap_upper)} differs from {list(lower)}..{list(upper)}"
+
+
+def dram_in_mismatch_message(transfer_id: int, problems: Sequence[str]) -> str:
+    """GIR205's message for a DRAM in entry that disagrees with its ofmap, its problems joined by `; `."""
+    return f"DRAM in entry for transfer {transfer_id} does not match its ofmap: " + "; ".join(problems)
+
+
+def _frame_free(lower: list[int], upper: list[int]) -> tuple[int, ...]:
+    # DRAM `in` ranges use absolute batch indices while ofmaps are relative to their batch group:
+    # compare the N extent and the C/K, H, W coordinates only.
+    return (upper[0] - lower[0], *lower[1:], *upper[1:])
+
+
+@rule("GIR205", "dram-in-mismatch", Severity.WARNING)
+def dram_in_mismatch(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
+    """DRAM `in` entries and ofmaps with a DRAM destination do not match one to one.
+
+    Each DRAM `in` entry must match an ofmap with a DRAM destination on the same core_id,
+    workload_id, transfer_id and layer_name, with the same range (the batch index compared by
+    extent, since ofmaps count batches within their batch group); and each such ofmap must
+    have its DRAM `in` entry.
+    Why: the DRAM `in` list is what the runtime copies back from DRAM; a missing or mismatched
+    entry loses a network output or writes it to the wrong place.
+    Example: `/-1/in/0: GIR205 warning no ofmap of core 0 workload 34 sends transfer 72 to DRAM`
+    Fix: regenerate the DRAM section from the ofmaps.
+    """
+    to_dram: dict[int, tuple[WorkloadRef, int]] = {}
+    for ref in ir.workloads():
+        for i, o in enumerate(ref.workload.ofmap):
+            if any(d.type == "DRAM" for d in o.destination):
+                to_dram.setdefault(o.transfer_id, (ref, i))
+    matched: set[int] = set()
+    for k, entry in enumerate(ir.ir.dram.in_):
+        ptr = jp.join("-1", "in", k)
+        loc: dict[str, Any] = {
+            "core_id": entry.core_id,
+            "workload_id": entry.workload_id,
+            "transfer_id": entry.transfer_id,
+        }
+        hit = to_dram.get(entry.transfer_id)
+        if hit is None:
+            yield ctx.finding("GIR205", f"no ofmap sends transfer {entry.transfer_id} to DRAM", ptr, **loc)
+            continue
+        ref, i = hit
+        matched.add(entry.transfer_id)
+        o = ref.workload.ofmap[i]
+        problems = []
+        if (ref.core_id, ref.workload_id) != (entry.core_id, entry.workload_id):
+            problems.append(f"it is produced by core {ref.core_id} workload {ref.workload_id}")
+        if ref.workload.layer_name != entry.layer_name:
+            problems.append(layer_problem(ref.workload.layer_name, entry.layer_name))
+        if _frame_free(o.lower, o.upper) != _frame_free(entry.lower, entry.upper):
+            problems.append(range_problem(o.lower, o.upper, entry.lower, entry.upper))
+        if problems:
+            yield ctx.finding(
+                "GIR205",
+                dram_in_mismatch_message(entry.transfer_id, problems),
+                ptr,
+                **loc,
+                related=(jp.extend(ref.pointer, "ofmap", i),),
+            )
+    for tid, (ref, i) in to_dram.items():
+        if tid not in matched:
+            yield ctx.finding(
+                "GIR205",
+                f"ofmap sends transfer {tid} to DRAM but the DRAM in list has no entry for it",
+                jp.extend(ref.pointer, "ofmap", i),
+                core_id=ref.core_id,
+                workload_id=ref.workload_id,
+                transfer_id=tid,
+            )

@@ -8,6 +8,7 @@ from typing import TextIO
 
 from irtools.findings import Report, Severity
 from irtools.report.base import rule_name
+from irtools.report.text import plural
 
 
 def statistics(report: Report) -> list[tuple[int, str, Severity]]:
@@ -34,4 +35,4 @@ def render_statistics(report: Report, out: TextIO, as_json: bool = False) -> Non
         f"{n:>{width}}  {code}  {severity.value:<7}  {rule_name(code)}\n" for n, code, severity in rows
     )
     total = sum(row[0] for row in rows)
-    out.write(f"{total} finding{'' if total == 1 else 's'} in {len(report.files)} files\n")
+    out.write(f"{plural(total, 'finding')} in {plural(len(report.files), 'file')}\n")

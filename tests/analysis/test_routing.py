@@ -174,3 +174,19 @@ def test_dram_write_shares_are_separate_unicasts() -> None:
     assert as_counter(route(writes)) == sum(
         (gemini_links((0, 0), [(px, py)], 100) for px in (-1, 4) for py in range(4)), Counter()
     )
+
+
+def test_routed_coordinates_and_bytes_stay_integers() -> None:
+    """The routed rows become the noc_links table (CSV, the mesh view): a link end is `2`, never `2.0`."""
+    links = route(
+        pd.DataFrame({"transfer": [3], "src_x": [0], "src_y": [2], "dst_x": [1], "dst_y": [0], "bytes": [9]})
+    )
+    assert list(zip(links["x"], links["y"], links["to_x"], links["to_y"], strict=True)) == [
+        (0, 2, 1, 2),
+        (1, 2, 1, 1),
+        (1, 1, 1, 0),
+    ]
+    assert {c: str(links[c].dtype) for c in ("x", "y", "to_x", "to_y", "bytes")} == dict.fromkeys(
+        ("x", "y", "to_x", "to_y", "bytes"), "int64"
+    )
+    assert links[["to_x", "to_y"]].to_csv(index=False).splitlines() == ["to_x,to_y", "1,2", "1,1", "1,0"]

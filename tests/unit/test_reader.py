@@ -208,8 +208,19 @@ def test_binary_never_raises(data: bytes) -> None:
         ('{"a": [1,\n  -Infinity]}', 2, 3, "-Infinity"),
         ('{"NaN": "Infinity", "b": NaN}', 1, 26, "NaN"),
         ('{"s": "say \\"NaN\\"", "b": NaN}', 1, 27, "NaN"),
+        # Lines after the constant count for nothing: its own line and column, not the file's last.
+        ('{"a": NaN,\n "b": [\n  1]}', 1, 7, "NaN"),
+        ('{"a": 1,\n "b": NaN,\n "c": 2\n}', 2, 7, "NaN"),
     ],
-    ids=["bare", "infinity", "negative", "after-strings", "after-escaped-quotes"],
+    ids=[
+        "bare",
+        "infinity",
+        "negative",
+        "after-strings",
+        "after-escaped-quotes",
+        "lines-after",
+        "middle-line",
+    ],
 )
 def test_non_finite_numbers(text: str, line: int, column: int, constant: str) -> None:
     finding = only(read_bytes(text.encode()))

@@ -7,6 +7,7 @@ import json
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -18,6 +19,7 @@ from irtools.report.gitlab import GitlabReporter
 from irtools.report.json_report import JsonReporter, finding_to_json
 from irtools.report.junit import JunitReporter
 from irtools.report.sarif import SarifReporter
+from irtools.report.statistics import render_statistics
 from irtools.report.text import TextReporter
 from irtools.rules.registry import RULES, register
 
@@ -141,6 +143,22 @@ def test_text_whole_document_pointer_is_slash(rules: None) -> None:
     assert text.splitlines()[0] == "e.json:/: GIR100 error file is empty"
 
 
+def test_text_position_without_a_column_is_column_1(rules: None) -> None:
+    """Editors open `path:line:column`: a finding with a line but no column points at column 1."""
+    finding = Finding("GIR100", Severity.ERROR, "file ends early", line=5)
+    text = render(TextReporter(), Report([FileReport("e.json", [finding])]))
+    assert text.splitlines()[0] == "e.json:5:1: GIR100 error file ends early"
+
+
+def test_text_notes_are_pointer_then_related_separated_by_semicolon(rules: None) -> None:
+    """With a position, the pointer and the related pointers follow the message as `(at …; see …)`."""
+    finding = replace(OVERLAP, line=40, column=9)
+    line = render(TextReporter(), Report([FileReport("p.json", [finding])])).splitlines()[0]
+    assert line == (
+        f"p.json:40:9: GIR302 error {OVERLAP.message} (at /0/12/buffer/3; see /0/12/buffer/2, /0/13/buffer/0)"
+    )
+
+
 @pytest.mark.parametrize(
     ("report", "summary"),
     [
@@ -223,6 +241,15 @@ def test_json_findings_keep_order_and_values(report: Report) -> None:
 def test_json_is_indented_by_two(report: Report) -> None:
     text = render(JsonReporter(), report)
     assert text == json.dumps(json.loads(text), indent=2) + "\n"
+
+
+def test_json_fingerprint_is_given_only_when_the_finding_has_one(rules: None) -> None:
+    """Baselines and dashboards track a finding by its `fingerprint` key (irtools.baseline)."""
+    tracked = replace(UNUSED, fingerprint="0f1e2d3c")
+    doc = json.loads(render(JsonReporter(), Report([FileReport("a.json", [tracked, OVERLAP])])))
+    unused, overlap = doc["files"][0]["findings"]
+    assert unused["fingerprint"] == "0f1e2d3c" and set(unused) == FINDING_KEYS | {"fingerprint"}
+    assert set(overlap) == FINDING_KEYS
 
 
 # --- github ---------------------------------------------------------------------------------------------
@@ -355,6 +382,27 @@ def test_sarif_pointer_locations_and_properties(report: Report) -> None:
     assert all("relatedLocations" not in r for r in (parse_error, unused, note))
 
 
+def test_sarif_related_locations_are_numbered_from_1_in_the_findings_order(report: Report) -> None:
+    """A SARIF message links a related location by its id (`[text](1)`): ids 1..n, each naming its pointer
+    and the finding's own artifact."""
+    overlap = sarif(report)["runs"][0]["results"][2]
+    assert [(loc["id"], loc["message"]["text"]) for loc in overlap["relatedLocations"]] == [
+        (1, "/0/12/buffer/2"),
+        (2, "/0/13/buffer/0"),
+    ]
+    artifact = overlap["locations"][0]["physicalLocation"]["artifactLocation"]
+    assert all(loc["physicalLocation"]["artifactLocation"] == artifact for loc in overlap["relatedLocations"])
+
+
+def test_sarif_driver_version_is_the_package_version(report: Report, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Code scanning shows the tool's version: the package's, or "0" when it defines none."""
+    import irtools
+
+    assert sarif(report)["runs"][0]["tool"]["driver"]["version"] == irtools.__version__
+    monkeypatch.delattr(irtools, "__version__")
+    assert sarif(report)["runs"][0]["tool"]["driver"]["version"] == "0"
+
+
 def test_sarif_unknown_code_has_no_rule_index() -> None:
     (result,) = sarif(unknown_code_report())["runs"][0]["results"]
     assert result["ruleId"] == UNKNOWN_CODE
@@ -435,3 +483,140 @@ def test_junit_keeps_non_ascii_and_drops_control_characters(rules: None) -> None
     assert case.get("name") == "données.json"
     failure = case.find("failure")
     assert failure is not None and "near «é»" in (failure.text or "")
+
+
+def test_junit_replaces_each_illegal_character_with_the_replacement_character(rules: None) -> None:
+    """What XML 1.0 cannot carry becomes U+FFFD, one for one: a form feed in the test case's name, the
+    non-character U+FFFF in the failure text (which holds the text report's lines, where a form feed is
+    already escaped as `\\x0c`)."""
+    finding = Finding("GIR302", Severity.ERROR, "layer a\x0cb\uffff overlaps", pointer="/0")
+    case = next(junit(Report([FileReport("ir/x\x0cy.json", [finding])])).iter("testcase"))
+    assert case.get("name") == "ir/x\ufffdy.json"
+    failure = case.find("failure")
+    assert failure is not None
+    assert (failure.text or "").splitlines() == [
+        "ir/x\\x0cy.json:/0: GIR302 error layer a\\x0cb\ufffd overlaps"
+    ]
+
+
+def test_junit_a_clean_file_before_a_failing_one(rules: None) -> None:
+    """A clean file ends only its own test case: the failing file after it (by path) still fails."""
+    root = junit(
+        Report([FileReport("a.json"), FileReport("b.json", [OVERLAP]), FileReport("c.json", [UNUSED])])
+    )
+    clean, failed, warned = root.iter("testcase")
+    assert [c.get("name") for c in (clean, failed, warned)] == ["a.json", "b.json", "c.json"]
+    assert list(clean) == []
+    failure = failed.find("failure")
+    assert failure is not None and failure.get("message") == "1 error, 0 warnings"
+    assert warned.findtext("system-out") == "c.json:/-1/4: GIR210 warning transfer 7 is never consumed\n"
+
+
+# --- gitlab ---------------------------------------------------------------------------------------------
+
+
+def gitlab(report: Report) -> list[dict[str, Any]]:
+    """Render and parse the Code Quality report."""
+    issues: list[dict[str, Any]] = json.loads(render(GitlabReporter(), report))
+    return issues
+
+
+def test_gitlab_exact_issues(rules: None) -> None:
+    """GitLab's fields per finding: code and message (pointer appended), rule, the finding's own
+    fingerprint when it has one, GitLab's severity, the repository-relative path and the line (1 without)."""
+    tracked = replace(PARSE_ERROR, fingerprint="5eed")
+    issues = gitlab(Report([FileReport("./ir/bad.json", [tracked, UNUSED])]))
+    spare = issues[1]["fingerprint"]
+    assert issues == [
+        {
+            "description": "GIR100 invalid JSON: Expecting ',' delimiter",
+            "check_name": f"GIR100 {RULES['GIR100'].name}",
+            "fingerprint": "5eed",
+            "severity": "major",
+            "location": {"path": "ir/bad.json", "lines": {"begin": 3}},
+        },
+        {
+            "description": "GIR210 transfer 7 is never consumed (at /-1/4)",
+            "check_name": f"GIR210 {RULES['GIR210'].name}",
+            "fingerprint": spare,
+            "severity": "minor",
+            "location": {"path": "ir/bad.json", "lines": {"begin": 1}},
+        },
+    ]
+    assert re.fullmatch("[0-9a-f]{32}", spare)
+
+
+@pytest.mark.parametrize("given", ["ir/bad.json", "./ir/bad.json", "ir\\bad.json", ".\\ir\\bad.json"])
+def test_gitlab_path_is_repository_relative_with_forward_slashes(rules: None, given: str) -> None:
+    """GitLab matches `location.path` against the repository's files: a Windows or `./` spelling of one
+    path gives the same path and the same fallback fingerprints (GitLab compares them between pipelines)."""
+    issues = gitlab(Report([FileReport(given, [UNUSED, OVERLAP])]))
+    assert issues == gitlab(Report([FileReport("ir/bad.json", [UNUSED, OVERLAP])]))
+    assert {i["location"]["path"] for i in issues} == {"ir/bad.json"}
+
+
+def test_gitlab_is_indented_by_two(report: Report) -> None:
+    text = render(GitlabReporter(), report)
+    assert text == json.dumps(json.loads(text), indent=2) + "\n"
+
+
+# --- statistics -----------------------------------------------------------------------------------------
+
+
+def statistics_text(report: Report, as_json: bool = False) -> str:
+    """`--statistics` as printed: text by default, JSON (indented by 2) with `as_json`."""
+    out = io.StringIO()
+    if as_json:
+        render_statistics(report, out, as_json=True)
+        text = out.getvalue()
+        assert text == json.dumps(json.loads(text), indent=2) + "\n"
+        return text
+    render_statistics(report, out)
+    return out.getvalue()
+
+
+def test_statistics_rows_most_frequent_first_then_code_then_error_first(rules: None) -> None:
+    """ruff's --statistics order: count (most first), then code, then severity (a code a config raised to
+    error counts apart from its warnings); counts right-aligned to the widest, then the total."""
+    note = Finding("GIR501", Severity.INFO, "m", "/1")
+    findings = [note] * 12 + [OVERLAP, OVERLAP, UNUSED, UNUSED, replace(note, severity=Severity.WARNING)]
+    report = Report([FileReport("b.json", findings), FileReport("a.json", [])])
+    name = {code: RULES[code].name for code in ("GIR210", "GIR302", "GIR501")}
+    assert statistics_text(report).splitlines() == [
+        f"12  GIR501  info     {name['GIR501']}",
+        f" 2  GIR210  warning  {name['GIR210']}",
+        f" 2  GIR302  error    {name['GIR302']}",
+        f" 1  GIR501  warning  {name['GIR501']}",
+        "17 findings in 2 files",
+    ]
+    rows = json.loads(statistics_text(report, as_json=True))
+    assert [(r["count"], r["code"], r["severity"], r["name"]) for r in rows] == [
+        (12, "GIR501", "info", name["GIR501"]),
+        (2, "GIR210", "warning", name["GIR210"]),
+        (2, "GIR302", "error", name["GIR302"]),
+        (1, "GIR501", "warning", name["GIR501"]),
+    ]
+
+
+def test_statistics_same_count_and_code_error_before_warning(rules: None) -> None:
+    findings = [UNUSED, replace(UNUSED, severity=Severity.ERROR)]
+    lines = statistics_text(Report([FileReport("a.json", findings)])).splitlines()
+    assert [line.split()[:3] for line in lines[:-1]] == [["1", "GIR210", "error"], ["1", "GIR210", "warning"]]
+
+
+@pytest.mark.parametrize(
+    ("report", "total"),
+    [
+        (Report([]), "0 findings in 0 files"),
+        (Report([FileReport("a.json", [UNUSED])]), "1 finding in 1 file"),
+        (Report([FileReport("a.json", [UNUSED]), FileReport("b.json")]), "1 finding in 2 files"),
+    ],
+)
+def test_statistics_total_is_pluralised(rules: None, report: Report, total: str) -> None:
+    """The last line counts findings and files in English: `1 finding in 1 file` (it said `1 files`)."""
+    assert statistics_text(report).splitlines()[-1] == total
+    assert json.loads(statistics_text(report, as_json=True)) == [
+        {"code": f.code, "name": RULES[f.code].name, "severity": f.severity.value, "count": 1}
+        for file_report in report.files
+        for f in file_report.findings
+    ]

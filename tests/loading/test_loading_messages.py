@@ -1,0 +1,167 @@
+"""GIR101's exact messages: one bad value in the clean 2x2 sample, the finding a user reads for it.
+
+Each row edits one value (or deletes one key) and pins the GIR101 finding that names it, pointer and
+message, on both cores. The summary finding ("N entries ... left out") is left aside here: its own
+tests are in test_loading_boundaries.py.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from irtools.loading import schema_errors
+from irtools.loading.load import load_ir
+from irtools.loading.schema_errors import describe_value
+from tests.mutants.edits import Doc, Row, check, mesh_doc, rows
+
+DELETE = object()
+"""Marks a row whose edit deletes the key instead of setting it."""
+
+WL = ("0", 0)
+OFMAP = (*WL, "ofmap", 0)
+BUFFER = (*WL, "buffer", 0)
+
+
+def _edit(doc: Doc, path: tuple[str | int, ...], value: Any) -> Doc:
+    node: Any = doc
+    for token in path[:-1]:
+        node = node[token]
+    if value is DELETE:
+        del node[path[-1]]
+    else:
+        node[path[-1]] = value
+    return doc
+
+
+def _errors(tmp: Path, path: tuple[str | int, ...], value: Any) -> list[Row]:
+    found = check(tmp, _edit(mesh_doc(), path, value))
+    return [row for row in rows(found, "GIR101", info=True) if "left out" not in row[2]]
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "pointer", "message"),
+    [
+        # the value's JSON type and its rendering
+        ((*WL, "time"), "fast", "/0/0/time", "expected an integer, got string 'fast'"),
+        ((*WL, "time"), False, "/0/0/time", "expected an integer, got boolean false"),
+        ((*WL, "time"), 1.5, "/0/0/time", "expected an integer, got number 1.5"),
+        ((*WL, "time"), [], "/0/0/time", "expected an integer, got array of 0 items"),
+        ((*WL, "time"), [1], "/0/0/time", "expected an integer, got array of 1 item"),
+        ((*WL, "time"), [1, 2], "/0/0/time", "expected an integer, got array of 2 items"),
+        ((*WL, "time"), {"a": 1}, "/0/0/time", "expected an integer, got object of 1 item"),
+        # a rendering of 40 characters is shown whole, one of 41 is cut to 37 and "..."
+        ((*WL, "time"), "x" * 38, "/0/0/time", f"expected an integer, got string '{'x' * 38}'"),
+        ((*WL, "time"), "x" * 39, "/0/0/time", f"expected an integer, got string '{'x' * 36}..."),
+        # each expected type by name
+        ((*WL, "layer_name"), 1, "/0/0/layer_name", "expected a string, got integer 1"),
+        ((*BUFFER, "newly_added"), 3, "/0/0/buffer/0/newly_added", "expected a boolean, got integer 3"),
+        ((*WL, "buffer"), {}, "/0/0/buffer", "expected an array, got object of 0 items"),
+        ((*OFMAP,), [1], "/0/0/ofmap/0", "expected an object, got array of 1 item"),
+        (("-1", "in", 0, "core_id"), "a", "/-1/in/0/core_id", "expected an integer, got string 'a'"),
+        # bounds
+        ((*WL, "time"), -1, "/0/0/time", "expected a value >= 0, got integer -1"),
+        ((*BUFFER, "align"), 0, "/0/0/buffer/0/align", "expected a value >= 1, got integer 0"),
+        (
+            (*WL, "workload_id"),
+            2**63,
+            "/0/0/workload_id",
+            "expected a value <= 9223372036854775807, got integer 9223372036854775808",
+        ),
+        # boxes of the wrong length: the expected and the actual count
+        ((*OFMAP, "lower"), [0, 0, 0], "/0/0/ofmap/0/lower", "expected an array of 4 items, got 3"),
+        ((*OFMAP, "lower"), [0] * 5, "/0/0/ofmap/0/lower", "expected an array of 4 items, got 5"),
+        ((*OFMAP, "upper"), [], "/0/0/ofmap/0/upper", "expected an array of 4 items, got 0"),
+        # literals and tagged unions
+        (
+            (*BUFFER, "type"),
+            "bogus",
+            "/0/0/buffer/0/type",
+            "expected 'ifmap', 'ofmap' or 'weight', got string 'bogus'",
+        ),
+        (
+            ("-1", "out", 0, "type"),
+            "bogus",
+            "/-1/out/0/type",
+            "expected 'weight' or 'fmap', got string 'bogus'",
+        ),
+        (
+            (*OFMAP, "destination", 0, "type"),
+            "bogus",
+            "/0/0/ofmap/0/destination/0",
+            "expected 'type' to be one of 'core', 'DRAM', got 'bogus'",
+        ),
+        (
+            (*OFMAP, "destination", 0, "type"),
+            DELETE,
+            "/0/0/ofmap/0/destination/0",
+            "missing required key 'type'",
+        ),
+        # missing keys
+        ((*BUFFER, "type"), DELETE, "/0/0/buffer/0", "missing required key 'type'"),
+        ((*WL, "time"), DELETE, "/0/0", "missing required key 'time'"),
+    ],
+)
+def test_a_bad_value_gets_its_exact_message(
+    tmp_path: Path, path: tuple[str | int, ...], value: Any, pointer: str, message: str
+) -> None:
+    """The message names what the format expects and what the file holds, at the value's pointer."""
+    assert _errors(tmp_path, path, value) == [("GIR101", pointer, message)]
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        (None, "null"),
+        (True, "boolean true"),
+        (False, "boolean false"),
+        (0, "integer 0"),
+        (-2.5, "number -2.5"),
+        ("", "string ''"),
+        ([], "array of 0 items"),
+        ({}, "object of 0 items"),
+        ({"k": [1, 2]}, "object of 1 item"),
+        ("é" * 38, f"string '{'é' * 38}'"),
+        (b"raw", "bytes b'raw'"),
+    ],
+)
+def test_describe_value_names_the_json_type(value: object, shown: str) -> None:
+    """describe_value renders a JSON value by its JSON type name; anything else by its Python type."""
+    assert describe_value(value) == shown
+
+
+def _many_errors_doc(count: int) -> bytes:
+    """The 2x2 sample with `count` copies of core 0's first workload, each with `time` a string."""
+    doc = mesh_doc()
+    bad = copy.deepcopy(doc["0"][0]) | {"time": "slow"}
+    doc["0"] = [doc["0"][0]] + [bad] * count
+    return json.dumps(doc).encode()
+
+
+def _gir101(count: int) -> list[tuple[str, str]]:
+    loaded = load_ir(_many_errors_doc(count))
+    return [
+        (f.pointer, f.message) for f in loaded.findings if f.code == "GIR101" and "left out" not in f.message
+    ]
+
+
+def _slow(index: int) -> tuple[str, str]:
+    return (f"/0/{index}/time", "expected an integer, got string 'slow'")
+
+
+@pytest.mark.parametrize("detailed", [schema_errors.DETAILED_ERRORS, 4])
+@pytest.mark.parametrize(("count", "shown"), [(3, 3), (6, 6), (7, 6), (12, 6)])
+def test_past_the_detailed_limit_the_errors_read_the_same(
+    monkeypatch: pytest.MonkeyPatch, detailed: int, count: int, shown: int
+) -> None:
+    """Past DETAILED_ERRORS errors only the errors shown are decoded (from the JSON form, their values read
+    back from the file): the findings are the same as the detailed path's, the first MAX_SCHEMA_FINDINGS
+    in file order, then the count of the rest. Both limits are lowered so a small file crosses them."""
+    monkeypatch.setattr(schema_errors, "DETAILED_ERRORS", detailed)
+    monkeypatch.setattr(schema_errors, "MAX_SCHEMA_FINDINGS", 6)
+    rest = [("", f"{count - shown} more schema errors not shown")] if count > shown else []
+    assert _gir101(count) == [_slow(i) for i in range(1, shown + 1)] + rest

@@ -165,3 +165,61 @@ def test_past_the_detailed_limit_the_errors_read_the_same(
     monkeypatch.setattr(schema_errors, "MAX_SCHEMA_FINDINGS", 6)
     rest = [("", f"{count - shown} more schema errors not shown")] if count > shown else []
     assert _gir101(count) == [_slow(i) for i in range(1, shown + 1)] + rest
+
+
+def _found(tmp: Path, doc: Doc, *codes: str) -> list[Row]:
+    found = check(tmp, doc)
+    return [row for code in codes for row in rows(found, code, info=True)]
+
+
+NO_DRAM_IN = [
+    ("GIR205", "/2/1/ofmap/0", "ofmap sends transfer 14 to DRAM but the DRAM in list has no entry for it"),
+    ("GIR205", "/3/0/ofmap/0", "ofmap sends transfer 13 to DRAM but the DRAM in list has no entry for it"),
+]
+
+
+def test_a_broken_dram_out_entry_is_left_out_and_the_next_keeps_its_place(tmp_path: Path) -> None:
+    """`out` 0 breaks the schema and is left out; `out` 1, sent to a workload that does not use it, is
+    reported at its own place in the file (/-1/out/1), not at its place among the entries kept."""
+    doc = mesh_doc()
+    doc["-1"]["out"][0]["size"] = "x"
+    doc["-1"]["out"][1]["destination"][0]["core_id"] = 0
+    assert _found(tmp_path, doc, "GIR101", "GIR201", "GIR203") == [
+        ("GIR101", "/-1/out/0", "1 entries with schema errors were left out of the semantic checks"),
+        ("GIR101", "/-1/out/0/size", "expected an integer, got string 'x'"),
+        (
+            "GIR203",
+            "/-1/out/1/destination/0",
+            "destination core 0 workload 0 does not use transfer 1 (not in its ifmap, weight, buffer or WL0)",
+        ),
+    ]
+
+
+def test_a_dram_side_that_is_no_array_counts_as_empty_and_the_other_side_is_kept(tmp_path: Path) -> None:
+    """`in` an object: one GIR101, the ofmaps sent to DRAM have no `in` entry (GIR205); `out` keeps
+    its valid entries (no GIR201 on their readers), its bad 7th entry is left out at /-1/out/6."""
+    doc = mesh_doc()
+    doc["-1"]["in"] = {"a": 1}
+    doc["-1"]["out"].append(5)
+    assert _found(tmp_path, doc, "GIR101", "GIR201", "GIR205") == [
+        ("GIR101", "/-1/in", "expected an array, got object of 1 item"),
+        ("GIR101", "/-1/out/6", "1 entries with schema errors were left out of the semantic checks"),
+        ("GIR101", "/-1/out/6", "expected an object, got integer 5"),
+        *NO_DRAM_IN,
+    ]
+
+
+def test_a_dram_section_that_is_no_object_leaves_both_sides_empty(tmp_path: Path) -> None:
+    """`-1` an array: nothing comes from DRAM (GIR201 on every DRAM read) and nothing goes to it (GIR205)."""
+    doc = mesh_doc()
+    doc["-1"] = [1]
+    found = _found(tmp_path, doc, "GIR101", "GIR205")
+    assert found == [("GIR101", "/-1", "expected an object, got array of 1 item"), *NO_DRAM_IN]
+    assert [row[1] for row in rows(check(tmp_path, doc), "GIR201")] == [
+        "/0/0/ifmap/0",
+        "/0/0/weight",
+        "/1/0/ifmap/0",
+        "/1/0/weight",
+        "/2/0/weight",
+        "/3/0/weight",
+    ]

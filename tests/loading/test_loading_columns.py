@@ -7,12 +7,18 @@ None (the "does not fit, use the reference" answer) at the value where the helpe
 
 from __future__ import annotations
 
+import copy
+import json
+
 import numpy as np
 import pytest
 
 from irtools.loading.boxes import _SAMPLE, Group, grouped_min_max, ints, quads
 from irtools.loading.columns import _KEY_LIMIT, pair_keys
+from irtools.loading.index import IRIndex
+from irtools.loading.load import load_ir
 from irtools.loading.mesh import LINEAR, MESH, numbering
+from tests.mutants.edits import mesh_doc
 
 
 def _i(*values: int) -> np.ndarray:
@@ -126,3 +132,34 @@ def test_numbering_by_which_scheme_fits_more_cores(
 ) -> None:
     """LINEAR when all ids fit 0..xlen*ylen-1 or the mesh is unknown; else the scheme more ids fit."""
     assert numbering(cores, xlen, ylen) == expected
+
+
+def _index_with_gap(broken: list[int], count: int) -> IRIndex:
+    """The 2x2 sample with core 2 holding `count` workloads, those at `broken` with a bad `time`."""
+    doc = mesh_doc()
+    good = doc["2"][1]
+    doc["2"] = [
+        copy.deepcopy(good) | {"workload_id": i} | ({"time": "x"} if i in broken else {})
+        for i in range(count)
+    ]
+    return IRIndex(load_ir(json.dumps(doc).encode()))
+
+
+@pytest.mark.parametrize(
+    ("broken", "count", "follows"),
+    [
+        ([], 3, [True, True, True]),  # nothing left out: every neighbour is the file's
+        ([1], 4, [False, False, True]),  # 0 | 2 3: 2 follows 0 only across the gap
+        ([0], 3, [False, True]),  # 1 2: the first kept has no neighbour, 2 follows 1
+        ([2], 4, [False, True, False]),  # 0 1 | 3
+    ],
+)
+def test_follows_is_false_across_a_workload_left_out(
+    broken: list[int], count: int, follows: list[bool]
+) -> None:
+    """A rule comparing neighbours compares a workload with the one kept before it only when no workload
+    between them was left out for a schema error; cores without such a gap are untouched."""
+    index = _index_with_gap(broken, count)
+    on_core_2 = [ref for ref in index.rows if ref.core_id == 2]
+    assert [index.follows(ref) for ref in on_core_2] == follows
+    assert all(index.follows(ref) for ref in index.rows if ref.core_id != 2)

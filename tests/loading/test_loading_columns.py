@@ -8,13 +8,14 @@ None (the "does not fit, use the reference" answer) at the value where the helpe
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 
 import numpy as np
 import pytest
 
 from irtools.loading.boxes import _SAMPLE, Group, grouped_min_max, ints, quads
-from irtools.loading.columns import _KEY_LIMIT, pair_keys
+from irtools.loading.columns import _KEY_LIMIT, TransferColumns, pair_keys, transfer_columns
 from irtools.loading.index import IRIndex
 from irtools.loading.load import load_ir
 from irtools.loading.mesh import LINEAR, MESH, numbering
@@ -163,3 +164,30 @@ def test_follows_is_false_across_a_workload_left_out(
     on_core_2 = [ref for ref in index.rows if ref.core_id == 2]
     assert [index.follows(ref) for ref in on_core_2] == follows
     assert all(index.follows(ref) for ref in index.rows if ref.core_id != 2)
+
+
+def _columns(core: list[int], wid: list[int], dest_core: list[int], dest_wid: list[int]) -> TransferColumns:
+    built = transfer_columns(IRIndex(load_ir(json.dumps(mesh_doc()).encode())))
+    assert built is not None
+    return dataclasses.replace(
+        built, core=_i(*core), workload_id=_i(*wid), dest_core=_i(*dest_core), dest_workload_id=_i(*dest_wid)
+    )
+
+
+def test_workload_keys_scale_by_the_largest_id_of_workloads_and_destinations() -> None:
+    """The scale is one more than the largest workload id of the workloads AND of the destinations, so a
+    destination naming workload 9 on core 0 never takes the key of a workload of core 1."""
+    cols = _columns([0, 1], [0, 2], [0], [9])
+    keys = cols.workload_keys(_i(0, 1, 0), _i(9, 0, 2))
+    assert keys is not None and keys.tolist() == [9, 10, 2]
+
+
+def test_workload_keys_give_up_at_the_limit() -> None:
+    """(largest core + 1) * (largest id + 1) at 2**62 is None, one core fewer is kept; either column's
+    largest core counts."""
+    span = 2**31
+    top = _KEY_LIMIT // span
+    assert _columns([top - 1], [span - 1], [], []).workload_keys(_i(0), _i(0)) is None
+    assert _columns([0], [0], [top - 1], [span - 1]).workload_keys(_i(0), _i(0)) is None
+    kept = _columns([top - 2], [span - 1], [], []).workload_keys(_i(1), _i(1))
+    assert kept is not None and kept.tolist() == [span + 1]

@@ -16,7 +16,9 @@ import pytest
 
 from irtools.loading import schema_errors
 from irtools.loading.load import load_ir
+from irtools.loading.mesh import LINEAR, mesh_problem
 from irtools.loading.schema_errors import describe_value
+from irtools.validate import validate_file
 from tests.mutants.edits import Doc, Row, check, mesh_doc, rows
 
 DELETE = object()
@@ -222,4 +224,60 @@ def test_a_dram_section_that_is_no_object_leaves_both_sides_empty(tmp_path: Path
         "/1/0/weight",
         "/2/0/weight",
         "/3/0/weight",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("edit", "pointer", "message"),
+    [
+        (
+            (("0", 0, "wl0_buffer", 0, "lower"), [0, 0, 3, 0]),
+            "/0/0/wl0_buffer/0",
+            "lower [0, 0, 3, 0] > upper [15, 2, 2, 2] in dimension 2",
+        ),
+        (
+            (("0", 0, "tile_info", "tile_num_0", "ifmap_lower"), [9, 9, 9, 9]),
+            "/0/0/tile_info/tile_num_0/ifmap_lower",
+            "ifmap_lower: lower [9, 9, 9, 9] > upper [0, 2, 16, 31] in dimensions 0, 1",
+        ),
+        (
+            (("-1", "in", 1, "lower"), [1, 16, 0, 0]),
+            "/-1/in/1",
+            "lower [1, 16, 0, 0] > upper [0, 31, 31, 31] in dimension 0",
+        ),
+    ],
+)
+def test_an_inverted_range_is_named_where_the_file_holds_it(
+    tmp_path: Path, edit: tuple[tuple[str | int, ...], Any], pointer: str, message: str
+) -> None:
+    """GIR504 on a WL0 entry, a tile's ifmap range (its key in the pointer and the message) and a DRAM
+    entry: each of the index's lower/upper pairs, at its own pointer."""
+    assert rows(check(tmp_path, _edit(mesh_doc(), *edit)), "GIR504") == [("GIR504", pointer, message)]
+
+
+@pytest.mark.parametrize(("count", "cores"), [(1, "1 core"), (2, "2 cores"), (5, "5 cores")])
+def test_an_implausible_mesh_counts_its_cores_in_words(count: int, cores: str) -> None:
+    """GIR506's message: the mesh, the count of cores (singular for one) and the bound they allow."""
+    problem = mesh_problem(list(range(count)), LINEAR, 100, 100)
+    assert problem is not None
+    allowed = max(4 * count, 16)
+    assert problem.message == (
+        f"a 100x100 mesh (10,000 positions) for {cores}: more than the {allowed} allowed (4 per core, at least 16)"
+    )
+
+
+def test_a_duplicate_key_is_named_with_its_count(tmp_path: Path) -> None:
+    """GIR102: the key, how often one object writes it, and which value this tool keeps."""
+    path = tmp_path / "dup.json"
+    path.write_text(json.dumps(mesh_doc()).replace('"time": ', '"time": 1, "time": 2, "time": ', 1))
+    found = [(f.code, f.pointer, f.message) for f in validate_file(str(path)).findings if f.code == "GIR102"]
+    assert found == [
+        (
+            "GIR102",
+            "/0/0/time",
+            (
+                "key 'time' appears 3 times in one object; JSON readers disagree on which value wins "
+                "(this tool keeps the last)"
+            ),
+        )
     ]

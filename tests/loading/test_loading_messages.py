@@ -16,7 +16,7 @@ import pytest
 
 from irtools.loading import schema_errors
 from irtools.loading.load import load_ir
-from irtools.loading.mesh import LINEAR, mesh_problem
+from irtools.loading.mesh import LINEAR, MeshProblem, mesh_problem
 from irtools.loading.schema_errors import describe_value
 from irtools.validate import validate_file
 from tests.mutants.edits import Doc, Row, check, mesh_doc, rows
@@ -281,3 +281,44 @@ def test_a_duplicate_key_is_named_with_its_count(tmp_path: Path) -> None:
             ),
         )
     ]
+
+
+@pytest.mark.parametrize(
+    ("cores", "xlen", "ylen", "expected"),
+    [
+        (
+            [0, 1, 2, 3, 2000],
+            2,
+            2,
+            MeshProblem(
+                "core 2000 at (0,1000) lies so far off the 2x2 mesh that the mesh holding every core has 2,002 "
+                "positions for 5 cores: more than the 20 allowed (4 per core, at least 16)",
+                "2000",
+                2000,
+            ),
+        ),
+        (
+            [0, 1, 2, 3],
+            200,
+            2,
+            MeshProblem(
+                "a 200x2 mesh (400 positions) for 4 cores: more than the 16 allowed (4 per core, at least 16)",
+                "xlen",
+            ),
+        ),
+        (
+            [0, 1, 2, 3],
+            2,
+            200,
+            MeshProblem(
+                "a 2x200 mesh (400 positions) for 4 cores: more than the 16 allowed (4 per core, at least 16)",
+                "ylen",
+            ),
+        ),
+    ],
+)
+def test_an_implausible_mesh_names_the_key_to_fix(
+    cores: list[int], xlen: int, ylen: int, expected: MeshProblem
+) -> None:
+    """GIR506 points at what made the mesh too big: the far core's key, or the longer side's."""
+    assert mesh_problem(cores, LINEAR, xlen, ylen) == expected

@@ -17,6 +17,7 @@ import pytest
 from irtools.loading import schema_errors
 from irtools.loading.load import load_ir
 from irtools.loading.mesh import LINEAR, MeshProblem, mesh_problem
+from irtools.loading.reader import read_bytes
 from irtools.loading.schema_errors import describe_value
 from irtools.validate import validate_file
 from tests.mutants.edits import Doc, Row, check, mesh_doc, rows
@@ -322,3 +323,28 @@ def test_an_implausible_mesh_names_the_key_to_fix(
 ) -> None:
     """GIR506 points at what made the mesh too big: the far core's key, or the longer side's."""
     assert mesh_problem(cores, LINEAR, xlen, ylen) == expected
+
+
+def test_an_integer_too_long_to_parse_is_invalid_json_at_the_start() -> None:
+    """Python's int parsing limit (4300 digits) stops the parse: GIR100 at line 1, column 1, with the reason."""
+    found = read_bytes(b'{"a": ' + b"1" * 5000 + b"}").findings
+    assert [(f.code, f.message, f.line, f.column) for f in found] == [
+        (
+            "GIR100",
+            "invalid JSON: Exceeds the limit (4300 digits) for integer string conversion: value has 5000 digits",
+            1,
+            1,
+        )
+    ]
+
+
+@pytest.mark.parametrize(("tid", "dangling"), [(10, []), ("ten", ["/0/0/buffer/2"])])
+def test_a_left_out_ofmap_entry_still_produces_its_transfer(
+    tmp_path: Path, tid: object, dangling: list[str]
+) -> None:
+    """Conv_0's ofmap 0 breaks the schema (its `size`) and is left out, but its transfer 10 is still
+    produced, so its uses (Conv_0's own L2 entry first, then the readers on cores 2 and 3) are not
+    dangling (GIR201) - unless the id itself is bad: then one GIR201 at the first use."""
+    doc = mesh_doc()
+    doc["0"][0]["ofmap"][0] |= {"size": "x", "transfer_id": tid}
+    assert [row[1] for row in rows(check(tmp_path, doc), "GIR201")] == dangling

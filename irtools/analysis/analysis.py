@@ -25,9 +25,11 @@ from irtools.analysis.link_load import (
 )
 from irtools.analysis.live_buffers import LivePeak, live_at_peak
 from irtools.analysis.noc import (
+    KindRuns,
     NocModel,
     layer_bounds,
     noc_links,
+    noc_runs,
     noc_schedule,
     noc_times,
     noc_transfers,
@@ -142,7 +144,12 @@ class Analysis:
     @cached_property
     def noc_links(self) -> pd.DataFrame:
         """Every (layer step, traffic kind, directed link) with its bytes (irtools.analysis.noc.noc_links)."""
-        return noc_links(self.index)
+        return noc_links(self.index, self.noc_runs)
+
+    @cached_property
+    def noc_runs(self) -> list[KindRuns]:
+        """The traffic routed as runs of links per kind (irtools.analysis.noc.noc_runs)."""
+        return noc_runs(self.index)
 
     @cached_property
     def noc_transfers(self) -> dict[str, pd.DataFrame]:
@@ -418,7 +425,7 @@ def whole_links(analysis: Analysis, model: str) -> pd.DataFrame:
     if xlen is None or analysis.index.ir.ylen is None:
         return noc_links_table(None, analysis.options.noc_bw)
     span = schedule_span(analysis.timeline, model)
-    return whole_schedule_links(analysis.noc_links, analysis.options.noc_bw, span, xlen)
+    return whole_schedule_links(analysis.noc_runs, analysis.options.noc_bw, span, xlen)
 
 
 def analyze(

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from irtools.analysis.noc import noc_transfers, workload_steps
-from irtools.analysis.routing import DIRECTIONS, link_label
+from irtools.analysis.noc import KINDS, KindRuns, noc_transfers, workload_steps
+from irtools.analysis.routing import DIRECTIONS, line_spans, link_label
 from irtools.analysis.tables import NOC_LINKS
 from irtools.loading.index import IRIndex
 
@@ -136,49 +136,51 @@ def noc_links_table(
     return frame.sort_values(["bytes", "link"], ascending=[False, True], kind="stable").reset_index(drop=True)
 
 
-KINDS = ("core", "dram_read", "dram_write")
-"""The traffic kinds of noc.noc_links rows, in the noc_links table's column order."""
-
-
 def whole_schedule_links(
-    routed: pd.DataFrame, bandwidth: int | None, span: Window, xlen: int
+    routed: list[KindRuns], bandwidth: int | None, span: Window, xlen: int
 ) -> pd.DataFrame:
-    """The noc_links table over the whole schedule, straight from the routed rows (noc.noc_links).
+    """The noc_links table over the whole schedule, straight from the routed runs (noc.noc_runs).
 
-    Equal to `noc_links_table` without a window (every row counts whole there), but summed by integer
-    link and kind codes in numpy, and the distinct transfers per link counted by hashing one int64 key per
-    row, instead of a pivot table and a drop_duplicates over millions of rows, and without timing the rows.
+    Equal to `noc_links_table` without a window (every row counts whole there), but with no row per
+    link and transfer: each run adds its bytes to an interval of positions along its line (a
+    difference array, summed once), and the distinct transfers per link come from each transfer's runs
+    merged into disjoint intervals per line. Linear in runs, not in hops.
     """
-    size = routed["bytes"].to_numpy(np.int64)
-    keep = size > 0
-    if not keep.any():
+    parts = []
+    for routed_kind in routed:
+        runs = routed_kind.runs
+        # A run of no link (a tree with no destination west of its source, say) or of no bytes loads nothing.
+        keep = np.flatnonzero((runs.count > 0) & (runs.size > 0))
+        code, line, lo, hi = line_spans(runs)
+        kind = np.full(len(keep), KINDS.index(routed_kind.kind))
+        parts.append((kind, code[keep], line[keep], lo[keep], hi[keep], runs.size[keep], runs.transfer[keep]))
+    if not any(len(part[0]) for part in parts):
         return NOC_LINKS.empty()
-    # Columns, not a copy of the frame; the kind compared as the column's own strings, not as objects.
-    kinds = routed["kind"]
-    kind_code = (
-        (kinds == KINDS[1]).to_numpy(bool).astype(np.int64) + 2 * (kinds == KINDS[2]).to_numpy(bool)
-    )[keep]
-    x = routed["x"].to_numpy(np.int64)[keep]
-    y = routed["y"].to_numpy(np.int64)[keep]
-    direction = routed["direction"].cat.codes.to_numpy(np.int64)[keep]
-    transfer = routed["transfer"].to_numpy()[keep]
-    size = size[keep]
-    # A directed link is its start and direction: (x, y) on the mesh or a DRAM port column, 4 directions.
-    x0, y0 = int(x.min()), int(y.min())
-    width, height = int(x.max()) - x0 + 1, int(y.max()) - y0 + 1
-    link = ((x - x0) * height + (y - y0)) * 4 + direction
-    n_links = width * height * 4
-    group = link * len(KINDS) + kind_code
-    sums = np.bincount(group, weights=size.astype(np.float64), minlength=n_links * len(KINDS))
-    by_kind = sums.reshape(n_links, len(KINDS))
-    codes, uniques = pd.factorize(transfer)
-    distinct = pd.unique(group * len(uniques) + codes)
-    transfers = np.bincount(distinct // len(uniques) // len(KINDS), minlength=n_links)
-    used = np.flatnonzero(np.bincount(link, minlength=n_links))
+    kind, code, line, lo, hi, size, transfer = (np.concatenate(column) for column in zip(*parts, strict=True))
+    # A link is (line, position): lines are rows for east/west links and columns for north/south ones,
+    # 4 directions each; positions one beyond the last hold the difference arrays' closing entries.
+    low, line_low = int(lo.min()), int(line.min())
+    n_pos = int(hi.max()) - low + 2
+    n_line = int(line.max()) - line_low + 1
+    flat_line = (code * n_line + (line - line_low)) * n_pos
+    start, stop = flat_line + (lo - low), flat_line + (hi - low) + 1
+    n_links = 4 * n_line * n_pos
+    by_kind = np.stack(
+        [
+            _interval_sums(start[kind == k], stop[kind == k], size[kind == k], n_links)
+            for k in range(len(KINDS))
+        ],
+        axis=1,
+    )
+    first, last = _disjoint_per_group(kind, transfer, start, stop)
+    transfers = _interval_sums(first, last, np.ones(len(first), np.int64), n_links)
+    used = np.flatnonzero(transfers)
     by_kind, transfers = by_kind[used], transfers[used]
-    lx, rest = np.divmod(used, height * 4)
-    ly, code = np.divmod(rest, 4)
-    lx, ly = lx + x0, ly + y0
+    rest, pos = np.divmod(used, n_pos)
+    code, line = np.divmod(rest, n_line)
+    position, line = pos + low, line + line_low
+    along_x = (code == 0) | (code == 2)
+    lx, ly = np.where(along_x, position, line), np.where(along_x, line, position)
     step = np.array([(1, 0), (0, -1), (-1, 0), (0, 1)], dtype=np.int64)[code]
     tx, ty = lx + step[:, 0], ly + step[:, 1]
     total = by_kind.sum(axis=1)
@@ -204,6 +206,37 @@ def whole_schedule_links(
     }
     frame = NOC_LINKS.frame({k: list(v) for k, v in out.items()})
     return frame.sort_values(["bytes", "link"], ascending=[False, True], kind="stable").reset_index(drop=True)
+
+
+def _interval_sums(start: np.ndarray, stop: np.ndarray, value: np.ndarray, size: int) -> np.ndarray:
+    """value[i] added to every position start[i] .. stop[i]-1 of a flat array of `size` positions."""
+    diff = np.bincount(start, weights=value, minlength=size + 1) - np.bincount(
+        stop, weights=value, minlength=size + 1
+    )
+    return np.cumsum(diff[:size]).round().astype(np.int64)
+
+
+def _disjoint_per_group(
+    kind: np.ndarray, transfer: np.ndarray, start: np.ndarray, stop: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The intervals [start, stop) of each (kind, transfer) made disjoint (a part already covered by an
+    earlier interval of the group is cut off), so that counting them counts each group once per position.
+    Intervals of different lines never meet: positions are flat over lines."""
+    codes, _ = pd.factorize(transfer)
+    group = codes.astype(np.int64) * len(KINDS) + kind
+    # One int64 key sorts by group, then start (positions are below `span`): cheaper than a lexsort.
+    span = int(stop.max()) + 1
+    order = np.argsort(group * span + start)
+    group, start, stop = group[order], start[order], stop[order]
+    # The furthest stop of the group's earlier intervals: a running maximum restarted at each group
+    # (groups sorted, so offsetting each by its rank times the span keeps maxima within the group).
+    rank = np.concatenate([[0], np.cumsum(group[1:] != group[:-1])])
+    reach = np.maximum.accumulate(stop + rank * span) - rank * span
+    covered = np.concatenate([[0], reach[:-1]])
+    covered[np.concatenate([[True], group[1:] != group[:-1]])] = 0
+    first = np.maximum(start, covered)
+    keep = first < stop
+    return first[keep], stop[keep]
 
 
 def crossing(loads: LinkLoads, link: tuple[int, int, int, int], window: Window | None = None) -> pd.DataFrame:

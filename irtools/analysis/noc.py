@@ -14,6 +14,7 @@ layer share its DRAM weights as Gemini's batch groups do (irtools.analysis.batch
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -24,7 +25,17 @@ import pandas as pd
 
 from irtools.analysis.batch_groups import step_link_loads, step_traffic, weight_transfers
 from irtools.analysis.noc_columns import reads_and_sends
-from irtools.analysis.routing import DRAM_CHANNELS, from_dram, link_label, link_loads, route, to_dram
+from irtools.analysis.routing import (
+    DRAM_CHANNELS,
+    Runs,
+    expand,
+    from_dram,
+    link_label,
+    link_loads,
+    narrowest,
+    to_dram,
+    tree_runs,
+)
 from irtools.analysis.timeline import Schedule, dependency
 from irtools.gemini import GEMINI_FREQUENCY
 from irtools.loading.index import IRIndex
@@ -153,30 +164,57 @@ def _frame(rows: list[tuple[int, ...]], columns: list[str]) -> pd.DataFrame:
     return pd.DataFrame(data, columns=columns)
 
 
-def noc_links(index: IRIndex) -> pd.DataFrame:
-    """Every (step, kind, directed link) with its bytes: route() rows with `step` and `kind` added.
+KINDS = ("core", "dram_read", "dram_write")
+"""The traffic kinds of noc_links rows (its `kind` category), in the noc_links table's column order."""
 
-    `kind` is `core` (core to core), `dram_read` or `dram_write`. Empty when the file has no mesh (xlen/ylen).
-    """
+
+@dataclass(frozen=True, slots=True)
+class KindRuns:
+    """One traffic kind routed: its runs of links (routing.Runs, `transfer` the IR's transfer id) and
+    each run's layer step."""
+
+    kind: str
+    runs: Runs
+    step: np.ndarray
+
+
+def noc_runs(index: IRIndex) -> list[KindRuns]:
+    """The IR's traffic routed on the mesh as runs of links, per kind present (none without a mesh)."""
     xlen, ylen = index.ir.xlen, index.ir.ylen
-    columns = ["step", "kind", "transfer", "x", "y", "direction", "to_x", "to_y", "bytes"]
     if xlen is None or ylen is None:
-        return pd.DataFrame({c: pd.Series(dtype="int64") for c in columns})
-    frames = []
+        return []
+    routed = []
     for kind, rows in noc_transfers(index).items():
         if rows.empty:
             continue
         # One tree per (transfer, step): a transfer feeding two steps loads each step's links.
-        keyed = rows.assign(transfer=rows["transfer"] * (int(rows["step"].max()) + 1) + rows["step"])
+        n_steps = int(rows["step"].max()) + 1
+        keyed = rows.assign(transfer=rows["transfer"] * n_steps + rows["step"])
         if kind == "dram_read":
             keyed = from_dram(keyed, xlen, ylen)
         elif kind == "dram_write":
             keyed = to_dram(keyed, xlen, ylen)
-        links = route(keyed)
-        n_steps = int(rows["step"].max()) + 1
-        links["step"] = links["transfer"] % n_steps
-        links["transfer"] = links["transfer"] // n_steps
-        links["kind"] = kind
+        runs = tree_runs(keyed)
+        transfer, step = np.divmod(runs.transfer.astype(np.int64, copy=False), n_steps)
+        routed.append(KindRuns(kind, dataclasses.replace(runs, transfer=transfer), step))
+    return routed
+
+
+def noc_links(index: IRIndex, runs: list[KindRuns] | None = None) -> pd.DataFrame:
+    """Every (step, kind, directed link) with its bytes: route() rows with `step` and `kind` added.
+
+    `kind` is `core` (core to core), `dram_read` or `dram_write`. Empty when the file has no mesh (xlen/ylen).
+    Millions of rows on a 64-core file: `step` in the narrowest integers that hold it, `kind` a category.
+    """
+    columns = ["step", "kind", "transfer", "x", "y", "direction", "to_x", "to_y", "bytes"]
+    frames = []
+    for routed in noc_runs(index) if runs is None else runs:
+        links = expand(routed.runs)
+        count = routed.runs.count
+        links["step"] = np.repeat(routed.step, count).astype(narrowest(routed.step), copy=False)
+        links["kind"] = pd.Categorical.from_codes(
+            np.full(len(links), KINDS.index(routed.kind), np.int8), KINDS
+        )
         frames.append(links)
     if not frames:
         return pd.DataFrame({c: pd.Series(dtype="int64") for c in columns})

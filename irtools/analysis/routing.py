@@ -22,6 +22,8 @@ Everything is vectorized over a transfers table: the cost is linear in transfers
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
@@ -113,36 +115,35 @@ def to_dram(writes: pd.DataFrame, xlen: int, ylen: int) -> pd.DataFrame:
     )
 
 
-def _runs(start: np.ndarray, count: np.ndarray, step: int) -> tuple[np.ndarray, np.ndarray]:
-    """(owner, value): for each i, `count[i]` values start[i], start[i]+step, ...; owner is i."""
-    count = np.maximum(count, 0)
-    owner = np.repeat(np.arange(len(start)), count)
-    offset = np.arange(len(owner)) - np.repeat(np.cumsum(count) - count, count)
-    return owner, np.repeat(start, count) + step * offset
+@dataclass(frozen=True, slots=True)
+class Runs:
+    """Routed trees as straight runs of links: run i loads `count[i]` links, from (x[i], y[i]) on in the
+    direction DIRECTIONS[code[i]], each with `size[i]` bytes of transfer `transfer[i]` (the input's id).
 
-
-def route(transfers: pd.DataFrame) -> pd.DataFrame:
-    """The directed links every transfer loads, with its bytes (columns LINK_COLUMNS).
-
-    `transfers` has TRANSFER_COLUMNS: `transfer` any hashable id, coordinates as in this module's
-    docstring (DRAM ports included), `bytes` per tree. Rows with the same `transfer` and source form
-    one tree (unicast when it has one destination) unless an integer column `tree` separates them;
-    a destination equal to the source loads nothing.
+    A tree is at most two runs along its source row and two per destination column, so a transfer's
+    links are known from a few runs instead of a row per hop: `expand` gives the rows, `line_spans`
+    the runs as closed intervals of link positions for sums over links without them.
     """
+
+    transfer: np.ndarray
+    x: np.ndarray
+    y: np.ndarray
+    code: np.ndarray
+    count: np.ndarray
+    size: np.ndarray
+
+
+def tree_runs(transfers: pd.DataFrame) -> Runs:
+    """The runs of links every transfer loads (see `route`, which expands them into rows)."""
     if transfers.empty:
-        return _links([], [], [], [], [])
+        empty = np.zeros(0, dtype=np.int64)
+        return Runs(empty, empty, empty, empty, empty, empty)
     keys = ["transfer", "src_x", "src_y", *(["tree"] if "tree" in transfers.columns else [])]
     frame = transfers.loc[:, list(dict.fromkeys([*TRANSFER_COLUMNS, *keys]))]
     tree = frame.groupby(keys, sort=False, dropna=False)
     tree_id = tree.ngroup().to_numpy()
     trees = tree.agg(min_x=("dst_x", "min"), max_x=("dst_x", "max"), bytes=("bytes", "first")).reset_index()
     sx, sy = trees["src_x"].to_numpy(np.int64), trees["src_y"].to_numpy(np.int64)
-    parts: list[tuple[np.ndarray, np.ndarray, np.ndarray, int]] = []
-    # Along the source row: west to the westmost destination column, east to the eastmost.
-    owner, x = _runs(sx, sx - trees["min_x"].to_numpy(np.int64), -1)
-    parts.append((owner, x, sy[owner], 2))
-    owner, x = _runs(sx, trees["max_x"].to_numpy(np.int64) - sx, 1)
-    parts.append((owner, x, sy[owner], 0))
     # In each destination column: from the source row to the column's lowest and highest destination row.
     columns = (
         pd.DataFrame(
@@ -159,18 +160,65 @@ def route(transfers: pd.DataFrame) -> pd.DataFrame:
     col_tree = columns["tree"].to_numpy()
     col_x = columns["col"].to_numpy(np.int64)
     col_sy = sy[col_tree]
-    owner, y = _runs(col_sy, col_sy - columns["min"].to_numpy(np.int64), -1)
-    parts.append((col_tree[owner], col_x[owner], y, 1))
-    owner, y = _runs(col_sy, columns["max"].to_numpy(np.int64) - col_sy, 1)
-    parts.append((col_tree[owner], col_x[owner], y, 3))
-    owners = [p[0] for p in parts]
-    return _links(
-        [trees["transfer"].to_numpy()[o] for o in owners],
-        [p[1] for p in parts],
-        [p[2] for p in parts],
-        [np.full(len(p[0]), p[3], dtype=np.int64) for p in parts],
-        [trees["bytes"].to_numpy(np.int64)[o] for o in owners],
+    # Along the source row west to the westmost destination column and east to the eastmost; then the
+    # columns south and north. Rows come out in this order (route's order).
+    owner = np.concatenate([np.arange(len(trees)), np.arange(len(trees)), col_tree, col_tree])
+    n_trees, n_cols = len(trees), len(columns)
+    return Runs(
+        transfer=trees["transfer"].to_numpy()[owner],
+        x=np.concatenate([sx, sx, col_x, col_x]),
+        y=np.concatenate([sy, sy, col_sy, col_sy]),
+        code=np.repeat(np.array([2, 0, 1, 3], dtype=np.int64), [n_trees, n_trees, n_cols, n_cols]),
+        count=np.maximum(
+            np.concatenate(
+                [
+                    sx - trees["min_x"].to_numpy(np.int64),
+                    trees["max_x"].to_numpy(np.int64) - sx,
+                    col_sy - columns["min"].to_numpy(np.int64),
+                    columns["max"].to_numpy(np.int64) - col_sy,
+                ]
+            ),
+            0,
+        ),
+        size=trees["bytes"].to_numpy(np.int64)[owner],
     )
+
+
+def route(transfers: pd.DataFrame) -> pd.DataFrame:
+    """The directed links every transfer loads, with its bytes (columns LINK_COLUMNS).
+
+    `transfers` has TRANSFER_COLUMNS: `transfer` any hashable id, coordinates as in this module's
+    docstring (DRAM ports included), `bytes` per tree. Rows with the same `transfer` and source form
+    one tree (unicast when it has one destination) unless an integer column `tree` separates them;
+    a destination equal to the source loads nothing.
+    """
+    return expand(tree_runs(transfers))
+
+
+def expand(runs: Runs) -> pd.DataFrame:
+    """One row per link of every run (LINK_COLUMNS), run by run in order."""
+    owner = np.repeat(np.arange(len(runs.count)), runs.count)
+    offset = np.arange(len(owner)) - np.repeat(np.cumsum(runs.count) - runs.count, runs.count)
+    code = runs.code[owner]
+    return _links(
+        [runs.transfer[owner]],
+        [runs.x[owner] + _STEP_X[code] * offset],
+        [runs.y[owner] + _STEP_Y[code] * offset],
+        [code],
+        [runs.size[owner]],
+    )
+
+
+def line_spans(runs: Runs) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Each run as (code, line, lo, hi): its links are the positions lo..hi (closed) along its line, a
+    row y for east and west links (position x), a column x for north and south links (position y)."""
+    along_x = (runs.code == 0) | (runs.code == 2)
+    position = np.where(along_x, runs.x, runs.y)
+    line = np.where(along_x, runs.y, runs.x)
+    forward = (runs.code == 0) | (runs.code == 3)
+    lo = np.where(forward, position, position - runs.count + 1)
+    hi = np.where(forward, position + runs.count - 1, position)
+    return runs.code, line, lo, hi
 
 
 def _links(
@@ -182,20 +230,42 @@ def _links(
 ) -> pd.DataFrame:
     xs = np.concatenate(x) if x else np.zeros(0, dtype=np.int64)
     ys = np.concatenate(y) if y else np.zeros(0, dtype=np.int64)
-    codes = np.concatenate(code) if code else np.zeros(0, dtype=np.int64)
-    dx = np.array([_STEP[c][0] for c in range(4)])[codes]
-    dy = np.array([_STEP[c][1] for c in range(4)])[codes]
+    codes = np.concatenate(code).astype(np.int8) if code else np.zeros(0, dtype=np.int8)
+    # Millions of rows on a 64-core file: coordinates in the narrowest integers that hold the mesh
+    # (its DRAM port columns included), the direction as int8 codes; ids and bytes stay int64.
+    coordinate = narrowest(xs, ys)
     return pd.DataFrame(
         {
             "transfer": np.concatenate(transfer) if transfer else np.zeros(0, dtype=np.int64),
-            "x": xs.astype(np.int64),
-            "y": ys.astype(np.int64),
+            "x": xs.astype(coordinate, copy=False),
+            "y": ys.astype(coordinate, copy=False),
             "direction": pd.Categorical.from_codes(codes, categories=list(DIRECTIONS)),
-            "to_x": (xs + dx).astype(np.int64),
-            "to_y": (ys + dy).astype(np.int64),
-            "bytes": (np.concatenate(size) if size else np.zeros(0, dtype=np.int64)).astype(np.int64),
+            "to_x": (xs + _STEP_X[codes]).astype(coordinate, copy=False),
+            "to_y": (ys + _STEP_Y[codes]).astype(coordinate, copy=False),
+            "bytes": (np.concatenate(size) if size else np.zeros(0, dtype=np.int64)).astype(
+                np.int64, copy=False
+            ),
         }
     )
+
+
+_STEP_X = np.array([_STEP[c][0] for c in range(4)], dtype=np.int64)
+_STEP_Y = np.array([_STEP[c][1] for c in range(4)], dtype=np.int64)
+
+
+def narrowest(*columns: np.ndarray) -> type[np.signedinteger]:
+    """The narrowest signed integer type holding every value of `columns`, and one step off each end
+    (a link's far end lies one hop beyond its start)."""
+    values = [c for c in columns if len(c)]
+    if not values:
+        return np.int8
+    low = min(int(c.min()) for c in values) - 1
+    high = max(int(c.max()) for c in values) + 1
+    for kind in (np.int8, np.int16, np.int32):
+        info = np.iinfo(kind)
+        if info.min <= low and high <= info.max:
+            return kind
+    return np.int64
 
 
 def link_loads(links: pd.DataFrame, by: list[str] | None = None) -> pd.DataFrame:

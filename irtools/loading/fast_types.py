@@ -15,8 +15,8 @@ theirs); each Struct is made from a model's fields, so nothing here restates a f
 - fields irtools fills after loading (`init=False`) under a name no file uses, holding the model's
   default (`NOT_DERIVED`, which raises on use, until the dialect's `finish` sets them);
 - the model's properties, methods and class constants, so the index, the rules and the tables read a
-  Struct as they read the model (irtools.model.view), and the model's repr (the allocator's tensor
-  identity compares reprs).
+  Struct as they read the model (irtools.model.view), and the model's repr (what a user or a test
+  prints compares equal on both reads).
 
 Two unions the models allow have no msgspec equivalent; they decode looser and the decoder checks the
 rest (`LOOSE`): a list of `[t]` or `[[t]]` (a mix decodes here). A union of boxes of 4 or 3 numbers

@@ -5,10 +5,20 @@ from __future__ import annotations
 import random
 from collections import Counter
 
+import numpy as np
 import pandas as pd
 import pytest
 
-from irtools.analysis.routing import DIRECTIONS, dram_ports, from_dram, link_label, link_loads, route, to_dram
+from irtools.analysis.routing import (
+    DIRECTIONS,
+    dram_ports,
+    from_dram,
+    link_label,
+    link_loads,
+    narrowest,
+    route,
+    to_dram,
+)
 
 
 def gemini_links(
@@ -186,7 +196,27 @@ def test_routed_coordinates_and_bytes_stay_integers() -> None:
         (1, 2, 1, 1),
         (1, 1, 1, 0),
     ]
-    assert {c: str(links[c].dtype) for c in ("x", "y", "to_x", "to_y", "bytes")} == dict.fromkeys(
-        ("x", "y", "to_x", "to_y", "bytes"), "int64"
-    )
+    # Millions of rows on a large mesh: coordinates in the narrowest integers holding the mesh, bytes int64.
+    assert {c: str(links[c].dtype) for c in ("x", "y", "to_x", "to_y", "bytes")} == {
+        "x": "int8",
+        "y": "int8",
+        "to_x": "int8",
+        "to_y": "int8",
+        "bytes": "int64",
+    }
     assert links[["to_x", "to_y"]].to_csv(index=False).splitlines() == ["to_x,to_y", "1,2", "1,1", "1,0"]
+
+
+@pytest.mark.parametrize(
+    ("values", "expected"),
+    [
+        ([np.array([0, 126])], np.int8),  # a link from 126 ends at 127, the last int8
+        ([np.array([0, 127])], np.int16),  # ... from 127 at 128
+        ([np.array([-127])], np.int8),
+        ([np.array([-128])], np.int16),
+        ([np.array([3]), np.array([40_000])], np.int32),
+        ([np.array([], dtype=np.int64)], np.int8),
+    ],
+)
+def test_narrowest_keeps_a_links_far_end(values: list[np.ndarray], expected: type) -> None:
+    assert narrowest(*values) is expected

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
 from irtools.analysis import analyze
-from irtools.analysis.link_load import noc_links_table
+from irtools.analysis.link_load import noc_links_table, whole_schedule_links
+from irtools.analysis.noc import KindRuns
+from irtools.analysis.routing import Runs
 from irtools.cli.main import main
 from irtools.options import RunOptions
 from tests.analysis.builders import MESH
@@ -46,3 +49,29 @@ def test_synth_8x8(tmp_path: Path, dialect: str) -> None:
     argv = ["synth", "-o", str(out), "--mesh", "8x8", "--layers", "12", "--batch", "2", "--dialect", dialect]
     assert main(argv) == 0
     _both_ways(out, 32)
+
+
+def _runs(
+    transfer: list[int], x: list[int], y: list[int], code: list[int], count: list[int], size: list[int]
+) -> Runs:
+    return Runs(*(np.array(v, dtype=np.int64) for v in (transfer, x, y, code, count, size)))
+
+
+def test_a_transfer_counts_once_on_a_link_two_of_its_trees_share() -> None:
+    """Two trees of transfer 7 (two DRAM ports, say) overlap on links (1,0)->(2,0) and (2,0)->(3,0):
+    both trees' bytes count there, the transfer once; transfer 8 on one of them is another transfer."""
+    east = 0
+    runs = _runs([7, 7, 8], [0, 1, 2], [0, 0, 0], [east, east, east], [3, 3, 1], [10, 5, 1])
+    table = whole_schedule_links([KindRuns("dram_read", runs, np.zeros(3, np.int64))], None, (0, 100), 4)
+    by_link = {(r.x, r.y, r.to_x): (r.bytes, r.dram_read_bytes, r.transfers) for r in table.itertuples()}
+    assert by_link == {
+        (0, 0, 1): (10, 10, 1),
+        (1, 0, 2): (15, 15, 1),
+        (2, 0, 3): (16, 16, 2),
+        (3, 0, 4): (5, 5, 1),
+    }
+
+
+def test_runs_of_no_link_or_no_bytes_load_nothing() -> None:
+    runs = _runs([1, 2], [0, 0], [0, 0], [0, 0], [0, 2], [5, 0])
+    assert whole_schedule_links([KindRuns("core", runs, np.zeros(2, np.int64))], 8, (0, 10), 4).empty

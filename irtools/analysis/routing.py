@@ -34,6 +34,8 @@ DIRECTIONS = ("+x", "-y", "-x", "+y")
 """Link directions by Gemini's code (`link_hops.get(x, y, dir)`): 0 = +x (east), 1 = -y, 2 = -x, 3 = +y."""
 
 _STEP = {0: (1, 0), 1: (0, -1), 2: (-1, 0), 3: (0, 1)}
+_STEP_X = np.array([_STEP[c][0] for c in range(4)], dtype=np.int64)
+_STEP_Y = np.array([_STEP[c][1] for c in range(4)], dtype=np.int64)
 
 TRANSFER_COLUMNS = ("transfer", "src_x", "src_y", "dst_x", "dst_y", "bytes")
 """Input of `route`: one row per (transfer, source, destination); rows sharing transfer and source are one
@@ -196,16 +198,27 @@ def route(transfers: pd.DataFrame) -> pd.DataFrame:
 
 
 def expand(runs: Runs) -> pd.DataFrame:
-    """One row per link of every run (LINK_COLUMNS), run by run in order."""
+    """One row per link of every run (LINK_COLUMNS), run by run in order.
+
+    Millions of rows on a 64-core file: coordinates in the narrowest integers that hold the mesh (its
+    DRAM port columns included), the direction as int8 codes; ids and bytes stay int64.
+    """
     owner = np.repeat(np.arange(len(runs.count)), runs.count)
     offset = np.arange(len(owner)) - np.repeat(np.cumsum(runs.count) - runs.count, runs.count)
-    code = runs.code[owner]
-    return _links(
-        [runs.transfer[owner]],
-        [runs.x[owner] + _STEP_X[code] * offset],
-        [runs.y[owner] + _STEP_Y[code] * offset],
-        [code],
-        [runs.size[owner]],
+    code = runs.code[owner].astype(np.int8)
+    xs = runs.x[owner] + _STEP_X[code] * offset
+    ys = runs.y[owner] + _STEP_Y[code] * offset
+    coordinate = narrowest(xs, ys)
+    return pd.DataFrame(
+        {
+            "transfer": runs.transfer[owner],
+            "x": xs.astype(coordinate, copy=False),
+            "y": ys.astype(coordinate, copy=False),
+            "direction": pd.Categorical.from_codes(code, categories=list(DIRECTIONS)),
+            "to_x": (xs + _STEP_X[code]).astype(coordinate, copy=False),
+            "to_y": (ys + _STEP_Y[code]).astype(coordinate, copy=False),
+            "bytes": runs.size[owner].astype(np.int64, copy=False),
+        }
     )
 
 
@@ -219,38 +232,6 @@ def line_spans(runs: Runs) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarr
     lo = np.where(forward, position, position - runs.count + 1)
     hi = np.where(forward, position + runs.count - 1, position)
     return runs.code, line, lo, hi
-
-
-def _links(
-    transfer: list[np.ndarray],
-    x: list[np.ndarray],
-    y: list[np.ndarray],
-    code: list[np.ndarray],
-    size: list[np.ndarray],
-) -> pd.DataFrame:
-    xs = np.concatenate(x) if x else np.zeros(0, dtype=np.int64)
-    ys = np.concatenate(y) if y else np.zeros(0, dtype=np.int64)
-    codes = np.concatenate(code).astype(np.int8) if code else np.zeros(0, dtype=np.int8)
-    # Millions of rows on a 64-core file: coordinates in the narrowest integers that hold the mesh
-    # (its DRAM port columns included), the direction as int8 codes; ids and bytes stay int64.
-    coordinate = narrowest(xs, ys)
-    return pd.DataFrame(
-        {
-            "transfer": np.concatenate(transfer) if transfer else np.zeros(0, dtype=np.int64),
-            "x": xs.astype(coordinate, copy=False),
-            "y": ys.astype(coordinate, copy=False),
-            "direction": pd.Categorical.from_codes(codes, categories=list(DIRECTIONS)),
-            "to_x": (xs + _STEP_X[codes]).astype(coordinate, copy=False),
-            "to_y": (ys + _STEP_Y[codes]).astype(coordinate, copy=False),
-            "bytes": (np.concatenate(size) if size else np.zeros(0, dtype=np.int64)).astype(
-                np.int64, copy=False
-            ),
-        }
-    )
-
-
-_STEP_X = np.array([_STEP[c][0] for c in range(4)], dtype=np.int64)
-_STEP_Y = np.array([_STEP[c][1] for c in range(4)], dtype=np.int64)
 
 
 def narrowest(*columns: np.ndarray) -> type[np.signedinteger]:

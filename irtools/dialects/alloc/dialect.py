@@ -11,15 +11,16 @@ address with the L2 size the user gives (the file records none).
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Any
 
 from irtools.dialects.alloc.models import AllocBufferEntry, AllocIR, AllocWorkload
-from irtools.dialects.base import Capability, Dialect, PartModels, SchemaInfo, buffer_shows
+from irtools.dialects.base import Capability, Dialect, SchemaInfo, buffer_shows
 from irtools.dialects.raw.dialect import RAW_CAPABILITIES, RAW_PARTS, name_dram_writers
 from irtools.dialects.raw.dialect import file_pointer as raw_file_pointer
 from irtools.dialects.raw.keys import RawKeyScan
-from irtools.dialects.raw.models import RawDramIn, RawDramOut, RawDramSection, RawOfmap, RawSource
+from irtools.dialects.raw.models import RawSource
 from irtools.model.view import PartialIR
 
 
@@ -115,16 +116,13 @@ ALLOC = Dialect(
         "schema (irtools schema --dialect alloc); the file records no L2 size (give --l2-size)"
     ),
     capabilities=RAW_CAPABILITIES | {Capability.L2_ADDRESSES, Capability.NEWLY_ADDED},
-    parts=PartModels(
+    # The raw parts with placed buffer entries: the DRAM section, scalars and omissions are raw's own.
+    parts=dataclasses.replace(
+        RAW_PARTS,
         top=AllocIR,
         workload=AllocWorkload,
-        dram_section=RawDramSection,
-        dram_entries={"in": RawDramIn, "out": RawDramOut},
-        workload_lists={"ofmap": RawOfmap, "buffer": AllocBufferEntry},
-        scalars=("top_batch_cut", "xlen", "ylen"),
+        workload_lists={**RAW_PARTS.workload_lists, "buffer": AllocBufferEntry},
         key_scan=AllocKeyScan,
-        omitted=RAW_PARTS.omitted,
-        written_with_default=RAW_PARTS.written_with_default,
     ),
     shows=shows_alloc,
     finish=number_tensors,

@@ -67,11 +67,32 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if HERE in item.path.parents:
             item.add_marker(pytest.mark.browser)
-            # One xdist worker runs every browser test (`--dist loadgroup`): dash.testing serves each app on
-            # the fixed port 8050, so two workers' servers would collide.
-            item.add_marker(pytest.mark.xdist_group("browser"))
             if skip:
                 item.add_marker(pytest.mark.skip(reason=skip))
+
+
+@pytest.fixture(autouse=True)
+def _server_on_a_free_port(request: pytest.FixtureRequest) -> None:
+    """Serve each test's app on a port the OS says is free, unless the test names one.
+
+    dash.testing numbers its servers' ports from 58050 in every process, so the two xdist workers'
+    browser tests asked for the same ports: "Address already in use", and the browser then read the
+    other worker's app (two CI failures on 2026-11-26). Grouping the browser tests onto one worker
+    (`--dist loadgroup`) did nothing: pytest-xdist 3.8 tags the grouped tests by assigning
+    `item._nodeid`, which pytest 9 no longer reads.
+    """
+    if "dash_duo" not in request.fixturenames:
+        return
+    from tests.conftest import free_port
+
+    duo = request.getfixturevalue("dash_duo")
+    start_server = duo.start_server
+
+    def on_a_free_port(app: Any, navigate: bool = True, **kwargs: Any) -> None:
+        kwargs.setdefault("port", free_port())
+        start_server(app, navigate=navigate, **kwargs)
+
+    duo.start_server = on_a_free_port
 
 
 @pytest.fixture(scope="session", autouse=True)

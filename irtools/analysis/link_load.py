@@ -222,10 +222,14 @@ def _disjoint_per_group(
     """The intervals [start, stop) of each (kind, transfer) made disjoint (a part already covered by an
     earlier interval of the group is cut off), so that counting them counts each group once per position.
     Intervals of different lines never meet: positions are flat over lines."""
-    codes, _ = pd.factorize(transfer)
-    group = codes.astype(np.int64) * len(KINDS) + kind
-    # One int64 key sorts by group, then start (positions are below `span`): cheaper than a lexsort.
     span = int(stop.max()) + 1
+    low = int(transfer.min())
+    if (int(transfer.max()) - low + 1) * len(KINDS) * span < 2**62:
+        group = (transfer.astype(np.int64) - low) * len(KINDS) + kind  # ids are small: no hashing needed
+    else:
+        codes, _ = pd.factorize(transfer)
+        group = codes.astype(np.int64) * len(KINDS) + kind
+    # One int64 key sorts by group, then start (positions are below `span`): cheaper than a lexsort.
     order = np.argsort(group * span + start)
     group, start, stop = group[order], start[order], stop[order]
     # The furthest stop of the group's earlier intervals: a running maximum restarted at each group

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import weakref
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -28,6 +29,8 @@ from irtools.analysis.noc_columns import reads_and_sends
 from irtools.analysis.routing import (
     DRAM_CHANNELS,
     Runs,
+    dram_read_runs,
+    dram_write_runs,
     expand,
     from_dram,
     link_label,
@@ -35,6 +38,7 @@ from irtools.analysis.routing import (
     narrowest,
     to_dram,
     tree_runs,
+    tree_runs_by_groupby,
 )
 from irtools.analysis.timeline import Schedule, dependency
 from irtools.gemini import GEMINI_FREQUENCY
@@ -83,8 +87,23 @@ class NocModel:
         return -(-(dram_bytes // DRAM_CHANNELS) // per_channel) / self.frequency
 
 
+_STEPS: weakref.WeakKeyDictionary[IRIndex, tuple[dict[tuple[int, int], int], list[tuple[str, int]]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
 def workload_steps(index: IRIndex) -> tuple[dict[tuple[int, int], int], list[tuple[str, int]]]:
-    """(core_id, position) -> step number, and each step's (layer_name, instance), in order of first appearance."""
+    """(core_id, position) -> step number, and each step's (layer_name, instance), in order of first appearance.
+
+    Built once per index (a walk over every workload; the NoC tables ask for it several times) and
+    shared: callers read it and never change it.
+    """
+    if index not in _STEPS:
+        _STEPS[index] = _workload_steps(index)
+    return _STEPS[index]
+
+
+def _workload_steps(index: IRIndex) -> tuple[dict[tuple[int, int], int], list[tuple[str, int]]]:
     steps: dict[tuple[str, int], int] = {}
     of_workload: dict[tuple[int, int], int] = {}
     for refs in index.cores.values():
@@ -190,14 +209,29 @@ def noc_runs(index: IRIndex) -> list[KindRuns]:
         # One tree per (transfer, step): a transfer feeding two steps loads each step's links.
         n_steps = int(rows["step"].max()) + 1
         keyed = rows.assign(transfer=rows["transfer"] * n_steps + rows["step"])
-        if kind == "dram_read":
-            keyed = from_dram(keyed, xlen, ylen)
-        elif kind == "dram_write":
-            keyed = to_dram(keyed, xlen, ylen)
-        runs = tree_runs(keyed)
+        runs = kind_runs(kind, keyed, xlen, ylen)
         transfer, step = np.divmod(runs.transfer.astype(np.int64, copy=False), n_steps)
         routed.append(KindRuns(kind, dataclasses.replace(runs, transfer=transfer), step))
     return routed
+
+
+def _kind_runs_reference(kind: str, transfers: pd.DataFrame, xlen: int, ylen: int) -> Runs:
+    """kind_runs through a row per (transfer, DRAM port) grouped by pandas (the reference core's)."""
+    if kind == "dram_read":
+        transfers = from_dram(transfers, xlen, ylen)
+    elif kind == "dram_write":
+        transfers = to_dram(transfers, xlen, ylen)
+    return tree_runs_by_groupby(transfers)
+
+
+@fast_path(reference=_kind_runs_reference)
+def kind_runs(kind: str, transfers: pd.DataFrame, xlen: int, ylen: int) -> Runs:
+    """One kind of noc_transfers' rows routed as runs of links (DRAM traffic spread over the ports)."""
+    if kind == "dram_read":
+        return dram_read_runs(transfers, xlen, ylen)
+    if kind == "dram_write":
+        return dram_write_runs(transfers, xlen, ylen)
+    return tree_runs(transfers)
 
 
 def noc_links(index: IRIndex, runs: list[KindRuns] | None = None) -> pd.DataFrame:

@@ -138,8 +138,154 @@ class Runs:
 def tree_runs(transfers: pd.DataFrame) -> Runs:
     """The runs of links every transfer loads (see `route`, which expands them into rows)."""
     if transfers.empty:
-        empty = np.zeros(0, dtype=np.int64)
-        return Runs(empty, empty, empty, empty, empty, empty)
+        return _no_runs()
+    keys = [transfers[k].to_numpy() for k in ("transfer", "src_x", "src_y")]
+    if "tree" in transfers.columns:
+        keys.append(transfers["tree"].to_numpy())
+    tree = first_appearance_groups(*keys)
+    first = first_rows(tree)
+    trees = _Trees.of(
+        tree,
+        first,
+        transfers["dst_x"].to_numpy(np.int64),
+        transfers["dst_y"].to_numpy(np.int64),
+    )
+    return trees.runs(
+        transfer=keys[0][first],
+        sx=keys[1][first].astype(np.int64, copy=False),
+        sy=keys[2][first].astype(np.int64, copy=False),
+        size=transfers["bytes"].to_numpy(np.int64)[first],
+    )
+
+
+def dram_read_runs(reads: pd.DataFrame, xlen: int, ylen: int) -> Runs:
+    """`tree_runs(from_dram(reads, xlen, ylen))`, in the same order, without a row per (read, port).
+
+    Every port's tree of a transfer reaches the same destinations, so the trees' extents are found once
+    per transfer and then placed at each port: the rows grouped are the reads, not the reads times the
+    ports (16 on an 8x8 mesh).
+    """
+    ports = dram_ports(xlen, ylen)
+    if reads.empty or ports.empty:
+        return _no_runs()
+    transfer = reads["transfer"].to_numpy()
+    tree = first_appearance_groups(transfer)
+    first = first_rows(tree)
+    per_transfer = _Trees.of(
+        tree, first, reads["dst_x"].to_numpy(np.int64), reads["dst_y"].to_numpy(np.int64)
+    )
+    group, px, py, share = _port_shares(reads["bytes"].to_numpy(np.int64)[first], xlen, ylen)
+    # The tree of (transfer group g, port p) is number g * n_ports + p, as from_dram's rows order them.
+    return per_transfer.at_ports(len(ports)).runs(transfer=transfer[first][group], sx=px, sy=py, size=share)
+
+
+def dram_write_runs(writes: pd.DataFrame, xlen: int, ylen: int) -> Runs:
+    """`tree_runs(to_dram(writes, xlen, ylen))`, in the same order: each (write, port) share is a unicast,
+    so each is one tree with one destination column and no grouping is needed."""
+    row, px, py, share = _port_shares(writes["bytes"].to_numpy(np.int64), xlen, ylen)
+    if len(row) == 0:
+        return _no_runs()
+    unicasts = np.arange(len(row))
+    trees = _Trees(min_x=px, max_x=px, col_tree=unicasts, col_x=px, min_y=py, max_y=py)
+    return trees.runs(
+        transfer=writes["transfer"].to_numpy()[row],
+        sx=writes["src_x"].to_numpy(np.int64)[row],
+        sy=writes["src_y"].to_numpy(np.int64)[row],
+        size=share,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Trees:
+    """The extent of each multicast tree: its westmost and eastmost destination column, and per
+    destination column (col_tree: the column's tree, col_x: its x) its lowest and highest row."""
+
+    min_x: np.ndarray
+    max_x: np.ndarray
+    col_tree: np.ndarray
+    col_x: np.ndarray
+    min_y: np.ndarray
+    max_y: np.ndarray
+
+    @classmethod
+    def of(cls, tree: np.ndarray, first: np.ndarray, dst_x: np.ndarray, dst_y: np.ndarray) -> _Trees:
+        """The trees of rows numbered `tree` (first_appearance_groups; `first`: each tree's first row),
+        each row one destination; columns numbered in order of first appearance, as groupby(sort=False)."""
+        min_x, max_x = group_min_max(tree, len(first), dst_x)
+        column = first_appearance_groups(tree, dst_x)
+        column_first = first_rows(column)
+        min_y, max_y = group_min_max(column, len(column_first), dst_y)
+        return cls(min_x, max_x, tree[column_first], dst_x[column_first], min_y, max_y)
+
+    def at_ports(self, n_ports: int) -> _Trees:
+        """Each tree repeated for `n_ports` sources, tree-major (tree t at port p is t * n_ports + p)."""
+        port = np.arange(n_ports)
+        return _Trees(
+            min_x=np.repeat(self.min_x, n_ports),
+            max_x=np.repeat(self.max_x, n_ports),
+            col_tree=(self.col_tree[:, None] * n_ports + port).ravel(),
+            col_x=np.repeat(self.col_x, n_ports),
+            min_y=np.repeat(self.min_y, n_ports),
+            max_y=np.repeat(self.max_y, n_ports),
+        )
+
+    def runs(self, transfer: np.ndarray, sx: np.ndarray, sy: np.ndarray, size: np.ndarray) -> Runs:
+        """The runs of trees sourced at (sx, sy): along the source row west to the westmost destination
+        column and east to the eastmost; then each column south and north from the source row. Runs come
+        out in this order (route's order)."""
+        n_trees, n_cols = len(self.min_x), len(self.col_tree)
+        col_sy = sy[self.col_tree]
+        owner = np.concatenate([np.arange(n_trees), np.arange(n_trees), self.col_tree, self.col_tree])
+        return Runs(
+            transfer=transfer[owner],
+            x=np.concatenate([sx, sx, self.col_x, self.col_x]),
+            y=np.concatenate([sy, sy, col_sy, col_sy]),
+            code=np.repeat(np.array([2, 0, 1, 3], dtype=np.int64), [n_trees, n_trees, n_cols, n_cols]),
+            count=np.maximum(
+                np.concatenate([sx - self.min_x, self.max_x - sx, col_sy - self.min_y, self.max_y - col_sy]),
+                0,
+            ),
+            size=size[owner],
+        )
+
+
+def _no_runs() -> Runs:
+    empty = np.zeros(0, dtype=np.int64)
+    return Runs(empty, empty, empty, empty, empty, empty)
+
+
+def first_appearance_groups(*keys: np.ndarray) -> np.ndarray:
+    """Each row's group among the rows equal in every key, groups numbered 0, 1, ... in order of first
+    appearance (pandas' groupby(sort=False) order), by hashing: linear in the rows."""
+    groups, _ = pd.factorize(keys[0], use_na_sentinel=False)
+    for key in keys[1:]:
+        codes, uniques = pd.factorize(key, use_na_sentinel=False)
+        # A pair (group, code) as one integer below len(rows) ** 2, numbered again in row order.
+        groups, _ = pd.factorize(groups.astype(np.int64) * len(uniques) + codes)
+    return np.asarray(groups, dtype=np.int64)
+
+
+def first_rows(groups: np.ndarray) -> np.ndarray:
+    """The first row of each group of first_appearance_groups (group g's at position g)."""
+    first = np.full(int(groups.max()) + 1 if len(groups) else 0, len(groups), dtype=np.int64)
+    np.minimum.at(first, groups, np.arange(len(groups)))
+    return first
+
+
+def group_min_max(groups: np.ndarray, n_groups: int, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The smallest and largest of `values` in each of `n_groups` groups (every group has a row)."""
+    low = np.full(n_groups, np.iinfo(np.int64).max, dtype=np.int64)
+    high = np.full(n_groups, np.iinfo(np.int64).min, dtype=np.int64)
+    np.minimum.at(low, groups, values)
+    np.maximum.at(high, groups, values)
+    return low, high
+
+
+def tree_runs_by_groupby(transfers: pd.DataFrame) -> Runs:
+    """tree_runs with pandas groupbys (the reference core's: what tree_runs, dram_read_runs and
+    dram_write_runs replaced)."""
+    if transfers.empty:
+        return _no_runs()
     keys = ["transfer", "src_x", "src_y", *(["tree"] if "tree" in transfers.columns else [])]
     frame = transfers.loc[:, list(dict.fromkeys([*TRANSFER_COLUMNS, *keys]))]
     tree = frame.groupby(keys, sort=False, dropna=False)

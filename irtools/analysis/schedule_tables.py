@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from irtools.analysis.tables import CORE_TRANSFERS, CORES, TIMELINE
 from irtools.analysis.timeline import Schedule, core_ranges
-from irtools.loading.index import IRIndex, workload_inputs
+from irtools.loading.index import IRIndex, WorkloadRef, workload_inputs
 
 
 def _joined(ids: Iterable[int]) -> str | None:
@@ -18,31 +19,59 @@ def _joined(ids: Iterable[int]) -> str | None:
 
 def timeline_table(index: IRIndex, schedules: dict[str, Schedule]) -> pd.DataFrame:
     """The `timeline` table from the schedules of each timing model."""
-    columns: dict[str, list[Any]] = {c.name: [] for c in TIMELINE.columns}
-    incomplete = index.incomplete
+    if not schedules:
+        return TIMELINE.empty()
+    refs = list(index.workloads())
+    row_of = {id(ref): n for n, ref in enumerate(refs)}
+    workload = _workload_columns(index, refs)
+    parts: dict[str, list[np.ndarray]] = {c.name: [] for c in TIMELINE.columns}
     for model, schedule in schedules.items():
-        critical = set(schedule.critical_path)
-        for n, ref in enumerate(schedule.nodes):
-            w = ref.workload
-            columns["model"].append(model)
-            columns["core_id"].append(ref.core_id)
-            columns["position"].append(ref.position)
-            columns["workload_id"].append(w.workload_id)
-            columns["layer_name"].append(w.layer_name)
-            columns["layer_type"].append(w.layer_type)
-            columns["time"].append(w.time)
-            columns["start"].append(schedule.start[n])
-            columns["end"].append(schedule.end[n])
-            columns["wait"].append(schedule.wait[n])
-            columns["critical"].append(n in critical)
-            columns["ifmap_transfers"].append(_joined(workload_inputs(w)))
-            columns["ofmap_transfers"].append(_joined(o.transfer_id for o in w.ofmap))
-            columns["incomplete"].append(ref.pointer in incomplete)
-            noc = None if schedule.noc_time is None else schedule.noc_time[n]
-            columns["noc_time"].append(noc)
-            columns["bound"].append(None if noc is None else "NoC" if noc > w.time else "compute")
-            columns["noc_link"].append(None if schedule.noc_link is None else schedule.noc_link[n])
-    return TIMELINE.frame(columns)
+        rows = np.fromiter((row_of[id(ref)] for ref in schedule.nodes), np.int64, len(schedule.nodes))
+        for name, values in workload.items():
+            parts[name].append(values[rows])
+        critical = np.zeros(len(rows), dtype=bool)
+        critical[schedule.critical_path] = True
+        parts["model"].append(np.full(len(rows), model, dtype=object))
+        parts["start"].append(_objects(schedule.start))
+        parts["end"].append(_objects(schedule.end))
+        parts["wait"].append(_objects(schedule.wait))
+        parts["critical"].append(critical)
+        none = np.full(len(rows), None, dtype=object)
+        if schedule.noc_time is None:
+            parts["noc_time"].append(none)
+            parts["bound"].append(none)
+        else:
+            noc = np.array(schedule.noc_time, dtype=np.int64)
+            parts["noc_time"].append(_objects(schedule.noc_time))
+            parts["bound"].append(np.where(noc > workload["time"][rows], "NoC", "compute").astype(object))
+        parts["noc_link"].append(none if schedule.noc_link is None else _objects(schedule.noc_link))
+    return TIMELINE.frame({name: np.concatenate(chunks) for name, chunks in parts.items()})
+
+
+def _workload_columns(index: IRIndex, refs: list[WorkloadRef]) -> dict[str, np.ndarray]:
+    """The timeline's columns that do not depend on the timing model, one entry per workload of `refs`:
+    worked out once, then taken for every model's rows. Python ints kept as objects, so a value beyond
+    int64 reaches TIMELINE.frame (which reports it) instead of failing here."""
+    incomplete = index.incomplete
+    workloads = [ref.workload for ref in refs]
+    return {
+        "core_id": _objects([ref.core_id for ref in refs]),
+        "position": _objects([ref.position for ref in refs]),
+        "workload_id": _objects([w.workload_id for w in workloads]),
+        "layer_name": _objects([w.layer_name for w in workloads]),
+        "layer_type": _objects([w.layer_type for w in workloads]),
+        "time": _objects([w.time for w in workloads]),
+        "ifmap_transfers": _objects([_joined(workload_inputs(w)) for w in workloads]),
+        "ofmap_transfers": _objects([_joined(o.transfer_id for o in w.ofmap) for w in workloads]),
+        "incomplete": np.array([ref.pointer in incomplete for ref in refs], dtype=bool),
+    }
+
+
+def _objects(values: Sequence[Any]) -> np.ndarray:
+    """`values` as a 1-D object array (np.array would turn a list of lists or of equal strings into more)."""
+    array = np.empty(len(values), dtype=object)
+    array[:] = values
+    return array
 
 
 def core_transfers_table(index: IRIndex) -> pd.DataFrame:

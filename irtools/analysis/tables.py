@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from irtools.errors import AnalysisError
@@ -39,7 +40,7 @@ class TableSpec:
         """Column name -> pandas dtype, for reading the table back with its declared types."""
         return {c.name: c.dtype for c in self.columns}
 
-    def frame(self, data: Mapping[str, Sequence[Any]]) -> pd.DataFrame:
+    def frame(self, data: Mapping[str, Sequence[Any] | np.ndarray]) -> pd.DataFrame:
         """A DataFrame with exactly this table's columns, in order, with their declared dtypes."""
         missing = [c.name for c in self.columns if c.name not in data]
         if missing:

@@ -19,7 +19,8 @@ from pydantic import TypeAdapter
 
 from irtools.dialects import DIALECTS
 from irtools.dialects.keys import known_keys
-from irtools.loading.fast_types import INTERNAL_PREFIX, LOOSE, extension_keys, struct_for
+from irtools.dialects.raw.models import RawWorkload, WeightRange
+from irtools.loading.fast_types import INTERNAL_PREFIX, LOOSE, derive, extension_keys, struct_for
 from tests.loading.test_fast_types import MODELS, model_schema, models_reached, shape
 from tests.mutants.edits import Doc, alloc_doc, mesh_doc, raw_doc
 
@@ -77,3 +78,26 @@ def test_the_documented_dialects_extension_keys_are_found() -> None:
     documented = next(d for d in DIALECTS if d.name == "documented")
     found = extension_keys.__wrapped__(list[documented.parts.workload])  # type: ignore[attr-defined]
     assert set(found) == {"start_send", "ifmap_lower2", "ifmap_upper2", "wl1_buffer"}
+
+
+def test_a_fresh_raw_workload_without_a_buffer_reads_an_empty_one() -> None:
+    """IR_gen leaves `buffer` out when the snapshot is empty: the Struct reads the model's default, []."""
+    workload = next(wl for key, core in raw_doc().items() if key.isdigit() for wl in core)
+    del workload["buffer"]
+    decoded = msgspec.json.decode(json.dumps(workload), type=_fresh(RawWorkload))
+    assert decoded.buffer == []
+    assert decoded.buffer == RawWorkload.model_validate(workload).buffer
+
+
+@pytest.mark.parametrize(("length", "accepted"), [(2, False), (3, True), (4, True), (5, False)])
+def test_a_fresh_weight_box_holds_3_or_4_numbers(length: int, accepted: bool) -> None:
+    """A raw weight bound is a channel or a box of 3 or 4 numbers: the union's two list forms merged
+    into one list of 3 to 4, no looser (a box of 5 must reach the models, which report it)."""
+    box = derive(WeightRange, "test.box")
+    assert msgspec.json.decode(b"7", type=box) == 7
+    try:
+        msgspec.json.decode(json.dumps([0] * length), type=box)
+    except msgspec.ValidationError:
+        assert not accepted
+    else:
+        assert accepted

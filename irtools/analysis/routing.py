@@ -143,7 +143,7 @@ def tree_runs(transfers: pd.DataFrame) -> Runs:
     if "tree" in transfers.columns:
         keys.append(transfers["tree"].to_numpy())
     tree = first_appearance_groups(*keys)
-    first = first_rows(tree)
+    first = group_first_rows(tree)
     trees = _Trees.of(
         tree,
         first,
@@ -170,7 +170,7 @@ def dram_read_runs(reads: pd.DataFrame, xlen: int, ylen: int) -> Runs:
         return _no_runs()
     transfer = reads["transfer"].to_numpy()
     tree = first_appearance_groups(transfer)
-    first = first_rows(tree)
+    first = group_first_rows(tree)
     per_transfer = _Trees.of(
         tree, first, reads["dst_x"].to_numpy(np.int64), reads["dst_y"].to_numpy(np.int64)
     )
@@ -213,7 +213,7 @@ class _Trees:
         each row one destination; columns numbered in order of first appearance, as groupby(sort=False)."""
         min_x, max_x = group_min_max(tree, len(first), dst_x)
         column = first_appearance_groups(tree, dst_x)
-        column_first = first_rows(column)
+        column_first = group_first_rows(column)
         min_y, max_y = group_min_max(column, len(column_first), dst_y)
         return cls(min_x, max_x, tree[column_first], dst_x[column_first], min_y, max_y)
 
@@ -265,7 +265,7 @@ def first_appearance_groups(*keys: np.ndarray) -> np.ndarray:
     return np.asarray(groups, dtype=np.int64)
 
 
-def first_rows(groups: np.ndarray) -> np.ndarray:
+def group_first_rows(groups: np.ndarray) -> np.ndarray:
     """The first row of each group of first_appearance_groups (group g's at position g)."""
     first = np.full(int(groups.max()) + 1 if len(groups) else 0, len(groups), dtype=np.int64)
     np.minimum.at(first, groups, np.arange(len(groups)))

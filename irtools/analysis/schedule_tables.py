@@ -41,8 +41,8 @@ def timeline_table(index: IRIndex, schedules: dict[str, Schedule]) -> pd.DataFra
             parts["noc_time"].append(none)
             parts["bound"].append(none)
         else:
-            noc = np.array(schedule.noc_time, dtype=np.int64)
-            parts["noc_time"].append(_objects(schedule.noc_time))
+            noc = _objects(schedule.noc_time)  # Python ints: compared whole, whatever their size
+            parts["noc_time"].append(noc)
             parts["bound"].append(np.where(noc > workload["time"][rows], "NoC", "compute").astype(object))
         parts["noc_link"].append(none if schedule.noc_link is None else _objects(schedule.noc_link))
     return TIMELINE.frame({name: np.concatenate(chunks) for name, chunks in parts.items()})

@@ -134,26 +134,34 @@ def test_a_file_loading_says_what_is_being_read(dash_duo: Any, tmp_path: Path) -
     import threading
     import time
 
+    from selenium.common.exceptions import TimeoutException
+
     from irtools.cli.main import main
 
     app = create_app(tmp_path)  # nothing to read yet: nothing loaded before the page asks
     ir = tmp_path / "synth_8x8.json"
     assert main(["synth", "-o", str(ir), "--mesh", "8x8", "--layers", "40", "--dialect", "raw"]) == 0
     store = app.store  # type: ignore[attr-defined]
-    gate = threading.Event()
+    gate, began = threading.Event(), threading.Event()
     load = store._load
 
     def held_back(key: str, *rest: Any) -> Any:  # the load waits until the page said what it reads
         store._stages[key] = ("reading and parsing the JSON (0.3 MB)", time.monotonic())
+        began.set()
         gate.wait(30)
         return load(key, *rest)
 
     store._load = held_back
     dash_duo.start_server(app)
     dash_duo.driver.get(dash_duo.server_url + "/?file=synth_8x8.json")
-    dash_duo.wait_for_contains_text(
-        "#loading-note", "Loading synth_8x8.json: reading and parsing the JSON", timeout=30
-    )
+    try:
+        dash_duo.wait_for_contains_text(
+            "#loading-note", "Loading synth_8x8.json: reading and parsing the JSON", timeout=30
+        )
+    except TimeoutException as exc:  # seen 2 times in about 13 full runs (issue 34): say which side lagged
+        raise AssertionError(
+            f"no stage in the note after 30 s; the load began: {began.is_set()}, stages: {dict(store._stages)}"
+        ) from exc
     # No empty default axes (-1..6) while it loads: the graphs draw nothing yet.
     assert not dash_duo.find_elements("#timeline .xtick")
     gate.set()

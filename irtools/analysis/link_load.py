@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from irtools.analysis.noc import KINDS, KindRuns, noc_transfers, workload_steps
-from irtools.analysis.routing import DIRECTIONS, line_spans, link_label
+from irtools.analysis.routing import DIRECTIONS, STEP_X, STEP_Y, line_spans, link_label
 from irtools.analysis.tables import NOC_LINKS
 from irtools.loading.index import IRIndex
 
@@ -181,8 +181,7 @@ def whole_schedule_links(
     position, line = pos + low, line + line_low
     along_x = (code == 0) | (code == 2)
     lx, ly = np.where(along_x, position, line), np.where(along_x, line, position)
-    step = np.array([(1, 0), (0, -1), (-1, 0), (0, 1)], dtype=np.int64)[code]
-    tx, ty = lx + step[:, 0], ly + step[:, 1]
+    tx, ty = lx + STEP_X[code], ly + STEP_Y[code]
     total = by_kind.sum(axis=1)
     length = span[1] - span[0]
     busy = total / bandwidth if bandwidth else np.full(len(used), np.nan)

@@ -34,8 +34,9 @@ DIRECTIONS = ("+x", "-y", "-x", "+y")
 """Link directions by Gemini's code (`link_hops.get(x, y, dir)`): 0 = +x (east), 1 = -y, 2 = -x, 3 = +y."""
 
 _STEP = {0: (1, 0), 1: (0, -1), 2: (-1, 0), 3: (0, 1)}
-_STEP_X = np.array([_STEP[c][0] for c in range(4)], dtype=np.int64)
-_STEP_Y = np.array([_STEP[c][1] for c in range(4)], dtype=np.int64)
+STEP_X = np.array([_STEP[c][0] for c in range(4)], dtype=np.int64)
+STEP_Y = np.array([_STEP[c][1] for c in range(4)], dtype=np.int64)
+"""One hop in each direction code (DIRECTIONS' order): a link from (x, y) ends at (x + STEP_X, y + STEP_Y)."""
 
 TRANSFER_COLUMNS = ("transfer", "src_x", "src_y", "dst_x", "dst_y", "bytes")
 """Input of `route`: one row per (transfer, source, destination); rows sharing transfer and source are one
@@ -352,8 +353,8 @@ def expand(runs: Runs) -> pd.DataFrame:
     owner = np.repeat(np.arange(len(runs.count)), runs.count)
     offset = np.arange(len(owner)) - np.repeat(np.cumsum(runs.count) - runs.count, runs.count)
     code = runs.code[owner].astype(np.int8)
-    xs = runs.x[owner] + _STEP_X[code] * offset
-    ys = runs.y[owner] + _STEP_Y[code] * offset
+    xs = runs.x[owner] + STEP_X[code] * offset
+    ys = runs.y[owner] + STEP_Y[code] * offset
     coordinate = narrowest(xs, ys)
     return pd.DataFrame(
         {
@@ -361,8 +362,8 @@ def expand(runs: Runs) -> pd.DataFrame:
             "x": xs.astype(coordinate, copy=False),
             "y": ys.astype(coordinate, copy=False),
             "direction": pd.Categorical.from_codes(code, categories=list(DIRECTIONS)),
-            "to_x": (xs + _STEP_X[code]).astype(coordinate, copy=False),
-            "to_y": (ys + _STEP_Y[code]).astype(coordinate, copy=False),
+            "to_x": (xs + STEP_X[code]).astype(coordinate, copy=False),
+            "to_y": (ys + STEP_Y[code]).astype(coordinate, copy=False),
             "bytes": runs.size[owner].astype(np.int64, copy=False),
         }
     )

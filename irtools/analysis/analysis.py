@@ -149,7 +149,7 @@ class Analysis:
     @cached_property
     def noc_runs(self) -> list[KindRuns]:
         """The traffic routed as runs of links per kind (irtools.analysis.noc.noc_runs)."""
-        return noc_runs(self.index)
+        return noc_runs(self.index, self.noc_transfers)
 
     @cached_property
     def noc_transfers(self) -> dict[str, pd.DataFrame]:

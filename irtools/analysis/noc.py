@@ -197,13 +197,14 @@ class KindRuns:
     step: np.ndarray
 
 
-def noc_runs(index: IRIndex) -> list[KindRuns]:
-    """The IR's traffic routed on the mesh as runs of links, per kind present (none without a mesh)."""
+def noc_runs(index: IRIndex, transfers: dict[str, pd.DataFrame] | None = None) -> list[KindRuns]:
+    """The IR's traffic routed on the mesh as runs of links, per kind present (none without a mesh);
+    `transfers`: noc_transfers(index), when the caller has it already."""
     xlen, ylen = index.ir.xlen, index.ir.ylen
     if xlen is None or ylen is None:
         return []
     routed = []
-    for kind, rows in noc_transfers(index).items():
+    for kind, rows in (noc_transfers(index) if transfers is None else transfers).items():
         if rows.empty:
             continue
         # One tree per (transfer, step): a transfer feeding two steps loads each step's links.

@@ -21,7 +21,7 @@ def timeline_table(index: IRIndex, schedules: dict[str, Schedule]) -> pd.DataFra
     """The `timeline` table from the schedules of each timing model."""
     if not schedules:
         return TIMELINE.empty()
-    refs = list(index.workloads())
+    refs = index.rows
     row_of = {id(ref): n for n, ref in enumerate(refs)}
     workload = _workload_columns(index, refs)
     parts: dict[str, list[np.ndarray]] = {c.name: [] for c in TIMELINE.columns}

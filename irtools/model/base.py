@@ -94,7 +94,8 @@ RECORD = ConfigDict(
     validate_by_name=False,
     json_schema_extra={"additionalProperties": True},
     # The msgspec decoder reads the bytes; the models are the precise error path and the schema's
-    # source, so their validators are built when first used, not at every import (0.15-0.25 s).
+    # source, so their validators are built when first used, not at every import (net about 0.07-0.1 s
+    # per process: docs/speed.md).
     defer_build=True,
 )
 """Config of the IR's records: `@dataclass(slots=True, kw_only=True, config=RECORD)`.

@@ -191,15 +191,21 @@ def opening_note(store: FileStore, key: str | None) -> str:
     return f"Loading: reading {key}" + (f" ({size / 1e6:,.1f} MB)" if size else "") + "…"
 
 
-def progress(store: FileStore, trigger: Trigger, _ticks: int, key: str | None) -> tuple[str, bool]:
-    """What loading the file does now and for how long; the poll stops once the file is ready."""
-    if not key or store.ready(key):
-        return "", True
+def progress(
+    store: FileStore, trigger: Trigger, _ticks: int, key: str | None, shown: str | None
+) -> tuple[str, bool, Any]:
+    """What loading the file does now and for how long; once it is ready the poll stops and the
+    file becomes `shown`, which every view draws from (none of them waits for a load)."""
+    if not key:
+        return "", True, None if shown else no_update
+    if store.ready(key):
+        return "", True, key if key != shown else no_update
+    store.start(key)
     now = store.loading(key)
     if now is None:
-        return opening_note(store, key), False  # not begun yet: the header callback starts it
+        return opening_note(store, key), False, no_update  # the load's first stage has not begun
     what, seconds = now
-    return f"Loading {key}: {what}, {seconds:.0f} s so far", False
+    return f"Loading {key}: {what}, {seconds:.0f} s so far", False, no_update
 
 
 def header(store: FileStore, trigger: Trigger, key: str | None, model: str) -> Any:
@@ -635,7 +641,7 @@ def register(app: Dash, store: FileStore) -> None:
         Output("noc-bw", "value"),
         Output("model", "options"),
         Output("model", "value", allow_duplicate=True),
-        Input("current", "data"),
+        Input("shown", "data"),
         State("layers", "value"),
         State("transfer", "value"),
         State("core", "value"),
@@ -653,15 +659,17 @@ def register(app: Dash, store: FileStore) -> None:
         State("current", "data"),
         prevent_initial_call=True,
     )
-    wire(app, header, store, Output("status", "children"), Input("current", "data"), Input("model", "value"))
+    wire(app, header, store, Output("status", "children"), Input("shown", "data"), Input("model", "value"))
     wire(
         app,
         progress,
         store,
         Output("loading-note", "children"),
         Output("loading-poll", "disabled"),
+        Output("shown", "data"),
         Input("loading-poll", "n_intervals"),
         Input("current", "data"),
+        State("shown", "data"),
     )
     wire(
         app,
@@ -671,7 +679,7 @@ def register(app: Dash, store: FileStore) -> None:
         Output("filter-severity", "options"),
         Output("filter-code", "options"),
         Output("filter-core", "options"),
-        Input("current", "data"),
+        Input("shown", "data"),
     )
     wire(
         app,
@@ -680,7 +688,7 @@ def register(app: Dash, store: FileStore) -> None:
         Output("findings", "children"),
         Output("findings-page", "data"),
         Output("findings-page-note", "children"),
-        Input("current", "data"),
+        Input("shown", "data"),
         Input("filter-severity", "value"),
         Input("filter-code", "value"),
         Input("filter-core", "value"),
@@ -700,7 +708,7 @@ def register(app: Dash, store: FileStore) -> None:
         Input({"type": "finding", "index": ALL}, "n_clicks"),
         Input("transfer", "value"),
         Input("timeline", "clickData"),
-        State("current", "data"),
+        State("shown", "data"),
         State("model", "value"),
         prevent_initial_call=True,
     )
@@ -712,7 +720,7 @@ def register(app: Dash, store: FileStore) -> None:
         Input("timeline", "relayoutData"),
         Input("l2-map", "relayoutData"),
         Input("wl0-map", "relayoutData"),
-        State("current", "data"),
+        State("shown", "data"),
         State("map-axis", "value"),
         State("view", "data"),
         prevent_initial_call=True,
@@ -722,7 +730,7 @@ def register(app: Dash, store: FileStore) -> None:
         timeline,
         store,
         Output("timeline", "figure"),
-        Input("current", "data"),
+        Input("shown", "data"),
         Input("model", "value"),
         Input("arrows", "value"),
         Input("layers", "value"),
@@ -736,7 +744,7 @@ def register(app: Dash, store: FileStore) -> None:
         Output("l2-map", "figure"),
         Output("wl0-map", "figure"),
         Output("wl0-box", "style"),
-        Input("current", "data"),
+        Input("shown", "data"),
         Input("core", "value"),
         Input("focus", "data"),
         Input("model", "value"),
@@ -748,7 +756,7 @@ def register(app: Dash, store: FileStore) -> None:
         peak_buffers,
         store,
         Output("l2-peak", "children"),
-        Input("current", "data"),
+        Input("shown", "data"),
         Input("core", "value"),
         Input("model", "value"),
         Input("view", "data"),
@@ -760,7 +768,7 @@ def register(app: Dash, store: FileStore) -> None:
         Output("download", "data"),
         Input("download-button", "n_clicks"),
         State("table-name", "value"),
-        State("current", "data"),
+        State("shown", "data"),
         prevent_initial_call=True,
     )
 

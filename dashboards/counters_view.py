@@ -265,7 +265,7 @@ def register_counters(app: Dash, store: FileStore) -> None:
         Output("picked-link", "data"),
         Input("link-heat", "clickData"),
         Input("mesh", "clickData"),
-        State("current", "data"),
+        State("shown", "data"),
         prevent_initial_call=True,
     )
     app.clientside_callback(  # type: ignore[no-untyped-call]
@@ -275,7 +275,7 @@ def register_counters(app: Dash, store: FileStore) -> None:
         }""",
         Output("timeline-drawn", "data"),
         Input("timeline", "figure"),
-        State("current", "data"),
+        State("shown", "data"),
         State("timeline-drawn", "data"),
     )
     wire(
@@ -289,7 +289,7 @@ def register_counters(app: Dash, store: FileStore) -> None:
         Input("picked-link", "data"),
         Input("view", "data"),
     )
-    wire(app, show_heat, store, Output("heat-section", "style"), Input("current", "data"))
+    wire(app, show_heat, store, Output("heat-section", "style"), Input("shown", "data"))
     wire(
         app,
         heat,

@@ -32,9 +32,11 @@ FINDING_COLUMNS = ["severity", "code", "core_id", "workload_id", "transfer_id", 
 FIRST_VIEW_FIGURES = frozenset({"timeline", "maps"})
 """The figures of a file's first view: the timeline and the core's maps (`Entry.sent`)."""
 FREEZE_FROM_BYTES = 8 * 10**6
+"""Files from this size have their objects frozen out of the collector's sight (load_entry)."""
 Stage = Callable[[str], None] | None
 """Told what loading a file does now (`reading and parsing the JSON`...), for the page's loading note."""
-"""Files from this size have their objects frozen out of the collector's sight (load_entry)."""
+MAX_FAILED = 16
+"""Files that failed to load whose error is kept (FileStore._failed)."""
 FIRST_VIEW_WAIT = 5.0
 """Seconds the later work on a file (its check, the mesh's routing) waits for its first view at most."""
 
@@ -243,6 +245,9 @@ class FileStore:
         self._cache_size = cache_size
         self._lock = threading.Lock()
         self._building: dict[tuple[object, ...], threading.Lock] = {}
+        self._failed: OrderedDict[tuple[object, ...], Exception] = OrderedDict()
+        """Files that could not be loaded, with why (the last few): asking again says so at once."""
+        self._starting: set[str] = set()
         self._stages: dict[str, tuple[str, float]] = {}
         """key -> (what loading it does now, when loading began) while it loads."""
 
@@ -324,10 +329,15 @@ class FileStore:
         if problem:
             raise AccessError(f"{base}: {problem} (irtools serve --max-mb)")
         noc = self.noc_model(key)
-        return self._cached(
-            (base, stat.st_mtime_ns, stat.st_size, noc),
-            lambda: self._load(key, path, stat.st_size, noc),
-        )
+        return self._cached(self._cache_key(key), lambda: self._load(key, path, stat.st_size, noc))
+
+    def _cache_key(self, key: str) -> tuple[object, ...]:
+        """What an analysis of `key` is kept under: the upload, or the file as it is now and its NoC."""
+        if key.startswith(UPLOAD_PREFIX):
+            return (key,)
+        base, _ = split_key(key)
+        stat = self.resolve(base).stat()
+        return (base, stat.st_mtime_ns, stat.st_size, self.noc_model(key))
 
     def _options_at(self, noc: NocModel | None) -> RunOptions:
         """The run's options with the NoC a page chose for a file (its manifest run's, else --noc-bw)."""
@@ -383,17 +393,36 @@ class FileStore:
         if not key:
             return False
         try:
-            cache_key: tuple[object, ...]
-            if key.startswith(UPLOAD_PREFIX):
-                cache_key = (key,)
-            else:
-                base, _ = split_key(key)
-                stat = self.resolve(base).stat()
-                cache_key = (base, stat.st_mtime_ns, stat.st_size, self.noc_model(key))
+            cache_key = self._cache_key(key)
         except (AccessError, OSError):
             return True  # nothing to wait for: showing it reports the problem
         with self._lock:
-            return cache_key in self._cache
+            return cache_key in self._cache or cache_key in self._failed
+
+    def start(self, key: str) -> None:
+        """Begin loading `key` in the background unless it is ready or already loading.
+
+        The page asks for nothing that needs the file until it is ready: a callback waiting for it
+        would hold one of the browser's six connections to the server, and the loading note's poll
+        queues behind six of them.
+        """
+        if self.ready(key):
+            return
+        with self._lock:
+            if key in self._starting:
+                return
+            self._starting.add(key)
+
+        def run() -> None:
+            try:
+                self.get(key)
+            except Exception:  # noqa: BLE001, S110 - kept by _cached; showing the file reports it
+                pass
+            finally:
+                with self._lock:
+                    self._starting.discard(key)
+
+        threading.Thread(target=run, name=f"irtools load {key}", daemon=True).start()
 
     def size(self, key: str) -> int | None:
         """The file's size in bytes, or None for an upload or a file that cannot be read."""
@@ -440,12 +469,25 @@ class FileStore:
             if cache_key in self._cache:
                 self._cache.move_to_end(cache_key)
                 return self._cache[cache_key]
+            if cache_key in self._failed:
+                raise self._failed[cache_key]
             building = self._building.setdefault(cache_key, threading.Lock())
         with building:
             with self._lock:
                 if cache_key in self._cache:
                     return self._cache[cache_key]
-            entry = build()
+                if cache_key in self._failed:
+                    raise self._failed[cache_key]
+            try:
+                entry = build()
+            except Exception as exc:
+                with self._lock:
+                    if not isinstance(exc, MemoryError):  # may pass once other files are dropped
+                        self._failed[cache_key] = exc
+                    self._building.pop(cache_key, None)
+                    while len(self._failed) > MAX_FAILED:
+                        self._failed.popitem(last=False)
+                raise
             with self._lock:
                 self._cache[cache_key] = entry
                 self._building.pop(cache_key, None)

@@ -169,4 +169,4 @@ def _cell_text(name: str, value: Any) -> str:
 
 def register_layers(app: Dash, store: FileStore) -> None:
     """Wire the layer view's callback; no logic here."""
-    wire(app, show, store, Output("layer-cost", "children"), Input("current", "data"))
+    wire(app, show, store, Output("layer-cost", "children"), Input("shown", "data"))

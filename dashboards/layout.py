@@ -444,6 +444,8 @@ def build_layout(
                 style=_ROW,
             ),
             dcc.Store(id="current", data=selected),
+            # The file the views draw: `current` once it is loaded (the loading poll sets it).
+            dcc.Store(id="shown"),
             dcc.Store(id="focus"),
             dcc.Store(id="view"),
             dcc.Store(id="findings-page", data=0),

@@ -127,7 +127,7 @@ def register_measured(app: Dash, store: FileStore, explicit: dict[str, Path]) ->
         Output("measured-summary", "children"),
         Output("measured-timeline", "figure"),
         Output("measured-slots", "figure"),
-        Input("current", "data"),
+        Input("shown", "data"),
         Input("view", "data"),
     )
     wire(
@@ -136,7 +136,7 @@ def register_measured(app: Dash, store: FileStore, explicit: dict[str, Path]) ->
         measured_store,
         Output("view", "data", allow_duplicate=True),
         Input("measured-timeline", "relayoutData"),
-        State("current", "data"),
+        State("shown", "data"),
         State("view", "data"),
         prevent_initial_call=True,
     )

@@ -112,7 +112,7 @@ def test_numbers_and_number_text_are_never_changed() -> None:
 def test_the_dashboard_download_is_spreadsheet_safe(hostile_ir: Path) -> None:
     app = create_app(hostile_ir.parent)
     client = DashClient(app.server.test_client())
-    state = {"table-name.value": "layers", "current.data": hostile_ir.name}
+    state = {"table-name.value": "layers", "shown.data": hostile_ir.name}
     sent = client.call("download.data", {"download-button.n_clicks": 1}, state)["download"]["data"]
     text = base64.b64decode(sent["content"]).decode() if sent.get("base64") else sent["content"]
     assert live_formulas(text) == [] and "'" + HOSTILE[0].replace('"', '""') in text

@@ -80,18 +80,18 @@ class DashClient:
 
     def open_file(self, key: str, model: str = "dependency") -> dict[str, Any]:
         """What the page asks for when a file is selected: header, timeline, one core's maps, findings."""
-        loaded = self.call("layers.options", {"current.data": key})
+        loaded = self.call("layers.options", {"shown.data": key})
         core = loaded["core"]["value"]
         return {
-            "header": self.call("status.children", {"current.data": key, "model.value": model}),
+            "header": self.call("status.children", {"shown.data": key, "model.value": model}),
             "timeline": self.call(
-                "timeline.figure", {"current.data": key, "model.value": model, "arrows.value": "auto"}
+                "timeline.figure", {"shown.data": key, "model.value": model, "arrows.value": "auto"}
             ),
             "maps": self.call(
                 "l2-map.figure",
-                {"current.data": key, "core.value": core, "model.value": model, "map-axis.value": "cycles"},
+                {"shown.data": key, "core.value": core, "model.value": model, "map-axis.value": "cycles"},
             ),
-            "findings": self.call("findings-summary.children", {"current.data": key}),
+            "findings": self.call("findings-summary.children", {"shown.data": key}),
         }
 
     def _request(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:

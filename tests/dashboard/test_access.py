@@ -54,7 +54,7 @@ def test_the_token_earns_a_cookie_and_the_address_loses_the_token(client: FlaskC
     csv = dash.call(
         "download.data",
         {"download-button.n_clicks": 1},
-        {"table-name.value": "layers", "current.data": "mesh.json"},
+        {"table-name.value": "layers", "shown.data": "mesh.json"},
     )
     assert csv["download"]["data"]["filename"] == "layers.csv"
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -150,3 +151,22 @@ def test_the_buffers_live_at_a_cores_l2_peak_add_up_to_it() -> None:
     assert early is not None and early.held_bytes < peak.held_bytes
     head = callbacks.peak_table(a, 2, "dependency", None).children[0].children
     assert head.startswith("Live at the L2 peak of core 2 (1,0) in the whole schedule: 716 KiB in 4 buffers")
+
+
+def test_progress_loads_the_file_then_shows_it_once(tmp_path: Path) -> None:
+    (tmp_path / MESH_FILE).write_bytes((SAMPLE_DIR / MESH_FILE).read_bytes())
+    fresh = FileStore(tmp_path, 10**7)
+    note, stopped, shown = callbacks.progress(fresh, Trigger("current"), 0, MESH_FILE, None)
+    assert note.startswith("Loading") and MESH_FILE in note and not stopped and shown is no_update
+    for _ in range(600):  # the poll, every LOADING_POLL_MS, until the background load is done
+        note, stopped, shown = callbacks.progress(fresh, Trigger("loading-poll"), 1, MESH_FILE, None)
+        if stopped:
+            break
+        time.sleep(0.1)  # the load runs in its own thread
+    assert (note, stopped, shown) == ("", True, MESH_FILE)  # the views draw it now, once
+    assert callbacks.progress(fresh, Trigger("loading-poll"), 2, MESH_FILE, MESH_FILE) == (
+        "",
+        True,
+        no_update,
+    )
+    assert callbacks.progress(fresh, Trigger("current"), 2, None, MESH_FILE) == ("", True, None)

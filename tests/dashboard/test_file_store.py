@@ -154,7 +154,7 @@ def test_a_file_without_cores_opens_the_first_view_at_once(tmp_path: Path) -> No
     (tmp_path / "empty.json").write_text('{"xlen": 2, "ylen": 2, "-1": []}')
     app = create_app(tmp_path)
     client = DashClient(app.server.test_client())
-    key = {"current.data": "empty.json"}
+    key = {"shown.data": "empty.json"}
     client.call("timeline.figure", {**key, "model.value": "dependency", "arrows.value": "auto"})
     client.call("l2-map.figure", {**key, "model.value": "dependency", "map-axis.value": "cycles"})
     assert app.store.get("empty.json")._first_view.is_set()  # type: ignore[attr-defined]
@@ -169,3 +169,37 @@ def test_a_table_that_fails_fails_only_the_figure_drawn_from_it(served: Path) ->
         assert "timeline" in vars(entry.analysis)  # the file is served, its timeline built
         with pytest.raises(ValueError, match="broken table"):
             entry.analysis.layers  # noqa: B018 - raised where it is used, as before
+
+
+def test_start_loads_a_file_once_in_the_background(served: Path) -> None:
+    store = FileStore(served, 10**6)
+    with mock.patch("dashboards.data.load_entry", wraps=data.load_entry) as load:
+        store.start("sub/mesh.json")
+        store.start("sub/mesh.json")  # asked again while it loads (the page polls): not a second load
+        _wait_ready(store, "sub/mesh.json")
+        store.start("sub/mesh.json")
+        entry = store.get("sub/mesh.json")
+    assert load.call_count == 1 and entry.analysis.makespan("dependency") == 102192
+
+
+def test_a_file_that_fails_to_load_is_ready_with_its_error(served: Path) -> None:
+    (served / "broken.json").write_text('{"xlen": 2, ')
+    store = FileStore(served, 10**6)
+    with mock.patch("dashboards.data.load_entry", wraps=data.load_entry) as load:
+        store.start("broken.json")
+        _wait_ready(store, "broken.json")  # the page then shows the file, and with it the error
+        for _ in range(2):
+            with pytest.raises(data.AnalysisError, match="broken.json: .*invalid JSON"):
+                store.get("broken.json")
+    assert load.call_count == 1  # the error is kept: a 300 MB file is not parsed again to repeat it
+    (served / "broken.json").write_text(MESH.read_text())  # mended: a new file to the store
+    assert not store.ready("broken.json")
+    assert store.get("broken.json").analysis.makespan("dependency") == 102192
+
+
+def _wait_ready(store: FileStore, key: str) -> None:
+    for _ in range(600):
+        if store.ready(key):
+            return
+        threading.Event().wait(0.1)
+    raise AssertionError(f"{key} not ready after 60 s")

@@ -84,7 +84,7 @@ def test_soak_hundreds_of_distinct_uploads_through_the_callbacks_stay_bounded(se
         upload = {"upload.contents": data_url(distinct_ir(i, MB))}
         chosen = client.call("current.data", upload, {"upload.filename": f"u{i}.json"})
         key = chosen["current"]["data"]
-        header = client.call("status.children", {"current.data": key, "model.value": "dependency"})
+        header = client.call("status.children", {"shown.data": key, "model.value": "dependency"})
         assert f"u{i}.json: 4 cores, 5 workloads" in str(header)
         keys.append(key)
         if i in (19, 199):  # the store is full after about 16 uploads: measure from there
@@ -98,7 +98,7 @@ def test_soak_hundreds_of_distinct_uploads_through_the_callbacks_stay_bounded(se
     print(f"RSS after 20 uploads {rss[0] / MB:.0f} MB, after 200 {rss[1] / MB:.0f} MB")
     assert growth < 60 * MB, f"resident memory grew by {growth / MB:.0f} MB over 180 uploads of 1 MB"
     # The first upload is gone: picking it again says so instead of showing nothing.
-    header = client.call("status.children", {"current.data": keys[0], "model.value": "dependency"})
+    header = client.call("status.children", {"shown.data": keys[0], "model.value": "dependency"})
     assert "upload it again" in str(header)
 
 

@@ -84,11 +84,11 @@ def test_serve_answers_a_huge_mesh_upload_with_its_reason(tmp_path: Path) -> Non
             "current.data", {"upload.contents": contents}, {"upload.filename": f"{dialect}.json"}
         )
         key = chosen["current"]["data"]
-        status = client.call("status.children", {"current.data": key, "model.value": "dependency"})
+        status = client.call("status.children", {"shown.data": key, "model.value": "dependency"})
         if dialect == "npu-simulator" and target == SIZES:
             continue  # its sizes are booleans and strings where numbers belong (GIR101): nothing to add up
         assert code in json.dumps(status), (dialect, target)
-        state = {"table-name.value": "noc_links", "current.data": key}
+        state = {"table-name.value": "noc_links", "shown.data": key}
         assert not client.call("download.data", {"download-button.n_clicks": 1}, state)
 
 

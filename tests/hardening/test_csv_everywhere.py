@@ -121,7 +121,7 @@ def test_dashboard_downloads_read_back_row_for_row(hostile: Path) -> None:
     client = DashClient(create_app(hostile.parent).server.test_client())
     analysis = analyze(hostile)
     for name in TABLES:
-        state = {"table-name.value": name, "current.data": hostile.name}
+        state = {"table-name.value": name, "shown.data": hostile.name}
         sent = client.call("download.data", {"download-button.n_clicks": 1}, state)["download"]["data"]
         path = hostile.parent / f"{name}.csv"
         path.write_text(sent["content"], encoding="utf-8", newline="")

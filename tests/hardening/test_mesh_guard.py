@@ -97,9 +97,9 @@ def test_a_core_half_a_billion_rows_off_the_mesh_is_an_error_not_a_billion_hops(
 def test_serve_refuses_the_file_with_its_reason_and_downloads_nothing(tmp_path: Path) -> None:
     path = _mutant(tmp_path, "raw", ylen=HUGE)
     client = DashClient(create_app(tmp_path).server.test_client())
-    status = client.call("status.children", {"current.data": path.name, "model.value": "dependency"})
+    status = client.call("status.children", {"shown.data": path.name, "model.value": "dependency"})
     assert "GIR506" in json.dumps(status)
-    state = {"table-name.value": "noc_links", "current.data": path.name}
+    state = {"table-name.value": "noc_links", "shown.data": path.name}
     assert not client.call("download.data", {"download-button.n_clicks": 1}, state)  # nothing sent
 
 

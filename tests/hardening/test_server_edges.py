@@ -231,7 +231,7 @@ def test_an_unknown_table_is_a_client_error_without_a_traceback(
         body = dash.body(
             "download.data",
             {"download-button.n_clicks": 1},
-            {"table-name.value": name, "current.data": "mesh.json"},
+            {"table-name.value": name, "shown.data": "mesh.json"},
         )
         answer = client.post("/_dash-update-component", json=body)
         assert answer.status_code == 400, (name, answer.status_code)
@@ -239,6 +239,6 @@ def test_an_unknown_table_is_a_client_error_without_a_traceback(
     fine = dash.call(
         "download.data",
         {"download-button.n_clicks": 1},
-        {"table-name.value": "layers", "current.data": "mesh.json"},
+        {"table-name.value": "layers", "shown.data": "mesh.json"},
     )
     assert fine["download"]["data"]["filename"] == "layers.csv"

@@ -10,18 +10,11 @@ import logging
 import shutil
 import threading
 import time
-import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-
-# The ignore of pyproject's filterwarnings for selenium's urllib3 call, also installed for the whole
-# process: pytest puts its filters in place per test, but the stdlib's warnings.catch_warnings is not
-# thread-safe, and a server thread that enters one during a test (plotly's JSON encoder does) puts back
-# the filters it saw when it leaves. Seen as "2 warnings" from this call in one run of ten.
-warnings.filterwarnings("ignore", r"HTTPResponse\.getheader\(\) is deprecated", DeprecationWarning)
 
 HERE = Path(__file__).resolve().parent
 CHROMIUM = Path("/usr/bin/chromium")

@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass
 
-from irtools.loading.graph import wait_graph
+import numpy as np
+
 from irtools.loading.index import IRIndex, WorkloadRef
+from irtools.loading.waits import wait_arrays
 
 MODELS = ("sequential", "dependency")
 """The models every analysis has; `noc` joins them when a NoC bandwidth is given (irtools.analysis.noc)."""
@@ -69,13 +71,18 @@ def dependency(index: IRIndex, durations: list[int] | None = None, model: str = 
     wait cycle keep None. `durations` (per node, in `index.workloads()` order) replaces the
     workloads' own `time`: the `noc` model passes max(time, NoC time).
     """
-    nodes, edges = wait_graph(index)
+    nodes = list(index.rows)
     count = len(nodes)
-    preds: list[list[int]] = [[] for _ in range(count)]
-    for a, targets in enumerate(edges):
-        for b in targets:
-            preds[b].append(a)
-    pending = [len(p) for p in preds]
+    src, dst = wait_arrays(index)
+    # Each node's predecessors in ascending order: its binding one is the first that ends last.
+    by_dst = np.lexsort((src, dst))
+    preds = src[by_dst].tolist()
+    pred_at = np.searchsorted(dst[by_dst], np.arange(count + 1)).tolist()
+    by_src = np.argsort(src, kind="stable")
+    succs = dst[by_src].tolist()
+    succ_at = np.searchsorted(src[by_src], np.arange(count + 1)).tolist()
+    pending = np.bincount(dst, minlength=count).tolist()
+    times = [ref.workload.time for ref in nodes] if durations is None else durations
     start: list[int | None] = [None] * count
     end: list[int | None] = [None] * count
     binding: list[int] = [-1] * count
@@ -83,14 +90,14 @@ def dependency(index: IRIndex, durations: list[int] | None = None, model: str = 
     while ready:
         n = ready.popleft()
         t, bind = 0, -1
-        for p in preds[n]:
+        for p in preds[pred_at[n] : pred_at[n + 1]]:
             e = end[p]
             assert e is not None
             if e > t:
                 t, bind = e, p
         start[n], binding[n] = t, bind
-        end[n] = t + (nodes[n].workload.time if durations is None else durations[n])
-        for m in edges[n]:
+        end[n] = t + times[n]
+        for m in succs[succ_at[n] : succ_at[n + 1]]:
             pending[m] -= 1
             if pending[m] == 0:
                 ready.append(m)

@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from irtools.dialects.base import Capability
 from irtools.loading.boxes import ints, tensor_columns
 from irtools.model.view import DestinationView, is_core
 
@@ -188,80 +187,6 @@ def first_rows(keys: Ints, wanted: Ints) -> Ints:
     at = np.minimum(at, max(len(unique) - 1, 0))
     hit = (unique[at] == wanted) if len(unique) else np.zeros(len(wanted), dtype=bool)
     return np.where(hit, first[at] if len(unique) else -1, -1).astype(np.int64)
-
-
-def waits_acyclic(index: IRIndex) -> bool:
-    """Whether the wait graph of `loading.graph.wait_graph` has no cycle (Kahn's order over its edges).
-
-    The same edges, built from the columns: program order on each core, cross-core producer ->
-    reader (ifmap and weight) and producer -> listed destination, and the raw dialect's waits
-    through DRAM. Only a False needs the reference graph (which names the cycles).
-    """
-    cols = transfer_columns(index)
-    if cols is None:
-        return False
-    count = len(cols.core)
-    if count == 0:
-        return True
-    same_core = np.flatnonzero(cols.core[1:] == cols.core[:-1])
-    src = [same_core]
-    dst = [same_core + 1]
-    # Cross-core reads of an ofmap: from the first workload producing the transfer.
-    readers = np.concatenate([cols.read_row, cols.weight_row])
-    tids = np.concatenate([cols.read_tid, cols.weight_tid])
-    at = first_rows(cols.ofmap_tid, tids)
-    producer = take(cols.ofmap_row, at)
-    cross = (producer >= 0) & (cols.core[np.maximum(producer, 0)] != cols.core[readers])
-    src.append(producer[cross])
-    dst.append(readers[cross])
-    # Listed destinations on other cores, to the first workload with that (core, workload_id).
-    owners = cols.workload_keys(cols.core, cols.workload_id)
-    targets = cols.workload_keys(cols.dest_core, cols.dest_workload_id)
-    if owners is None or targets is None:
-        return False
-    by_ofmap = cols.dest_row >= 0
-    target = first_rows(owners, targets)
-    sent = by_ofmap & (target >= 0) & (cols.dest_core != cols.core[np.maximum(cols.dest_row, 0)])
-    src.append(cols.dest_row[sent])
-    dst.append(target[sent])
-    if index.has(Capability.DRAM_WAITS):
-        waits = _dram_waits(index, cols, owners)
-        if waits is None:
-            return False
-        src.append(waits[0])
-        dst.append(waits[1])
-    return _kahn(count, np.concatenate(src), np.concatenate(dst))
-
-
-def _dram_waits(index: IRIndex, cols: TransferColumns, owners: Ints) -> tuple[Ints, Ints] | None:
-    """Edges writer -> reader through DRAM, a superset of `loading.graph.dram_waits`' (every writer of
-    a transfer id and every `out` entry of one, where the reference keeps the last): a graph without a
-    cycle then has none with fewer edges. None when the ids do not fit the keys."""
-    dram = index.ir.dram
-    try:
-        written = np.array([(e.transfer_id, e.core_id, e.workload_id) for e in dram.in_], dtype=np.int64)
-        read = np.array([(o.transfer_id, t) for o in dram.out for t in o.related_ifmap], dtype=np.int64)
-    except (TypeError, ValueError, OverflowError):
-        return None
-    written, read = written.reshape(-1, 3), read.reshape(-1, 2)
-    # Writer rows: the first workload with the DRAM `in` entry's (core, workload_id), as `by_id`.
-    top_core, top_id = int(cols.core.max(initial=-1)), int(cols.workload_id.max(initial=-1))
-    known = (written[:, 1] <= top_core) & (written[:, 2] <= top_id) & (written[:, 1:] >= 0).all(axis=1)
-    written = written[known]
-    keys = cols.workload_keys(written[:, 1], written[:, 2])
-    if keys is None:
-        return None
-    writer = first_rows(owners, keys)
-    written_tid, writer = written[writer >= 0, 0], writer[writer >= 0]
-    # out transfer id -> writer rows (through related_ifmap), then reader rows of that transfer id.
-    via, by = join(read[:, 1], written_tid)
-    out_tid, out_writer = read[via, 0], writer[by]
-    readers = np.concatenate([cols.read_row, cols.weight_row])
-    tids = np.concatenate([cols.read_tid, cols.weight_tid])
-    at, of = join(tids, out_tid)
-    src, dst = out_writer[of], readers[at]
-    apart = src != dst
-    return src[apart], dst[apart]
 
 
 def join(left: Ints, right: Ints) -> tuple[Ints, Ints]:

@@ -15,12 +15,12 @@ import pytest
 
 from irtools.errors import UsageError
 from irtools.findings import Severity
-from irtools.loading.columns import waits_acyclic
 from irtools.loading.discover import discover
 from irtools.loading.index import IRIndex
 from irtools.loading.l2 import Placement, linear
 from irtools.loading.load import load_ir
 from irtools.loading.mesh import LINEAR, MESH, core_label
+from irtools.loading.waits import waits_acyclic
 from tests.mutants.edits import check, mesh_doc, raw_doc, rows
 
 
@@ -152,3 +152,4 @@ def test_a_directory_without_ir_files_is_a_usage_error(tmp_path: Path) -> None:
     (tmp_path / "runs" / "sub").mkdir()
     (tmp_path / "runs" / "sub" / "b.json").write_text("{}")
     assert discover([str(tmp_path / "runs")]) == [str(tmp_path / "runs" / "sub" / "b.json")]
+

@@ -18,7 +18,7 @@ def deadlock_message(cycle: Sequence[tuple[int, int]]) -> str:
 def any_cycle(ir: IRIndex) -> list[int] | None:
     """GIR502's screen: nothing when the wait graph has no cycle (from columns), else None: only a cycle
     needs the reference's graph, which names it."""
-    from irtools.loading.columns import waits_acyclic
+    from irtools.loading.waits import waits_acyclic
 
     return [] if waits_acyclic(ir) else None
 

@@ -153,3 +153,8 @@ def test_a_directory_without_ir_files_is_a_usage_error(tmp_path: Path) -> None:
     (tmp_path / "runs" / "sub" / "b.json").write_text("{}")
     assert discover([str(tmp_path / "runs")]) == [str(tmp_path / "runs" / "sub" / "b.json")]
 
+
+def test_an_index_of_a_file_that_did_not_load_is_refused_by_name() -> None:
+    loaded = load_ir(b"[1, 2]", "odd.json")  # no IR: a GIR101 and nothing to index
+    with pytest.raises(ValueError, match=r"^cannot index a file that did not load$"):
+        IRIndex(loaded)

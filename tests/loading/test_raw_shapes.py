@@ -55,3 +55,35 @@ def test_a_weight_box_has_3_or_4_numbers(tmp_path: Path, raw_doc: dict[str, Any]
         assert not found
     else:
         assert ("/1/0/weight/lower", f"expected an array of 4 items, got {length}") in found
+
+
+def test_a_broken_top_level_keeps_the_dram_section_and_reports_in_model_order(
+    tmp_path: Path, raw_doc: dict[str, Any]
+) -> None:
+    """With `top_batch_cut` a string the file is a PartialIR that still holds its 363 DRAM reads (the
+    transfer rules and DRAM tables read them); the top level's error comes before a core's, as the
+    models are ordered (DRAM, top level, cores), whichever part the reader met first."""
+    doc = copy.deepcopy(raw_doc)
+    doc["top_batch_cut"] = "x"
+    core = [k for k in doc if k.isdigit()][1]
+    doc[core][0]["time"] = -1
+    loaded = load_ir(_written(tmp_path, doc))
+    assert type(loaded.ir).__name__ == "PartialIR"
+    assert len(loaded.ir.dram.out) == len(raw_doc["-1"]["out"]) == 363
+    assert len(loaded.ir.dram.in_) == len(raw_doc["-1"]["in"]) == 288
+    assert [(f.pointer, f.message) for f in loaded.findings if f.code == "GIR101"][:2] == [
+        ("/top_batch_cut", "expected an integer, got string 'x'"),
+        (f"/{core}/0/time", "expected a value >= 0, got integer -1"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "described"),
+    [(b"[1, 2]", "array of 2 items"), (b"7", "integer 7"), (b"null", "null"), (b'"x"', "string 'x'")],
+)
+def test_a_document_that_is_not_an_object_says_what_it_is(text: bytes, described: str) -> None:
+    loaded = load_ir(text, "odd.json")
+    assert loaded.ir is None
+    assert [(f.code, f.pointer, f.message) for f in loaded.findings] == [
+        ("GIR101", "", f"expected an object, got {described}")
+    ]

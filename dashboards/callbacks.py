@@ -17,7 +17,7 @@ from dash import ALL, Dash, Input, Output, State, html, no_update
 from flask import abort
 
 from dashboards.data import AccessError, FileStore, filter_findings
-from dashboards.figures import Focus, empty_figure
+from dashboards.figures import NO_IR, Focus, empty_figure
 from dashboards.layout import (
     COMPACT_FROM,
     FINDINGS_PER_PAGE,
@@ -208,10 +208,13 @@ def progress(
     return f"Loading {key}: {what}, {seconds:.0f} s so far", False, no_update
 
 
-def header(store: FileStore, trigger: Trigger, key: str | None, model: str) -> Any:
-    """The file in one line, the makespans, the balance and a card (or cell) per core."""
+def header(
+    store: FileStore, trigger: Trigger, key: str | None, model: str, requested: str | None = None
+) -> Any:
+    """The file in one line, the makespans, the balance and a card (or cell) per core; nothing while
+    the first file asked for loads (the loading note says what it does)."""
     if not key:
-        return "Pick an IR file or upload one."
+        return "" if requested else "Pick an IR file or upload one."
     try:
         e = store.get(key)
     except (AccessError, AnalysisError, OSError) as exc:
@@ -437,7 +440,7 @@ def timeline(
     """The timeline of the file under `model`, for the view's range."""
     e = store.find(key)
     if e is None:
-        return empty_figure("no IR loaded")
+        return empty_figure(NO_IR)
     a = e.analysis
     window = view_window(view, key)
     # All bars are in the page already: a new range only moves the axis. An aggregated
@@ -490,7 +493,7 @@ def occupancy(
     if e is not None and not e.analysis.index.cores:
         e.sent("maps")  # no core, no maps: the findings (all there is to see) need not wait
     if e is None or core is None:
-        blank = empty_figure("no IR loaded")
+        blank = empty_figure(NO_IR)
         return blank, blank, WL0_SHOWN
     cycles = axis == "cycles"
     window = view_window(view, key)
@@ -659,7 +662,15 @@ def register(app: Dash, store: FileStore) -> None:
         State("current", "data"),
         prevent_initial_call=True,
     )
-    wire(app, header, store, Output("status", "children"), Input("shown", "data"), Input("model", "value"))
+    wire(
+        app,
+        header,
+        store,
+        Output("status", "children"),
+        Input("shown", "data"),
+        Input("model", "value"),
+        State("current", "data"),
+    )
     wire(
         app,
         progress,

@@ -17,7 +17,7 @@ from dash import Dash, Input, Output, State, dcc, html, no_update
 from plotly.subplots import make_subplots
 
 from dashboards.data import FileStore
-from dashboards.figures import empty_figure, finish_layout, placeholder
+from dashboards.figures import NO_IR, empty_figure, finish_layout, placeholder
 from dashboards.shared_range import range_patch, view_window
 from dashboards.timeline import LEFT_MARGIN
 from dashboards.wiring import Trigger, wire
@@ -93,7 +93,7 @@ def counters(
     """The counter tracks for the picked core and link, over the view's range."""
     entry = store.find(key)
     if entry is None or core is None:
-        return empty_figure("no IR loaded")
+        return empty_figure(NO_IR)
     window = view_window(view, key)
     if trigger.only_view:
         return range_patch(window, ("xaxis", "xaxis2"))

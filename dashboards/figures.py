@@ -111,7 +111,8 @@ def placeholder() -> dict[str, Any]:
     }
 
 
-"""From this many cores the header shows one small cell per core, laid out as the mesh, instead of cards."""
+NO_IR = "no IR shown yet"
+"""What an empty figure says before a file is shown (none picked, or the first still loading)."""
 
 
 def empty_figure(message: str) -> go.Figure:

@@ -74,6 +74,7 @@ def page_note(page: int, pages: int, total: int) -> str:
 
 
 COMPACT_FROM = 17
+"""From this many cores the header shows one small cell per core, laid out as the mesh, instead of cards."""
 LOADING_POLL_MS = 700
 """How often the page asks what loading the file does now."""
 

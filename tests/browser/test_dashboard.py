@@ -251,7 +251,7 @@ def test_aggregated_timeline_shows_bars_again_when_zoomed(
 def test_a_slow_first_load_still_draws_its_timeline(
     dash_duo: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # Regression: Plotly's relayout after drawing the "no IR loaded" placeholder re-ran the timeline
+    # Regression: Plotly's relayout after drawing the "no IR shown yet" placeholder re-ran the timeline
     # callback, and Dash dropped the slow first build of a large file: the timeline stayed empty.
     monkeypatch.setattr(timeline, "MAX_BARS", 3)
     load = data.load_entry

@@ -168,6 +168,7 @@ def test_a_file_loading_says_what_is_being_read(dash_duo: Any, tmp_path: Path) -
         ) from exc
     # No empty default axes (-1..6) while it loads: the graphs draw nothing yet.
     assert not dash_duo.find_elements("#timeline .xtick")
+    _shot(dash_duo, tmp_path, "loading-note")
     gate.set()
     dash_duo.wait_for_contains_text("#status", "64 cores", timeout=60)
     _wait(lambda: dash_duo.find_element("#loading-note").text == "", 20)

@@ -57,7 +57,9 @@ def test_the_header_has_a_card_per_core_with_its_busy_share_under_the_model(stor
     assert [c["core_id"] for c in cards] == [0, 1, 2, 3]
     busy = a.cores.set_index(["model", "core_id"])["busy"]
     assert all(c["busy"] == busy[("dependency", c["core_id"])] for c in cards)
-    assert "Pick an IR file" in callbacks.header(store, Trigger("current"), None, "dependency")
+    assert "Pick an IR file" in callbacks.header(store, Trigger("shown"), None, "dependency")
+    # A file is asked for but not shown yet: the header does not tell the user to pick one.
+    assert callbacks.header(store, Trigger("shown"), None, "dependency", MESH_FILE) == ""
 
 
 @pytest.mark.parametrize(

@@ -50,9 +50,6 @@ class TransferColumns:
     """Per workload row: its core id."""
     workload_id: Ints
     """Per workload row: its workload id."""
-    use_row: Ints
-    use_tid: Ints
-    """Every transfer id a workload names (ifmap, weight, L2 entries and sources, WL0): `IRIndex.uses`."""
     read_row: Ints
     read_tid: Ints
     """Every ifmap transfer id, per reading workload."""
@@ -79,18 +76,10 @@ class TransferColumns:
         tensors = tensor_columns(index)
         core = _ints([ref.core_id for ref in index.rows])
         wid = _checked(ints(tensors.field("workload_id"), len(tensors.workloads)))
-        ifmaps, weights, buffers, sources = tensors.ifmaps, tensors.weights, tensors.buffers, tensors.sources
+        ifmaps, weights = tensors.ifmaps, tensors.weights
         read_at, read_tid = _checked(ifmaps.lists("transfer_id"))
         weight_at, weight_tid = _checked(weights.lists("transfer_id"))
-        held_at, held_tid = _checked(buffers.lists("transfer_id"))
-        wl0_at, wl0_tid = _checked(tensors.wl0.lists("transfer_id"))
-        source_tid = _checked(sources.ints("transfer_id"))
         read_row, weight_row = ifmaps.row[read_at], weights.row[weight_at]
-        # Per occurrence, in no particular order: the rules use these as sets.
-        use_row = np.concatenate(
-            [read_row, weight_row, buffers.row[held_at], buffers.row[sources.row], tensors.wl0.row[wl0_at]]
-        )
-        use_tid = np.concatenate([read_tid, weight_tid, held_tid, source_tid, wl0_tid])
         ofmaps = tensors.ofmaps
         ofmap_tid = _checked(ofmaps.ints("transfer_id"))
         dest: tuple[list[int], list[int], list[int], list[int], list[int]] = ([], [], [], [], [])
@@ -113,8 +102,6 @@ class TransferColumns:
         return cls(
             core,
             wid,
-            use_row,
-            use_tid,
             read_row,
             read_tid,
             weight_row,
@@ -147,6 +134,46 @@ def transfer_columns(index: IRIndex) -> TransferColumns | None:
         except OverflowError:
             _BUILT[index] = None
     return _BUILT[index]
+
+
+_USES: weakref.WeakKeyDictionary[IRIndex, tuple[Ints, Ints] | None] = weakref.WeakKeyDictionary()
+
+
+def transfer_uses(index: IRIndex) -> tuple[Ints, Ints] | None:
+    """(workload row, transfer id) for every transfer id a workload names (ifmap, weight, L2 entries
+    and their sources, WL0): `IRIndex.uses` as columns, per occurrence in no particular order (the
+    rules use them as sets). Apart from `transfer_columns`: the L2 and WL0 snapshots are most of a
+    file, and the timing models need none of them. None when a value does not fit int64."""
+    if index not in _USES:
+        try:
+            _USES[index] = _uses(index)
+        except OverflowError:
+            _USES[index] = None
+    return _USES[index]
+
+
+def _uses(index: IRIndex) -> tuple[Ints, Ints]:
+    tensors = tensor_columns(index)
+    ifmaps, weights, buffers, sources, wl0 = (
+        tensors.ifmaps,
+        tensors.weights,
+        tensors.buffers,
+        tensors.sources,
+        tensors.wl0,
+    )
+    read_at, read_tid = _checked(ifmaps.lists("transfer_id"))
+    weight_at, weight_tid = _checked(weights.lists("transfer_id"))
+    held_at, held_tid = _checked(buffers.lists("transfer_id"))
+    wl0_at, wl0_tid = _checked(wl0.lists("transfer_id"))
+    source_tid = _checked(sources.ints("transfer_id"))
+    rows = [
+        ifmaps.row[read_at],
+        weights.row[weight_at],
+        buffers.row[held_at],
+        buffers.row[sources.row],
+        wl0.row[wl0_at],
+    ]
+    return np.concatenate(rows), np.concatenate([read_tid, weight_tid, held_tid, source_tid, wl0_tid])
 
 
 def int64(values: Iterable[int]) -> Ints:

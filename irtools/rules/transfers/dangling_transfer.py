@@ -20,14 +20,15 @@ def unproduced_rows(ir: IRIndex) -> list[int] | None:
     """GIR201's screen: workloads using a transfer id that no ofmap, DRAM `out` or broken entry produces."""
     import numpy as np  # here, not at import: numpy costs `irtools validate` a tenth of a second to load
 
-    from irtools.loading.columns import int64, transfer_columns
+    from irtools.loading.columns import int64, transfer_columns, transfer_uses
 
-    cols = transfer_columns(ir)
-    if cols is None:
+    cols, uses = transfer_columns(ir), transfer_uses(ir)
+    if cols is None or uses is None:
         return None
+    use_row, use_tid = uses
     unchecked = int64(ir.loaded.unchecked_transfer_ids)  # ids of broken entries: any size
     produced = np.concatenate([cols.ofmap_tid, cols.dram_out_tid, unchecked])
-    flagged: list[int] = np.unique(cols.use_row[~np.isin(cols.use_tid, produced)]).tolist()
+    flagged: list[int] = np.unique(use_row[~np.isin(use_tid, produced)]).tolist()
     return flagged
 
 

@@ -41,10 +41,10 @@ def _suspects(ir: IRIndex) -> Suspects:
 def _find_suspects(ir: IRIndex) -> Suspects:
     import numpy as np
 
-    from irtools.loading.columns import first_rows, pair_keys, transfer_columns
+    from irtools.loading.columns import first_rows, pair_keys, transfer_columns, transfer_uses
 
-    cols = transfer_columns(ir)
-    if cols is None:
+    cols, uses = transfer_columns(ir), transfer_uses(ir)
+    if cols is None or uses is None:
         return None
     targets = cols.workload_keys(cols.dest_core, cols.dest_workload_id)
     owners = cols.workload_keys(cols.core, cols.workload_id)
@@ -52,7 +52,7 @@ def _find_suspects(ir: IRIndex) -> Suspects:
     if targets is None or owners is None or readers is None:
         return None
     row = first_rows(owners, targets)
-    used = pair_keys(row, cols.dest_tid, cols.use_row, cols.use_tid)
+    used = pair_keys(row, cols.dest_tid, *uses)
     listed = pair_keys(targets, cols.dest_tid, readers, cols.read_tid)
     if used is None or listed is None:
         return None

@@ -10,6 +10,7 @@ dialect decode to what the models validate. This is also what lets mutation test
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any
 
@@ -45,6 +46,27 @@ def test_a_fresh_struct_has_the_models_keys_required_keys_and_types(model: type)
         name = next(n for n, i in model.__pydantic_fields__.items() if (i.alias or n) == key)  # type: ignore[attr-defined]
         if (model.__name__, name) not in LOOSE:
             assert shape(ours["properties"][key]) == shape(theirs["properties"][key]), key
+
+
+@pytest.mark.parametrize("model", MODELS, ids=lambda m: m.__name__)
+def test_a_fresh_struct_has_the_models_properties(model: type) -> None:
+    """The rules and tables read a workload through the model's properties (a raw workload's `ifmap` is
+    its one `waits` entry as a list): the Struct the decoder makes instead has every one of them."""
+    own = {
+        name
+        for cls in model.__mro__
+        if cls.__module__.startswith("irtools")
+        for name, value in vars(cls).items()
+        if isinstance(value, (property, functools.cached_property)) and not name.startswith("_")
+    }
+    fresh = _fresh(model)
+    assert {name for name in own if not hasattr(fresh, name)} == set()
+
+
+def test_a_fresh_raw_workload_reads_its_ifmap_through_the_models_property() -> None:
+    workload = raw_doc()["1"][0]
+    decoded = msgspec.json.decode(json.dumps(workload), type=_fresh(RawWorkload))
+    assert decoded.ifmap == [decoded.waits] and decoded.ofmap_size == workload["ofmap_size"] // 8
 
 
 DOCS = {"documented": mesh_doc, "raw": raw_doc, "alloc": alloc_doc}

@@ -170,6 +170,24 @@ def test_past_the_detailed_limit_the_errors_read_the_same(
     assert _gir101(count) == [_slow(i) for i in range(1, shown + 1)] + rest
 
 
+@pytest.mark.parametrize("detailed", [schema_errors.DETAILED_ERRORS, 1])
+def test_a_key_that_is_no_unicode_text_is_named_past_the_detailed_limit_too(
+    monkeypatch: pytest.MonkeyPatch, detailed: int
+) -> None:
+    """A key written with a lone surrogate escape (`"k\\ud800"`, valid JSON, no Unicode text) is the
+    input the finding shows, on both paths: pydantic reports the error at the object, and the path past
+    DETAILED_ERRORS reads the object back from the file, so it must find the key in it."""
+    monkeypatch.setattr(schema_errors, "DETAILED_ERRORS", detailed)
+    text = _many_errors_doc(1).decode()
+    second_key = text.index(', "', text.index('"ofmap": [{')) + 2  # not first: the key that fails is named
+    text = text[:second_key] + '"k\\ud800": 1, ' + text[second_key:]
+    found = [(f.pointer, f.message) for f in load_ir(text.encode()).findings if f.code == "GIR101"]
+    assert found[0] == (
+        "/0/0/ofmap/0/destination/0",
+        "Input should be a valid string, unable to parse raw data as a unicode string, got string 'k\\ud800'",
+    )
+
+
 def _found(tmp: Path, doc: Doc, *codes: str) -> list[Row]:
     found = check(tmp, doc)
     return [row for code in codes for row in rows(found, code, info=True)]

@@ -59,14 +59,11 @@ def waits_acyclic(index: IRIndex) -> bool:
 
 
 def _edges(index: IRIndex, cols: TransferColumns) -> tuple[Ints, Ints] | None:
-    if (
-        min(
-            int(c.min(initial=0))
-            for c in (cols.core, cols.workload_id, cols.dest_core, cols.dest_workload_id)
-        )
-        < 0
-    ):
+    ids = (cols.core, cols.workload_id, cols.dest_core, cols.dest_workload_id)
+    if min(int(c.min(initial=0)) for c in ids) < 0:
         return None  # a negative id would meet another's composite key
+    if len(cols.core) == 0:
+        return cols.core, cols.core  # no workloads (DRAM entries may still name cores): no waits
     same_core = np.flatnonzero(cols.core[1:] == cols.core[:-1])
     src = [same_core]
     dst = [same_core + 1]

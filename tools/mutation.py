@@ -4,6 +4,7 @@
     python tools/mutation.py --path rules --path report
     python tools/mutation.py --path rules --max-seconds 170 --tests tests/mutants tests/rules
     python tools/mutation.py --score-only          # the score of what earlier runs checked
+    python tools/mutation.py --path loading --fresh-map   # after moving code: map the tests again
 
 mutmut copies the project into ./mutants, makes each mutant a switchable copy of its function and,
 per mutant, runs only the selected tests that reached that function. Results are kept in ./mutants,
@@ -179,6 +180,10 @@ def _sample(patterns: list[str], size: int, seed: int, jobs: int) -> list[str]:
     return sorted(random.Random(seed).sample(names, min(size, len(names))))
 
 
+STATS = ROOT / "mutants" / "mutmut-stats.json"
+"""mutmut's map of which test reaches which function; later runs add only new tests to it."""
+
+
 def run(
     paths: list[str],
     tests: list[str] | None,
@@ -188,9 +193,12 @@ def run(
     sample: int | None = None,
     seed: int = 0,
     mutants: list[str] | None = None,
+    fresh_map: bool = False,
 ) -> list[str] | None:
     """`mutmut run` on the mutants of `paths`, in this process; stopped (results kept) after max_seconds."""
     os.chdir(ROOT)
+    if fresh_map:
+        STATS.unlink(missing_ok=True)  # code moved since the map was made reads "no tests" otherwise
     _link_shared()
     _mutate_rule_functions()
     from mutmut import configuration
@@ -241,6 +249,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--mutants", nargs="+", help="check these mutants again (names from `mutmut results`)"
     )
+    parser.add_argument(
+        "--fresh-map",
+        action="store_true",
+        help="map every test to the functions it reaches again (after moving code: see docs/mutation-testing.md)",
+    )
     parser.add_argument("--score-only", action="store_true", help="print the score of earlier runs")
     parser.add_argument("--show", type=int, default=20, help="survivors to list (default 20)")
     args = parser.parse_args(argv)
@@ -248,7 +261,15 @@ def main(argv: list[str] | None = None) -> int:
     drawn = None
     if not args.score_only:
         drawn = run(
-            paths, args.tests, args.only, args.jobs, args.max_seconds, args.sample, args.seed, args.mutants
+            paths,
+            args.tests,
+            args.only,
+            args.jobs,
+            args.max_seconds,
+            args.sample,
+            args.seed,
+            args.mutants,
+            args.fresh_map,
         )
     result = score(paths, args.show, drawn)
     print("mutation score:", "no mutant checked" if result is None else f"{100 * result:.1f}%")

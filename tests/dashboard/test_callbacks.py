@@ -172,3 +172,16 @@ def test_progress_loads_the_file_then_shows_it_once(tmp_path: Path) -> None:
         no_update,
     )
     assert callbacks.progress(fresh, Trigger("current"), 2, None, MESH_FILE) == ("", True, None)
+
+
+def test_a_file_that_cannot_be_loaded_is_shown_with_its_error(tmp_path: Path) -> None:
+    (tmp_path / "broken.json").write_text('{"xlen": 2, ')
+    fresh = FileStore(tmp_path, 10**7)
+    for ticks in range(600):  # the poll, until the background load has failed
+        note, stopped, shown = callbacks.progress(fresh, Trigger("loading-poll"), ticks, "broken.json", None)
+        if stopped:
+            break
+        time.sleep(0.1)
+    assert (note, stopped, shown) == ("", True, "broken.json")
+    status = callbacks.header(fresh, Trigger("shown"), "broken.json", "dependency", "broken.json")
+    assert status.startswith("⚠ broken.json: not an IR that can be analyzed: invalid JSON")

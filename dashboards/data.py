@@ -482,8 +482,8 @@ class FileStore:
                 entry = build()
             except Exception as exc:
                 with self._lock:
-                    if not isinstance(exc, MemoryError):  # may pass once other files are dropped
-                        self._failed[cache_key] = exc
+                    # MemoryError too: the loading poll would otherwise start the same load again and again.
+                    self._failed[cache_key] = exc
                     self._building.pop(cache_key, None)
                     while len(self._failed) > MAX_FAILED:
                         self._failed.popitem(last=False)

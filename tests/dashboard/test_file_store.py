@@ -203,3 +203,14 @@ def _wait_ready(store: FileStore, key: str) -> None:
             return
         threading.Event().wait(0.1)
     raise AssertionError(f"{key} not ready after 60 s")
+
+
+def test_a_load_that_runs_out_of_memory_is_not_started_again_by_every_poll(served: Path) -> None:
+    store = FileStore(served, 10**6)
+    with mock.patch("dashboards.data.load_entry", side_effect=MemoryError) as load:
+        store.start("sub/mesh.json")
+        _wait_ready(store, "sub/mesh.json")
+        store.start("sub/mesh.json")  # the next poll tick
+        with pytest.raises(MemoryError):
+            store.get("sub/mesh.json")
+    assert load.call_count == 1

@@ -10,9 +10,9 @@ import pytest
 
 from irtools import reference
 from irtools.loading.columns import _kahn, first_rows, pair_keys
-from irtools.loading.waits import waits_acyclic
 from irtools.loading.index import IRIndex
 from irtools.loading.load import load_ir
+from irtools.loading.waits import waits_acyclic
 from irtools.validate import validate_file
 from tests.conftest import ROOT
 

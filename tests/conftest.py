@@ -71,11 +71,6 @@ def pytest_configure(config: pytest.Config) -> None:
     # The same global that --hypothesis-seed sets (hypothesis's pytest plugin does exactly this).
     hypothesis_core.global_force_seed = seed  # type: ignore[assignment]  # declared as None
     config.stash[_SEED] = seed
-    # pyproject's ignore of selenium's urllib3 call, also in the process's own filters, which only a
-    # hook outside pytest's per-test (and per-collection) `catch_warnings` reaches: the stdlib's
-    # catch_warnings is not thread-safe, and a server thread leaving one (plotly's JSON encoder
-    # enters it) can put back the process's filters in the middle of a test. Seen as "2 warnings".
-    warnings.filterwarnings("ignore", r"HTTPResponse\.getheader\(\) is deprecated", DeprecationWarning)
 
 
 def _hypothesis_line(config: pytest.Config) -> str:

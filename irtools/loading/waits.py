@@ -120,18 +120,14 @@ def _dram_waits(
     last = len(written_tid) - 1 - np.unique(written_tid[::-1], return_index=True)[1]
     written_tid, writer = written_tid[last], writer[last]
     # `out` entries reading some writer; per `out` transfer id only the last such entry counts.
-    at = np.searchsorted(written_tid, read[:, 2])
-    at = np.minimum(at, max(len(written_tid) - 1, 0))
-    found = (written_tid[at] == read[:, 2]) if len(written_tid) else np.zeros(len(read), dtype=bool)
+    at = first_rows(written_tid, read[:, 2])
+    found = at >= 0
     entry, out_tid, out_writer = read[found, 0], read[found, 1], writer[at[found]]
-    if len(entry):
-        order = np.lexsort((entry, out_tid))
-        ranked_tid, ranked_entry = out_tid[order], entry[order]
-        ends = np.flatnonzero(np.append(ranked_tid[1:] != ranked_tid[:-1], True))
-        last_entry = np.repeat(ranked_entry[ends], np.diff(np.append(-1, ends)))
-        keep = np.empty(len(entry), dtype=bool)
-        keep[order] = ranked_entry == last_entry
-        out_tid, out_writer = out_tid[keep], out_writer[keep]
+    unique_tid, group = np.unique(out_tid, return_inverse=True)
+    last_entry = np.full(len(unique_tid), -1, dtype=np.int64)
+    np.maximum.at(last_entry, group, entry)
+    keep = entry == last_entry[group]
+    out_tid, out_writer = out_tid[keep], out_writer[keep]
     at_reader, of = join(tids, out_tid)
     src, dst = out_writer[of], readers[at_reader]
     apart = src != dst

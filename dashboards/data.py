@@ -11,6 +11,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -322,17 +323,16 @@ class FileStore:
             if upload not in self.uploads:  # dropped while it was analyzed: keep no analysis of it
                 self._forget(key)
             return entry
-        base, _ = split_key(key)
-        path = self.resolve(base)
-        stat = path.stat()
-        problem = size_problem(stat.st_size, self.max_file_bytes)
+        cache_key = self._cache_key(key)
+        base, _, size, noc = cache_key
+        problem = size_problem(size, self.max_file_bytes)
         if problem:
             raise AccessError(f"{base}: {problem} (irtools serve --max-mb)")
-        noc = self.noc_model(key)
-        return self._cached(self._cache_key(key), lambda: self._load(key, path, stat.st_size, noc))
+        return self._cached(cache_key, lambda: self._load(key, self.resolve(base), size, noc))
 
-    def _cache_key(self, key: str) -> tuple[object, ...]:
-        """What an analysis of `key` is kept under: the upload, or the file as it is now and its NoC."""
+    def _cache_key(self, key: str) -> tuple[Any, ...]:
+        """What an analysis of `key` is kept under: the upload, or the file as it is now and its NoC:
+        (relative path, mtime, size in bytes, NocModel or None)."""
         if key.startswith(UPLOAD_PREFIX):
             return (key,)
         base, _ = split_key(key)

@@ -160,12 +160,7 @@ def test_progress_loads_the_file_then_shows_it_once(tmp_path: Path) -> None:
     fresh = FileStore(tmp_path, 10**7)
     note, stopped, shown = callbacks.progress(fresh, Trigger("current"), 0, MESH_FILE, None)
     assert note.startswith("Loading") and MESH_FILE in note and not stopped and shown is no_update
-    for _ in range(600):  # the poll, every LOADING_POLL_MS, until the background load is done
-        note, stopped, shown = callbacks.progress(fresh, Trigger("loading-poll"), 1, MESH_FILE, None)
-        if stopped:
-            break
-        time.sleep(0.1)  # the load runs in its own thread
-    assert (note, stopped, shown) == ("", True, MESH_FILE)  # the views draw it now, once
+    assert _poll(fresh, MESH_FILE) == ("", True, MESH_FILE)  # the views draw it now, once
     assert callbacks.progress(fresh, Trigger("loading-poll"), 2, MESH_FILE, MESH_FILE) == (
         "",
         True,
@@ -177,11 +172,16 @@ def test_progress_loads_the_file_then_shows_it_once(tmp_path: Path) -> None:
 def test_a_file_that_cannot_be_loaded_is_shown_with_its_error(tmp_path: Path) -> None:
     (tmp_path / "broken.json").write_text('{"xlen": 2, ')
     fresh = FileStore(tmp_path, 10**7)
-    for ticks in range(600):  # the poll, until the background load has failed
-        note, stopped, shown = callbacks.progress(fresh, Trigger("loading-poll"), ticks, "broken.json", None)
-        if stopped:
-            break
-        time.sleep(0.1)
-    assert (note, stopped, shown) == ("", True, "broken.json")
+    assert _poll(fresh, "broken.json") == ("", True, "broken.json")  # the load failed: shown, with why
     status = callbacks.header(fresh, Trigger("shown"), "broken.json", "dependency", "broken.json")
     assert status.startswith("⚠ broken.json: not an IR that can be analyzed: invalid JSON")
+
+
+def _poll(store: FileStore, key: str) -> tuple[str, bool, Any]:
+    """The loading poll's answers, a tick every 0.1 s (the load runs in its own thread) until it stops."""
+    for ticks in range(600):
+        answer = callbacks.progress(store, Trigger("loading-poll"), ticks, key, None)
+        if answer[1]:
+            return answer
+        time.sleep(0.1)
+    raise AssertionError(f"{key}: still loading after 60 s")

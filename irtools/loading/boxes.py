@@ -16,12 +16,14 @@ import operator
 import weakref
 from collections.abc import Callable, Iterable, Sequence
 from functools import cached_property
-from itertools import chain, repeat
+from itertools import chain, compress, repeat
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import numpy.typing as npt
+
+from irtools.loading.sets import distinct
 
 if TYPE_CHECKING:
     from irtools.loading.index import IRIndex, WorkloadRef
@@ -40,6 +42,7 @@ class Group:
         self.objects = objects
         self.row = row
         self._quads: dict[str, Ints | None] = {}
+        self._bounds: dict[str, tuple[Ints, Ints] | None] = {}
         self._ints: dict[str, Ints | None] = {}
         self._lists: dict[str, tuple[Ints, Ints] | None] = {}
 
@@ -50,8 +53,28 @@ class Group:
         """The attribute `name` of every object, a list of 4 ints each, as an (n, 4) array (kept:
         several rules read the same coordinates)."""
         if name not in self._quads:
-            self._quads[name] = quads(list(map(attrgetter(name), self.objects)))
+            written = self._written_as(name)
+            if written is None:
+                self._quads[name] = quads(list(map(attrgetter(name), self.objects)))
+            else:
+                shaped = self.bounds(written)
+                self._quads[name] = None if shaped is None else shaped[1]
         return self._quads[name]
+
+    def _written_as(self, name: str) -> str | None:
+        """The attribute that `name` pads to four coordinates, when every object's class says so
+        (`COORDS_WRITTEN_AS`): reading it as written skips a property call and a list per object."""
+        classes = set(map(type, self.objects))
+        written = {getattr(c, "COORDS_WRITTEN_AS", {}).get(name) for c in classes}
+        return written.pop() if len(written) == 1 and None not in written else None
+
+    def bounds(self, name: str) -> tuple[Ints, Ints] | None:
+        """The attribute `name` of every object, an int or a list of at most 4 ints: (its length, -1
+        for an int; an (n, 4) array of it padded as `coords` pads), kept; None when some value is
+        neither."""
+        if name not in self._bounds:
+            self._bounds[name] = coords(list(map(attrgetter(name), self.objects)))
+        return self._bounds[name]
 
     def ints(self, name: str) -> Ints | None:
         """The int attribute `name` of every object, as an array (kept)."""
@@ -129,7 +152,35 @@ def quads(values: Sequence[Any]) -> Ints | None:
 
 
 _SAMPLE = 64
-"""Lists looked at to tell shared coordinates (the models') from unshared ones (the decoder's)."""
+
+
+def coords(values: Sequence[Any]) -> tuple[Ints, Ints] | None:
+    """Ints and lists of at most 4 ints as (length, -1 for an int; an (n, 4) array): an int K as
+    [K, 0, 0, 0], a shorter list padded with 0 (how a raw file's weight bounds and 3-D boxes read
+    as coordinates). None when a value is neither, or not an int64. Iterates in C only."""
+    count = len(values)
+    is_list = np.fromiter(map(operator.is_, map(type, values), repeat(list)), bool, count)
+    length = np.full(count, -1, dtype=np.int64)
+    length[is_list] = np.fromiter(map(len, compress(values, is_list)), np.int64, int(is_list.sum()))
+    four = length == 4
+    if four.all():
+        out = quads(values)
+        return None if out is None else (length, out)
+    shorter = is_list & ~four
+    whole = quads(list(compress(values, four)))
+    first = ints(compress(values, ~is_list), count - int(is_list.sum()))
+    numbers = ints(chain.from_iterable(compress(values, shorter)), int(length[shorter].sum()))
+    if whole is None or first is None or numbers is None or int(length.max(initial=0)) > 4:
+        return None
+    if not set(map(type, compress(values, ~is_list))) <= {int}:
+        return None  # a bool or a float is not a coordinate the models allow
+    out = np.zeros((count, 4), dtype=np.int64)
+    out[four], out[~is_list, 0] = whole, first
+    # A shorter list's numbers fill its first places, in order.
+    rows = np.repeat(np.flatnonzero(shorter), length[shorter])
+    starts = np.repeat(np.cumsum(length[shorter]) - length[shorter], length[shorter])
+    out[rows, np.arange(len(rows), dtype=np.int64) - starts] = numbers
+    return length, out
 
 
 class TensorColumns:
@@ -221,7 +272,7 @@ def tensor_columns(index: IRIndex) -> TensorColumns:
 def flagged_rows(rows: Iterable[Ints]) -> list[int]:
     """The sorted distinct workload rows of several flag columns."""
     parts = [r for r in rows if len(r)]
-    return np.unique(np.concatenate(parts)).tolist() if parts else []
+    return distinct(np.concatenate(parts)).tolist() if parts else []
 
 
 class _Only:

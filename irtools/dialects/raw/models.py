@@ -56,6 +56,8 @@ class WrittenBox:
     __slots__ = ()
     lower_as_written: int | list[int]
     upper_as_written: int | list[int]
+    COORDS_WRITTEN_AS: ClassVar[dict[str, str]] = {"lower": "lower_as_written", "upper": "upper_as_written"}
+    """Which attribute each coordinate property pads (`coord`): the columns read those directly."""
 
     @property
     def lower(self) -> list[int]:

@@ -11,6 +11,7 @@ from irtools.dialects.base import Capability
 from irtools.findings import Finding, Severity
 from irtools.loading.boxes import flagged_rows, tensor_columns
 from irtools.loading.index import IRIndex
+from irtools.loading.sets import distinct, member
 from irtools.rules.context import CheckContext, id_list
 from irtools.rules.l2.common import describe, loc
 from irtools.rules.registry import rule
@@ -38,16 +39,16 @@ def cur_wl_ifmap_rows(ir: IRIndex) -> list[int] | None:
     span = int(max(wanted_ids[1].max(initial=0), held_ids[1].max(initial=0))) + 1
     if len(ir.rows) * span >= 2**62:
         return None
-    wanted = np.unique(ifmaps.row[wanted_ids[0]] * span + wanted_ids[1])
+    wanted = distinct(ifmaps.row[wanted_ids[0]] * span + wanted_ids[1])
     entry = held_ids[0]
     held = buffers.row[entry] * span + held_ids[1]
-    hit = np.isin(held, wanted)
+    hit = member(held, wanted)
     hits = np.bincount(entry[hit], minlength=len(buffers))
     flagged = buffers.equals("cur_wl_ifmap", True)
     ifmap = buffers.equals("type", "ifmap")
     wrong = (flagged & (hits == 0)) | (~flagged & ifmap & (hits > 0))
     covering = flagged | ifmap
-    missing = wanted[~np.isin(wanted, held[covering[entry]])]
+    missing = wanted[~member(wanted, held[covering[entry]])]
     return flagged_rows([buffers.row[wrong], missing // span])
 
 

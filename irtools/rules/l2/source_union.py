@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterator, Sequence
+from itertools import compress, repeat
+from operator import attrgetter
 
 import numpy as np
 
@@ -10,8 +13,9 @@ from irtools import pointer as jp
 from irtools.dialects.base import Capability
 from irtools.dialects.raw.models import RawBufferEntry, RawSource
 from irtools.findings import Finding, Severity
-from irtools.loading.boxes import flagged_rows, grouped_min_max, tensor_columns
+from irtools.loading.boxes import Bools, Group, Ints, coords, flagged_rows, grouped_min_max, tensor_columns
 from irtools.loading.index import IRIndex
+from irtools.loading.sets import member
 from irtools.rules.context import CheckContext, id_list
 from irtools.rules.l2.common import loc
 from irtools.rules.raw import raw_workloads
@@ -36,26 +40,41 @@ def source_union_rows(ir: IRIndex) -> list[int] | None:
     cols = tensor_columns(ir)
     buffers, sources = cols.buffers, cols.sources
     own, bounds = box_columns(buffers), box_columns(sources)
-    sent = sources.ints("transfer_id")
-    listed = buffers.lists("transfer_id")
-    if own is None or bounds is None or sent is None or listed is None:
+    if own is None or bounds is None:
         return None
     count = len(buffers)
     has_source = np.bincount(sources.row, minlength=count) > 0
     low, _ = grouped_min_max(bounds[0], sources.row, count)
     _, high = grouped_min_max(bounds[1], sources.row, count)
     boxed = has_source & ((low != own[0]).any(axis=1) | (high != own[1]).any(axis=1))
-    # Ids (of entries that list them): the distinct (entry, id) pairs of the lists and of the sources differ.
-    compared = has_source & buffers.equals("transfer_id", None, negate=True)
+    differ = _ids_differ(buffers, sources, none_as_empty=False)
+    if differ is None:
+        return None
+    return flagged_rows([buffers.row[boxed | differ]])
+
+
+def _ids_differ(buffers: Group, sources: Group, none_as_empty: bool) -> Bools | None:
+    """Per entry with sources: whether its distinct transfer ids differ from its sources' (an entry
+    without a `transfer_id` list is compared as empty with `none_as_empty`, else not compared);
+    None when the ids do not fit the comparison's int64 keys."""
+    sent, listed = sources.ints("transfer_id"), buffers.lists("transfer_id")
+    if sent is None or listed is None:
+        return None
+    count = len(buffers)
+    compared = np.bincount(sources.row, minlength=count) > 0
+    if not none_as_empty:
+        compared &= buffers.equals("transfer_id", None, negate=True)
     owner, tid = listed
     keep, kept = compared[owner], compared[sources.row]
     differ = np.zeros(count, dtype=bool)
     span = int(max(tid.max(initial=0), sent.max(initial=0))) + 1
     if count * span >= 2**62:
         return None
-    pairs = np.setxor1d(owner[keep] * span + tid[keep], sources.row[kept] * span + sent[kept])
-    differ[pairs // span] = True
-    return flagged_rows([buffers.row[boxed | differ]])
+    # An (entry, id) pair of the lists is not among the sources', or the converse.
+    held, brought = owner[keep] * span + tid[keep], sources.row[kept] * span + sent[kept]
+    differ[held[~member(held, brought)] // span] = True
+    differ[brought[~member(brought, held)] // span] = True
+    return differ
 
 
 @rule("GIR305", "source-union", Severity.WARNING, screen=source_union_rows)
@@ -128,7 +147,60 @@ def _bounding_box(entry: RawBufferEntry) -> tuple[list[int], list[int]] | None:
     return lower, upper
 
 
-@variant("GIR305", needs={Capability.SOURCE_CHANNELS})
+def raw_source_union_rows(ir: IRIndex) -> list[int] | None:
+    """GIR305's screen on the raw dialect: workloads with an input entry that has no source, or whose
+    ids or consumer-frame box may differ from its sources' (`_bounding_box`; a box that is not four
+    coordinates on every side is left to the check wherever the check compares it)."""
+    cols = tensor_columns(ir)
+    buffers, sources = cols.buffers, cols.sources
+    entry_low, entry_high = buffers.bounds("lower_as_written"), buffers.bounds("upper_as_written")
+    source_low, source_high = sources.bounds("lower_as_written"), sources.bounds("upper_as_written")
+    channels = _channels(sources)
+    ids = _ids_differ(buffers, sources, none_as_empty=True)
+    if entry_low is None or entry_high is None or source_low is None or source_high is None:
+        return None
+    if channels is None or ids is None:
+        return None
+    count = len(buffers)
+    per_entry = np.bincount(sources.row, minlength=count)
+
+    def every_source(flags: Bools) -> Bools:
+        held: Bools = np.bincount(sources.row, weights=flags, minlength=count) == per_entry
+        return held
+
+    # The check compares a box only for an entry with a 4-list lower and a list upper, with a source,
+    # all of whose sources give lists.
+    compared = (entry_low[0] == 4) & (entry_high[0] >= 0) & (per_entry > 0)
+    compared &= every_source((source_low[0] >= 0) & (source_high[0] >= 0))
+    exact = (entry_high[0] == 4) & every_source((source_low[0] == 4) & (source_high[0] == 4) & channels[0])
+    has_channel, channel = channels[1], channels[2]
+    low, high = source_low[1].copy(), source_high[1].copy()
+    low[has_channel, 1], high[has_channel, 1] = channel[has_channel, 0], channel[has_channel, 1]
+    box_low, _ = grouped_min_max(low, sources.row, count)
+    _, box_high = grouped_min_max(high, sources.row, count)
+    differs = (box_low != entry_low[1]).any(axis=1) | (box_high != entry_high[1]).any(axis=1)
+    inputs = buffers.equals("type", "ofmap", negate=True)
+    flagged = inputs & ((per_entry == 0) | ids | (compared & (~exact | differs)))
+    return flagged_rows([buffers.row[flagged]])
+
+
+def _channels(sources: Group) -> tuple[Bools, Bools, Ints] | None:
+    """Per source: whether `channel` is None or a 2-list (the check reads [0] and [1] of it), whether it
+    is set, and its two numbers (0 where unset)."""
+    values = list(map(attrgetter("channel"), sources.objects))
+    has = np.fromiter(map(operator.is_not, values, repeat(None)), bool, len(values))
+    shape = coords(list(compress(values, has)))
+    if shape is None:
+        return None
+    length, first = shape
+    clean = np.ones(len(values), dtype=bool)
+    clean[has] = length == 2
+    numbers = np.zeros((len(values), 2), dtype=np.int64)
+    numbers[has] = first[:, :2]
+    return clean, has, numbers
+
+
+@variant("GIR305", needs={Capability.SOURCE_CHANNELS}, screen=raw_source_union_rows)
 def raw_source_union(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     """GIR305 on the raw dialect: ids and range of each ifmap/weight entry against its sources.
 

@@ -105,6 +105,7 @@ def max_workload_rows(ir: IRIndex) -> list[int] | None:
 
     from irtools.loading.boxes import Group, flagged_rows, tensor_columns
     from irtools.loading.columns import first_rows, transfer_columns
+    from irtools.loading.sets import has_repeats
 
     cols = transfer_columns(ir)
     if cols is None:
@@ -117,7 +118,7 @@ def max_workload_rows(ir: IRIndex) -> list[int] | None:
     except (TypeError, ValueError, OverflowError):
         return None
     read = read.reshape(-1, 2)
-    if len(np.unique(written[:, 0])) < len(written) or len(np.unique(read_out)) < len(read_out):
+    if has_repeats(written[:, 0]) or has_repeats(read_out):
         return None  # the reference's dicts keep the last of equal ids: let it decide
     # The latest producer of each transfer id: DRAM writers read back, and ofmaps.
     writer = first_rows(written[:, 0], read[:, 1])

@@ -21,6 +21,7 @@ def unproduced_rows(ir: IRIndex) -> list[int] | None:
     import numpy as np  # here, not at import: numpy costs `irtools validate` a tenth of a second to load
 
     from irtools.loading.columns import int64, transfer_columns, transfer_uses
+    from irtools.loading.sets import distinct, member
 
     cols, uses = transfer_columns(ir), transfer_uses(ir)
     if cols is None or uses is None:
@@ -28,7 +29,7 @@ def unproduced_rows(ir: IRIndex) -> list[int] | None:
     use_row, use_tid = uses
     unchecked = int64(ir.loaded.unchecked_transfer_ids)  # ids of broken entries: any size
     produced = np.concatenate([cols.ofmap_tid, cols.dram_out_tid, unchecked])
-    flagged: list[int] = np.unique(use_row[~np.isin(use_tid, produced)]).tolist()
+    flagged: list[int] = distinct(use_row[~member(use_tid, produced)]).tolist()
     return flagged
 
 

@@ -39,9 +39,9 @@ def _suspects(ir: IRIndex) -> Suspects:
 
 
 def _find_suspects(ir: IRIndex) -> Suspects:
-    import numpy as np
 
     from irtools.loading.columns import first_rows, pair_keys, transfer_columns, transfer_uses
+    from irtools.loading.sets import member
 
     cols, uses = transfer_columns(ir), transfer_uses(ir)
     if cols is None or uses is None:
@@ -56,9 +56,9 @@ def _find_suspects(ir: IRIndex) -> Suspects:
     listed = pair_keys(targets, cols.dest_tid, readers, cols.read_tid)
     if used is None or listed is None:
         return None
-    destination = (row < 0) | ~np.isin(used[0], used[1])
-    from_ofmap = np.isin(cols.read_tid, cols.ofmap_tid)
-    read = from_ofmap & ~np.isin(listed[1], listed[0][cols.dest_row >= 0])
+    destination = (row < 0) | ~member(used[0], used[1])
+    from_ofmap = member(cols.read_tid, cols.ofmap_tid)
+    read = from_ofmap & ~member(listed[1], listed[0][cols.dest_row >= 0])
     return cols, destination, read
 
 

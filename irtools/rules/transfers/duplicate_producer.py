@@ -21,12 +21,13 @@ def repeated_producers(ir: IRIndex) -> list[int] | None:
     import numpy as np
 
     from irtools.loading.columns import transfer_columns
+    from irtools.loading.sets import has_repeats
 
     cols = transfer_columns(ir)
     if cols is None:
         return None
     produced = np.concatenate([cols.ofmap_tid, cols.dram_out_tid])
-    return [] if len(np.unique(produced)) == len(produced) else None
+    return None if has_repeats(produced) else []
 
 
 @rule("GIR202", "duplicate-producer", Severity.ERROR, screen=repeated_producers, whole_file=True)

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from irtools.analysis.tables import L2_BLOCKS, POSITION_COLUMNS
 from irtools.dialects.base import Capability
+from irtools.loading.boxes import Bools, Ints, tensor_columns
 from irtools.loading.index import IRIndex
 from irtools.reference import fast_path
 
@@ -20,8 +22,8 @@ def l2_capacity_kib(index: IRIndex) -> int | None:
     return size // KIB if size else None
 
 
-def l2_blocks_table(index: IRIndex) -> pd.DataFrame:
-    """One row per L2 snapshot: KiB held by type (raw `block` counts, else sizes rounded up to KiB)."""
+def _l2_blocks_reference(index: IRIndex) -> pd.DataFrame:
+    """`l2_blocks_table` entry by entry."""
     capacity = l2_capacity_kib(index)
     blocks = index.has(Capability.BLOCK_COUNTS)
     rows: dict[str, list[Any]] = {c.name: [] for c in L2_BLOCKS.columns}
@@ -54,6 +56,57 @@ def l2_blocks_table(index: IRIndex) -> pd.DataFrame:
             ):
                 rows[name].append(value)
     return L2_BLOCKS.frame(rows)
+
+
+@fast_path(reference=_l2_blocks_reference)
+def l2_blocks_table(index: IRIndex) -> pd.DataFrame:
+    """One row per L2 snapshot: KiB held by type (raw `block` counts, else sizes rounded up to KiB).
+
+    Files with block counts sum them from the buffer entries' columns; the others place each entry
+    (`IRIndex.placed`) object by object."""
+    if not index.has(Capability.BLOCK_COUNTS):
+        return _l2_blocks_reference(index)
+    buffers = tensor_columns(index).buffers
+    block = buffers.ints("block")
+    kinds = {kind: buffers.equals("type", kind) for kind in _KINDS}
+    if block is None or int(block.max(initial=0)) * max(len(block), 1) >= 2**63:
+        return _l2_blocks_reference(index)  # a count or a sum beyond int64: the frame reports it
+    if not np.logical_or.reduce(list(kinds.values()), initial=True).all():
+        return _l2_blocks_reference(index)  # a type the table has no column for
+    try:
+        return _l2_blocks_columns(index, buffers.row, block, kinds)
+    except OverflowError:  # an id beyond int64: the reference hands it to the frame, which reports it
+        return _l2_blocks_reference(index)
+
+
+def _l2_blocks_columns(index: IRIndex, row: Ints, block: Ints, kinds: dict[str, Bools]) -> pd.DataFrame:
+    refs = index.rows
+    rows = len(refs)
+    held = {}
+    for kind, of_kind in kinds.items():
+        held[kind] = np.zeros(rows, dtype=np.int64)
+        np.add.at(held[kind], row[of_kind], block[of_kind])
+    total = held["ifmap"] + held["weight"] + held["ofmap"]
+    capacity = l2_capacity_kib(index)
+    return L2_BLOCKS.frame(
+        {
+            "core_id": np.fromiter((ref.core_id for ref in refs), np.int64, rows),
+            "position": np.fromiter((ref.position for ref in refs), np.int64, rows),
+            "workload_id": np.fromiter((ref.workload_id for ref in refs), np.int64, rows),
+            "layer_name": [ref.workload.layer_name for ref in refs],
+            "tensors": np.bincount(row, minlength=rows),
+            "ifmap_kib": held["ifmap"],
+            "weight_kib": held["weight"],
+            "ofmap_kib": held["ofmap"],
+            "held_kib": total,
+            "l2_kib": [capacity] * rows,
+            "fraction": total / capacity if capacity else np.full(rows, np.nan),
+        }
+    )
+
+
+_KINDS = ("ifmap", "weight", "ofmap")
+"""The entry types `l2_blocks` has a column for."""
 
 
 def _add_positions_reference(frame: pd.DataFrame, index: IRIndex) -> pd.DataFrame:

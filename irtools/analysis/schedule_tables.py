@@ -10,7 +10,9 @@ import pandas as pd
 
 from irtools.analysis.tables import CORE_TRANSFERS, CORES, TIMELINE
 from irtools.analysis.timeline import Schedule, core_ranges
+from irtools.loading.columns import first_rows, take, transfer_columns
 from irtools.loading.index import IRIndex, WorkloadRef, workload_inputs
+from irtools.reference import fast_path
 
 
 def _joined(ids: Iterable[int]) -> str | None:
@@ -74,8 +76,8 @@ def _objects(values: Sequence[Any]) -> np.ndarray:
     return array
 
 
-def core_transfers_table(index: IRIndex) -> pd.DataFrame:
-    """The `core_transfers` table: each transfer a workload reads from another core's ofmap."""
+def _core_transfers_reference(index: IRIndex) -> pd.DataFrame:
+    """`core_transfers_table` object by object: each workload's inputs through the producers' dict."""
     columns: dict[str, list[int]] = {c.name: [] for c in CORE_TRANSFERS.columns}
     producers = index.ofmap_producer
     for ref in index.workloads():
@@ -88,6 +90,36 @@ def core_transfers_table(index: IRIndex) -> pd.DataFrame:
             columns["src_position"].append(producer.position)
             columns["dst_core"].append(ref.core_id)
             columns["dst_position"].append(ref.position)
+    return CORE_TRANSFERS.frame(columns)
+
+
+@fast_path(reference=_core_transfers_reference)
+def core_transfers_table(index: IRIndex) -> pd.DataFrame:
+    """The `core_transfers` table: each transfer a workload reads from another core's ofmap (from the
+    transfer columns: each workload's distinct ifmap and weight ids ascending, the first ofmap producing
+    each)."""
+    cols = transfer_columns(index)
+    if cols is None:
+        return _core_transfers_reference(index)
+    row = np.concatenate([cols.read_row, cols.weight_row])
+    tid = np.concatenate([cols.read_tid, cols.weight_tid])
+    order = np.lexsort((tid, row))
+    row, tid = row[order], tid[order]
+    if len(row):
+        first = np.r_[True, (row[1:] != row[:-1]) | (tid[1:] != tid[:-1])]
+        row, tid = row[first], tid[first]
+    producer = first_rows(cols.ofmap_tid, tid)
+    src = take(cols.ofmap_row, producer)
+    crossing = (src >= 0) & (cols.core[np.maximum(src, 0)] != cols.core[row])
+    row, tid, src = row[crossing], tid[crossing], src[crossing]
+    position = np.fromiter((ref.position for ref in index.rows), np.int64, len(index.rows))
+    columns = {
+        "transfer_id": tid,
+        "src_core": cols.core[src],
+        "src_position": position[src],
+        "dst_core": cols.core[row],
+        "dst_position": position[row],
+    }
     return CORE_TRANSFERS.frame(columns)
 
 

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from irtools.analysis.tables import DRAM_TRAFFIC, DRAM_TRANSFERS
+from irtools.loading.columns import first_rows
 from irtools.loading.index import IRIndex, WorkloadRef
 from irtools.model.view import is_core
+from irtools.reference import fast_path
 
 
 def dram_transfers(index: IRIndex) -> pd.DataFrame:
@@ -50,8 +53,8 @@ def dram_transfers(index: IRIndex) -> pd.DataFrame:
     return DRAM_TRANSFERS.frame(columns)
 
 
-def dram_traffic(index: IRIndex, transfers: pd.DataFrame) -> pd.DataFrame:
-    """Per workload: DRAM bytes read (weight, fmap) and written, zero where nothing is charged."""
+def _dram_traffic_reference(index: IRIndex, transfers: pd.DataFrame) -> pd.DataFrame:
+    """`dram_traffic` row by row, through a dict per workload."""
     sums: dict[tuple[int, int], dict[str, int]] = {}
     charged = transfers.dropna(subset=["position", "bytes"])
     for direction, kind, size, core, position in zip(
@@ -71,6 +74,46 @@ def dram_traffic(index: IRIndex, transfers: pd.DataFrame) -> pd.DataFrame:
             columns[name].append(values[name])
         columns["total_bytes"].append(sum(values.values()))
     return DRAM_TRAFFIC.frame(columns)
+
+
+@fast_path(reference=_dram_traffic_reference)
+def dram_traffic(index: IRIndex, transfers: pd.DataFrame) -> pd.DataFrame:
+    """Per workload: DRAM bytes read (weight, fmap) and written, zero where nothing is charged."""
+    charged = transfers.dropna(subset=["position", "bytes"])
+    size = charged["bytes"].to_numpy(np.int64)
+    reads = charged["direction"].to_numpy(object) != "write"
+    kind = charged["kind"].to_numpy(object)
+    if not set(kind[reads]) <= {"weight", "fmap"} or int(size.max(initial=0)) * max(len(size), 1) >= 2**63:
+        return _dram_traffic_reference(index, transfers)  # no column for the kind, or a sum beyond int64
+    refs = index.rows
+    rows = len(refs)
+    try:
+        core_of_row = np.fromiter((ref.core_id for ref in refs), np.int64, rows)
+        workload_id = np.fromiter((ref.workload_id for ref in refs), np.int64, rows)
+    except OverflowError:
+        return _dram_traffic_reference(index, transfers)
+    # A core's workloads are consecutive rows: (core, position) is its first row plus the position.
+    row = first_rows(core_of_row, charged["core_id"].to_numpy(np.int64)) + charged["position"].to_numpy(
+        np.int64
+    )
+    sums = {}
+    for name, picked in (
+        ("read_weight_bytes", reads & (kind == "weight")),
+        ("read_fmap_bytes", reads & (kind == "fmap")),
+        ("write_bytes", ~reads),
+    ):
+        sums[name] = np.zeros(rows, dtype=np.int64)
+        np.add.at(sums[name], row[picked], size[picked])
+    return DRAM_TRAFFIC.frame(
+        {
+            "core_id": core_of_row,
+            "position": np.fromiter((ref.position for ref in refs), np.int64, rows),
+            "workload_id": workload_id,
+            "layer_name": [ref.workload.layer_name for ref in refs],
+            **sums,
+            "total_bytes": sums["read_weight_bytes"] + sums["read_fmap_bytes"] + sums["write_bytes"],
+        }
+    )
 
 
 _SUMS = ("read_weight_bytes", "read_fmap_bytes", "write_bytes")

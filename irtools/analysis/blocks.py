@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from irtools.analysis.identity import workload_identity
 from irtools.analysis.tables import L2_BLOCKS, POSITION_COLUMNS
 from irtools.dialects.base import Capability
 from irtools.loading.boxes import Bools, Ints, tensor_columns
@@ -73,15 +74,11 @@ def l2_blocks_table(index: IRIndex) -> pd.DataFrame:
         return _l2_blocks_reference(index)  # a count or a sum beyond int64: the frame reports it
     if not np.logical_or.reduce(list(kinds.values()), initial=True).all():
         return _l2_blocks_reference(index)  # a type the table has no column for
-    try:
-        return _l2_blocks_columns(index, buffers.row, block, kinds)
-    except OverflowError:  # an id beyond int64: the reference hands it to the frame, which reports it
-        return _l2_blocks_reference(index)
+    return _l2_blocks_columns(index, buffers.row, block, kinds)
 
 
 def _l2_blocks_columns(index: IRIndex, row: Ints, block: Ints, kinds: dict[str, Bools]) -> pd.DataFrame:
-    refs = index.rows
-    rows = len(refs)
+    rows = len(index.rows)
     held = {}
     for kind, of_kind in kinds.items():
         held[kind] = np.zeros(rows, dtype=np.int64)
@@ -90,10 +87,7 @@ def _l2_blocks_columns(index: IRIndex, row: Ints, block: Ints, kinds: dict[str, 
     capacity = l2_capacity_kib(index)
     return L2_BLOCKS.frame(
         {
-            "core_id": np.fromiter((ref.core_id for ref in refs), np.int64, rows),
-            "position": np.fromiter((ref.position for ref in refs), np.int64, rows),
-            "workload_id": np.fromiter((ref.workload_id for ref in refs), np.int64, rows),
-            "layer_name": [ref.workload.layer_name for ref in refs],
+            **workload_identity(index),
             "tensors": np.bincount(row, minlength=rows),
             "ifmap_kib": held["ifmap"],
             "weight_kib": held["weight"],

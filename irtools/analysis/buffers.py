@@ -10,13 +10,16 @@ from typing import Any, cast
 
 import pandas as pd
 
+from irtools.analysis.identity import workload_identity
 from irtools.analysis.tables import L2_OCCUPANCY, L2_REGIONS, TENSORS, WL0_OCCUPANCY, WL0_TENSORS
 from irtools.dialects.base import Capability
 from irtools.dialects.documented import BufferEntry, Wl0Entry
+from irtools.loading.boxes import tensor_columns
 from irtools.loading.fast_types import is_model
 from irtools.loading.index import IRIndex, WorkloadRef
 from irtools.loading.l2 import Placement, linear, place, regions_of
 from irtools.model.view import BufferView, PlacedEntry
+from irtools.reference import fast_path
 
 Segment = tuple[int, int]
 
@@ -215,8 +218,8 @@ def _tensor_row(core_id: int, entry: PlacedEntry, placement: Placement) -> dict[
     }
 
 
-def wl0_tables(index: IRIndex, wl0_size: int | None = None) -> dict[str, pd.DataFrame]:
-    """wl0_tensors and wl0_occupancy; free space only when the WL0 size is known."""
+def _wl0_tables_reference(index: IRIndex, wl0_size: int | None = None) -> dict[str, pd.DataFrame]:
+    """`wl0_tables` snapshot by snapshot."""
     weights: list[dict[str, Any]] = []
     occupancy: list[dict[str, Any]] = []
     for core_id, refs in index.cores.items():
@@ -251,6 +254,21 @@ def wl0_tables(index: IRIndex, wl0_size: int | None = None) -> dict[str, pd.Data
         "wl0_tensors": WL0_TENSORS.frame(_columns(weights, WL0_TENSORS.dtypes)),
         "wl0_occupancy": WL0_OCCUPANCY.frame(_columns(occupancy, WL0_OCCUPANCY.dtypes)),
     }
+
+
+@fast_path(reference=_wl0_tables_reference)
+def wl0_tables(index: IRIndex, wl0_size: int | None = None) -> dict[str, pd.DataFrame]:
+    """wl0_tensors and wl0_occupancy; free space only when the WL0 size is known.
+
+    A file without a single WL0 entry (the raw and allocated dialects) gets its empty snapshots in
+    one go; the others are walked snapshot by snapshot."""
+    if len(tensor_columns(index).wl0):
+        return _wl0_tables_reference(index, wl0_size)
+    rows = len(index.rows)
+    free = [wl0_size or None] * rows  # an empty WL0 is free from end to end
+    occupancy = {**workload_identity(index), "weights": [0] * rows, "total_bytes": [0] * rows}
+    occupancy |= {"extent": [0] * rows, "free_bytes": free, "largest_free_block": free}
+    return {"wl0_tensors": WL0_TENSORS.empty(), "wl0_occupancy": WL0_OCCUPANCY.frame(occupancy)}
 
 
 def _wl0_row(core_id: int, entry: Wl0Entry) -> dict[str, Any]:

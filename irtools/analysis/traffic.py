@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from irtools.analysis.identity import workload_identity
 from irtools.analysis.tables import DRAM_TRAFFIC, DRAM_TRANSFERS
 from irtools.loading.columns import first_rows
 from irtools.loading.index import IRIndex, WorkloadRef
@@ -85,11 +86,10 @@ def dram_traffic(index: IRIndex, transfers: pd.DataFrame) -> pd.DataFrame:
     kind = charged["kind"].to_numpy(object)
     if not set(kind[reads]) <= {"weight", "fmap"} or int(size.max(initial=0)) * max(len(size), 1) >= 2**63:
         return _dram_traffic_reference(index, transfers)  # no column for the kind, or a sum beyond int64
-    refs = index.rows
-    rows = len(refs)
+    identity = workload_identity(index)
+    rows = len(index.rows)
     try:
-        core_of_row = np.fromiter((ref.core_id for ref in refs), np.int64, rows)
-        workload_id = np.fromiter((ref.workload_id for ref in refs), np.int64, rows)
+        core_of_row = np.array(identity["core_id"], dtype=np.int64)
     except OverflowError:
         return _dram_traffic_reference(index, transfers)
     # A core's workloads are consecutive rows: (core, position) is its first row plus the position.
@@ -106,10 +106,7 @@ def dram_traffic(index: IRIndex, transfers: pd.DataFrame) -> pd.DataFrame:
         np.add.at(sums[name], row[picked], size[picked])
     return DRAM_TRAFFIC.frame(
         {
-            "core_id": core_of_row,
-            "position": np.fromiter((ref.position for ref in refs), np.int64, rows),
-            "workload_id": workload_id,
-            "layer_name": [ref.workload.layer_name for ref in refs],
+            **identity,
             **sums,
             "total_bytes": sums["read_weight_bytes"] + sums["read_fmap_bytes"] + sums["write_bytes"],
         }

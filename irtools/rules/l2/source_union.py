@@ -173,11 +173,14 @@ def raw_source_union_rows(ir: IRIndex) -> list[int] | None:
     compared = (entry_low[0] == 4) & (entry_high[0] >= 0) & (per_entry > 0)
     compared &= every_source((source_low[0] >= 0) & (source_high[0] >= 0))
     exact = (entry_high[0] == 4) & every_source((source_low[0] == 4) & (source_high[0] == 4) & channels[0])
+    box_low, _ = grouped_min_max(source_low[1], sources.row, count)
+    _, box_high = grouped_min_max(source_high[1], sources.row, count)
+    # In the consumer's frame, C is the source's `channel` range where it gives one (no copy of the boxes).
     has_channel, channel = channels[1], channels[2]
-    low, high = source_low[1].copy(), source_high[1].copy()
-    low[has_channel, 1], high[has_channel, 1] = channel[has_channel, 0], channel[has_channel, 1]
-    box_low, _ = grouped_min_max(low, sources.row, count)
-    _, box_high = grouped_min_max(high, sources.row, count)
+    placed_low = np.where(has_channel, channel[:, 0], source_low[1][:, 1])[:, None]
+    placed_high = np.where(has_channel, channel[:, 1], source_high[1][:, 1])[:, None]
+    box_low[:, 1] = grouped_min_max(placed_low, sources.row, count)[0][:, 0]
+    box_high[:, 1] = grouped_min_max(placed_high, sources.row, count)[1][:, 0]
     differs = (box_low != entry_low[1]).any(axis=1) | (box_high != entry_high[1]).any(axis=1)
     inputs = buffers.equals("type", "ofmap", negate=True)
     flagged = inputs & ((per_entry == 0) | ids | (compared & (~exact | differs)))

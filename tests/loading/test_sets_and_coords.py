@@ -7,6 +7,8 @@ sees: a wrong answer is a finding lost on the fast core (or a clean file sent to
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
@@ -16,7 +18,9 @@ from irtools.loading.boxes import Group, coords
 from irtools.loading.sets import distinct, has_repeats, member
 
 INT64 = st.integers(-(2**63), 2**63 - 1)
-COLUMN = st.lists(st.one_of(st.integers(-3, 3), INT64), max_size=40).map(lambda v: np.array(v, dtype=np.int64))
+COLUMN = st.lists(st.one_of(st.integers(-3, 3), INT64), max_size=40).map(
+    lambda v: np.array(v, dtype=np.int64)
+)
 
 
 @given(COLUMN, COLUMN)
@@ -54,7 +58,7 @@ def test_coords_refuse_what_no_bound_is() -> None:
 class _Box:
     """An object whose `lower` pads `lower_as_written`, declared the way the raw models declare it."""
 
-    COORDS_WRITTEN_AS = {"lower": "lower_as_written"}
+    COORDS_WRITTEN_AS: ClassVar[dict[str, str]] = {"lower": "lower_as_written"}
 
     def __init__(self, written: int | list[int]) -> None:
         self.lower_as_written = written

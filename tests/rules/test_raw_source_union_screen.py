@@ -35,7 +35,9 @@ def _screened_and_found(document: dict[str, Any]) -> tuple[bool, list[str]]:
     row = next(n for n, ref in enumerate(index.rows) if ref.core_id == 1 and ref.position == 12)
     flagged = raw_source_union_rows(index)
     assert flagged is not None
-    found = [f.message for f in check_loaded(loaded, RunOptions()) if f.code == "GIR305" and f.pointer == ENTRY]
+    found = [
+        f.message for f in check_loaded(loaded, RunOptions()) if f.code == "GIR305" and f.pointer == ENTRY
+    ]
     return row in flagged, found
 
 
@@ -50,9 +52,9 @@ def test_a_channel_range_short_of_the_entry_is_flagged_and_found() -> None:
     document["1"][12]["buffer"][2]["source"][3]["channel"] = [224, 250]
     flagged, found = _screened_and_found(document)
     assert flagged
+    box = "[0, 0, 0, 0]..[0, 250, 27, 13]"
     assert found == [
-        "range [0, 0, 0, 0]..[0, 255, 27, 13] differs from the sources' bounding box "
-        "[0, 0, 0, 0]..[0, 250, 27, 13] (channels placed by `channel`)"
+        f"range [0, 0, 0, 0]..[0, 255, 27, 13] differs from the sources' bounding box {box} (channels placed by `channel`)"
     ]
 
 

@@ -232,7 +232,10 @@ def _window_shown(lo: float, hi: float) -> Any:
     return done
 
 
-def _reset_shown(makespan: float) -> Any:
+def _reset_shown(timeline_end: float, map_end: float) -> Any:
+    """Both figures redrawn over the whole schedule: the timeline to where its autorange ends (it pads
+    past the makespan), the L2 panel to the makespan (it stops there)."""
+
     def done(s: dict[str, Any]) -> bool:
         t, m = s.get("timeline"), s.get("l2-map")
         return bool(
@@ -240,8 +243,8 @@ def _reset_shown(makespan: float) -> Any:
             and m
             and t["fresh"]
             and m["fresh"]
-            and t["range"][1] >= makespan
-            and m["range"][1] >= makespan * 0.99
+            and t["range"][1] >= timeline_end
+            and m["range"][1] >= map_end
         )
 
     return done
@@ -266,6 +269,11 @@ def session(
                     "return document.querySelector('#timeline .js-plotly-plot')._fullLayout.xaxis.range[1];"
                 )
             )
+            map_end = float(
+                page.driver.execute_script(
+                    "return document.querySelector('#l2-map .js-plotly-plot')._fullLayout.xaxis.range[1];"
+                )
+            )
             figures["zoom"], figures["reset"] = [], []
             for k in range(3):
                 lo = makespan * (0.3 + 0.1 * k)
@@ -276,7 +284,7 @@ def session(
                 if shots and k == 0:
                     page.screenshot(shots / "2_zoom.png")
                 figures["reset"].append(
-                    page.act(lambda: page.zoom(None, None), _reset_shown(makespan * 0.99))
+                    page.act(lambda: page.zoom(None, None), _reset_shown(makespan * 0.99, map_end * 0.99))
                 )
             figures["core"] = []
             labels = page.driver.execute_script(

@@ -152,6 +152,7 @@ def quads(values: Sequence[Any]) -> Ints | None:
 
 
 _SAMPLE = 64
+"""Lists looked at to tell shared coordinates (the models') from unshared ones (the decoder's)."""
 
 
 def coords(values: Sequence[Any]) -> tuple[Ints, Ints] | None:

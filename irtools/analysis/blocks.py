@@ -72,7 +72,7 @@ def l2_blocks_table(index: IRIndex) -> pd.DataFrame:
     kinds = {kind: buffers.equals("type", kind) for kind in _KINDS}
     if block is None or int(block.max(initial=0)) * max(len(block), 1) >= 2**63:
         return _l2_blocks_reference(index)  # a count or a sum beyond int64: the frame reports it
-    if not np.logical_or.reduce(list(kinds.values()), initial=True).all():
+    if not np.logical_or.reduce(list(kinds.values())).all():
         return _l2_blocks_reference(index)  # a type the table has no column for
     return _l2_blocks_columns(index, buffers.row, block, kinds)
 

@@ -8,10 +8,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from irtools.analysis.identity import workload_identity
 from irtools.analysis.tables import CORE_TRANSFERS, CORES, TIMELINE
 from irtools.analysis.timeline import Schedule, core_ranges
 from irtools.loading.columns import first_rows, take, transfer_columns
-from irtools.loading.index import IRIndex, WorkloadRef, workload_inputs
+from irtools.loading.index import IRIndex, workload_inputs
 from irtools.reference import fast_path
 
 
@@ -25,7 +26,7 @@ def timeline_table(index: IRIndex, schedules: dict[str, Schedule]) -> pd.DataFra
         return TIMELINE.empty()
     refs = index.rows
     row_of = {id(ref): n for n, ref in enumerate(refs)}
-    workload = _workload_columns(index, refs)
+    workload = _workload_columns(index)
     parts: dict[str, list[np.ndarray]] = {c.name: [] for c in TIMELINE.columns}
     for model, schedule in schedules.items():
         rows = np.fromiter((row_of[id(ref)] for ref in schedule.nodes), np.int64, len(schedule.nodes))
@@ -50,17 +51,14 @@ def timeline_table(index: IRIndex, schedules: dict[str, Schedule]) -> pd.DataFra
     return TIMELINE.frame({name: np.concatenate(chunks) for name, chunks in parts.items()})
 
 
-def _workload_columns(index: IRIndex, refs: list[WorkloadRef]) -> dict[str, np.ndarray]:
-    """The timeline's columns that do not depend on the timing model, one entry per workload of `refs`:
+def _workload_columns(index: IRIndex) -> dict[str, np.ndarray]:
+    """The timeline's columns that do not depend on the timing model, one entry per workload row:
     worked out once, then taken for every model's rows. Python ints kept as objects, so a value beyond
     int64 reaches TIMELINE.frame (which reports it) instead of failing here."""
-    incomplete = index.incomplete
+    incomplete, refs = index.incomplete, index.rows
     workloads = [ref.workload for ref in refs]
     return {
-        "core_id": _objects([ref.core_id for ref in refs]),
-        "position": _objects([ref.position for ref in refs]),
-        "workload_id": _objects([w.workload_id for w in workloads]),
-        "layer_name": _objects([w.layer_name for w in workloads]),
+        **{name: _objects(values) for name, values in workload_identity(index).items()},
         "layer_type": _objects([w.layer_type for w in workloads]),
         "time": _objects([w.time for w in workloads]),
         "ifmap_transfers": _objects([_joined(workload_inputs(w)) for w in workloads]),
@@ -112,7 +110,7 @@ def core_transfers_table(index: IRIndex) -> pd.DataFrame:
     src = take(cols.ofmap_row, producer)
     crossing = (src >= 0) & (cols.core[np.maximum(src, 0)] != cols.core[row])
     row, tid, src = row[crossing], tid[crossing], src[crossing]
-    position = np.fromiter((ref.position for ref in index.rows), np.int64, len(index.rows))
+    position = np.array(workload_identity(index)["position"], dtype=np.int64)
     columns = {
         "transfer_id": tid,
         "src_core": cols.core[src],

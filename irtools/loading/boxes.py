@@ -168,13 +168,14 @@ def coords(values: Sequence[Any]) -> tuple[Ints, Ints] | None:
         out = quads(values)
         return None if out is None else (length, out)
     shorter = is_list & ~four
+    scalars = list(compress(values, ~is_list))
+    if not set(map(type, scalars)) <= {int} or int(length.max(initial=0)) > 4:
+        return None  # a bool, a float or a fifth coordinate is no bound the models allow
     whole = quads(list(compress(values, four)))
-    first = ints(compress(values, ~is_list), count - int(is_list.sum()))
+    first = ints(scalars, len(scalars))
     numbers = ints(chain.from_iterable(compress(values, shorter)), int(length[shorter].sum()))
-    if whole is None or first is None or numbers is None or int(length.max(initial=0)) > 4:
+    if whole is None or first is None or numbers is None:
         return None
-    if not set(map(type, compress(values, ~is_list))) <= {int}:
-        return None  # a bool or a float is not a coordinate the models allow
     out = np.zeros((count, 4), dtype=np.int64)
     out[four], out[~is_list, 0] = whole, first
     # A shorter list's numbers fill its first places, in order.

@@ -79,7 +79,15 @@ def blocks_figure(
             trace.y = np.append(trace.y, trace.y[-1])
             trace.customdata = np.append(trace.customdata, trace.customdata[-1])
         fig.update_xaxes(title=f"cycles ({cycles} model, as the timeline)")
-        fig.update_xaxes(range=list(window) if window is not None else [0, x_extent or last])
+        end = x_extent or last
+        # Invisible points at both ends: a reset (autorange) then spans what the timeline spans, not
+        # just this core's snapshots (a core done early showed only its first 3% after a reset).
+        fig.add_trace(
+            go.Scatter(
+                x=[0, end], y=[0, 0], mode="markers", marker={"opacity": 0}, hoverinfo="skip", showlegend=False
+            )
+        )
+        fig.update_xaxes(range=list(window) if window is not None else [0, end])
     else:
         fig.update_xaxes(title="workload position on the core")
     fig.update_yaxes(title="KiB held", rangemode="tozero")

@@ -39,6 +39,28 @@ def test_block_map_stacks_types_and_marks_snapshots_over_l2() -> None:
     assert wl0 is None  # the dialect has no WL0: no panel rather than an empty one saying so
 
 
+def test_block_map_resets_to_the_whole_schedule_as_the_timeline_does() -> None:
+    # Core 1 is done at cycle 300 of a 10,000-cycle schedule (small_raw's core 1 held L2 for 3% of it).
+    blocks = pd.DataFrame(
+        {
+            "core_id": [1, 1],
+            "position": [0, 1],
+            "workload_id": [0, 1],
+            "layer_name": ["a", "b"],
+            **{k: [1, 2] for k in ("ifmap_kib", "weight_kib", "ofmap_kib")},
+            "held_kib": [3, 6],
+            "start": [0.0, 100.0],
+            "end": [100.0, 300.0],
+        }
+    )
+    fig = blocks_figure(
+        blocks, core_id=1, core_label="core 1", capacity_kib=None, cycles="dependency", x_extent=10_000
+    )
+    # A reset autoranges the axis over the traces: they must reach the makespan, not the core's last
+    # snapshot, or the panel no longer lines up with the timeline above it.
+    assert max(max(t.x) for t in fig.data) == 10_000 and list(fig.layout.xaxis.range) == [0, 10_000]
+
+
 def test_block_map_escapes_layer_names() -> None:
     blocks = pd.DataFrame(
         {

@@ -98,7 +98,8 @@ def timeline_figure(
         if not critical.empty:
             moves = _moves(critical)
             # A few hand-offs show the chain; thousands (a chain hopping cores every step) cover the bins.
-            fig.add_traces(_critical_path(critical, labels, moves <= MAX_HANDOFFS, aggregated=True))
+            runs = critical_runs(critical, (hi - lo) / TIME_BINS)
+            fig.add_traces(_critical_path(runs, labels, moves <= MAX_HANDOFFS, aggregated=True))
             if moves > MAX_HANDOFFS:
                 where += f"; the critical path (yellow) changes core {moves:,} times: zoom in to follow it"
         note_above(fig, f"{len(shown):,} workloads: busy time per bin (pale: under half busy); {where}")
@@ -394,7 +395,7 @@ def _critical_path(
         for color, width, legend in (("#111111", 6, False), (CRITICAL_COLOR, 2.5, True))
     ]
     if aggregated:
-        # Over the bins a critical workload is often under a pixel wide: a dot marks each one.
+        # Over the bins a critical workload is often under a pixel wide: a dot marks each run of them.
         traces.append(
             go.Scatter(
                 x=(critical["start"].to_numpy(float) + critical["end"].to_numpy(float)) / 2,
@@ -404,9 +405,14 @@ def _critical_path(
                 legendgroup="critical",
                 marker={"color": CRITICAL_COLOR, "size": 6, "line": {"color": "#111111", "width": 1}},
                 customdata=np.column_stack(
-                    [escape(critical["layer_name"]), critical["start"].to_numpy(), critical["end"].to_numpy()]
+                    [
+                        escape(critical["layer_name"]),
+                        critical["start"].to_numpy(),
+                        critical["end"].to_numpy(),
+                        _run_text(critical),
+                    ]
                 ),
-                hovertemplate="critical path: <b>%{customdata[0]}</b> on %{y}<br>"
+                hovertemplate="critical path: <b>%{customdata[0]}</b>%{customdata[3]} on %{y}<br>"
                 "cycles %{customdata[1]:,.0f} - %{customdata[2]:,.0f}<extra></extra>",
                 showlegend=False,
             )
@@ -414,6 +420,42 @@ def _critical_path(
     if handoffs:
         traces.append(_handoffs(critical, labels))
     return traces
+
+
+def critical_runs(critical: pd.DataFrame, gap: float) -> pd.DataFrame:
+    """The critical workloads merged into runs: consecutive ones on the same core, each starting at
+    most `gap` cycles (a time bin) after the previous ends. Over the bins thousands of sub-pixel
+    workloads drew thousands of SVG points, which the browser redrew on every zoom for seconds;
+    the runs look the same at that scale. Each run keeps its first workload's `layer_name`, the
+    last's as `last_layer`, and `workloads`, how many it holds."""
+    chain = critical.sort_values(["start", "end"])
+    core = chain["core_id"].to_numpy()
+    start = chain["start"].to_numpy(float)
+    end = chain["end"].to_numpy(float)
+    breaks = np.r_[True, (core[1:] != core[:-1]) | (start[1:] - end[:-1] > gap)]
+    first = np.flatnonzero(breaks)
+    last = np.r_[first[1:] - 1, len(chain) - 1]
+    names = chain["layer_name"].to_numpy(object)
+    return pd.DataFrame(
+        {
+            "core_id": core[first],
+            "start": chain["start"].to_numpy()[first],
+            "end": np.maximum.reduceat(end, first) if len(first) else end[:0],
+            "layer_name": names[first],
+            "last_layer": names[last],
+            "workloads": last - first + 1,
+        }
+    )
+
+
+def _run_text(critical: pd.DataFrame) -> list[str]:
+    """' ... <b>last layer</b> (N workloads)' of each run of more than one workload, else ''."""
+    if "workloads" not in critical:
+        return [""] * len(critical)
+    return [
+        "" if count == 1 else f" … <b>{html.escape(str(last), quote=False)}</b> ({count:,} workloads)"
+        for last, count in zip(critical["last_layer"], critical["workloads"], strict=True)
+    ]
 
 
 def _moves(critical: pd.DataFrame) -> int:

@@ -317,6 +317,29 @@ def test_the_aggregated_timeline_draws_the_critical_path_and_its_hand_offs(
     assert list(hand.x) == [50, 60, None] and list(hand.y) == ["core 0", "core 1", None]
 
 
+def test_the_aggregated_critical_path_draws_runs_of_sub_bin_workloads_as_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(timeline, "MAX_BARS", 2)
+    monkeypatch.setattr(timeline, "TIME_BINS", 4)  # bins of 30 cycles over 0-120
+    # Core 0: three back-to-back critical workloads, then one 40 cycles later (more than a bin);
+    # then core 1. Thousands of such points made every zoom of a 64-core file take seconds to draw.
+    frame = _schedule(
+        (0, "pe", 0, 10), (0, "pe", 10, 20), (0, "pe", 25, 30), (0, "pe", 70, 80), (1, "pe", 90, 120)
+    )
+    frame["critical"] = True
+    fig = timeline_figure(frame, "dependency")
+    [dots] = [t for t in fig.data if t.name == "critical workloads"]
+    assert list(dots.x) == [15, 75, 105] and list(dots.y) == ["core 0", "core 0", "core 1"]
+    assert [row[3] for row in dots.customdata] == [" … <b>L2</b> (3 workloads)", "", ""]
+    rail = [t for t in fig.data if t.name == "critical path"][-1]
+    assert list(rail.x) == [0, 30, None, 70, 80, None, 90, 120, None]
+    # Zoomed in (bars), every critical workload keeps its own segment.
+    monkeypatch.setattr(timeline, "MAX_BARS", 100)
+    rail = [t for t in timeline_figure(frame, "dependency").data if t.name == "critical path"][-1]
+    assert len(rail.x) == 3 * 5
+
+
 def test_a_critical_path_hopping_cores_thousands_of_times_keeps_its_rail_not_its_hand_offs(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -98,9 +98,10 @@ def timeline_figure(
         if not critical.empty:
             moves = _moves(critical)
             # A few hand-offs show the chain; thousands (a chain hopping cores every step) cover the bins.
-            runs = critical_runs(critical, (hi - lo) / TIME_BINS)
-            fig.add_traces(_critical_path(runs, labels, moves <= MAX_HANDOFFS, aggregated=True))
-            if moves > MAX_HANDOFFS:
+            fig.add_traces(_critical_cells(critical, labels, np.linspace(lo, hi, TIME_BINS + 1)))
+            if moves <= MAX_HANDOFFS:
+                fig.add_trace(_handoffs(critical, labels))
+            else:
                 where += f"; the critical path (yellow) changes core {moves:,} times: zoom in to follow it"
         note_above(fig, f"{len(shown):,} workloads: busy time per bin (pale: under half busy); {where}")
     else:
@@ -150,6 +151,7 @@ def timeline_figure(
     if row < 34:
         fig.update_yaxes(tickfont={"size": 10 if row == 20 else 9})
     fig = finish_layout(fig, title, max(260, 60 + row * len(cores)))
+    _fit_strips(fig, len(cores))
     # A fixed left margin, as the counter tracks under it have: their cycles axes line up.
     fig.update_layout(margin={"l": LEFT_MARGIN})
     return fig
@@ -367,21 +369,16 @@ def _pale(color: str) -> str:
     return "#{:02x}{:02x}{:02x}".format(*(round(v + (255 - v) * 0.6) for v in (r, g, b)))
 
 
-def _critical_path(
-    critical: pd.DataFrame, labels: dict[int, str], handoffs: bool = False, aggregated: bool = False
-) -> list[go.Scatter]:
+def _critical_path(critical: pd.DataFrame, labels: dict[int, str]) -> list[go.Scatter]:
     """A yellow-on-black rail through the middle of each critical workload: visible on any bar
-    color, and runs of short workloads stay apart (an outline merged them into black blocks).
-    With `handoffs` (the aggregated timeline, whose bins hide the bars' order), each step of the chain
-    from one core to another is drawn too, as a line from the end of one workload to the start of the next;
-    `aggregated` adds a dot on each critical workload (narrower than a pixel over the bins)."""
+    color, and runs of short workloads stay apart (an outline merged them into black blocks)."""
     n = len(critical)
     xs = np.empty(3 * n, dtype=object)
     ys = np.empty(3 * n, dtype=object)
     xs[0::3] = critical["start"].astype("int64").to_numpy()
     xs[1::3] = critical["end"].astype("int64").to_numpy()
     ys[0::3] = ys[1::3] = [labels[c] for c in critical["core_id"]]
-    traces = [
+    return [
         go.Scatter(
             x=xs,
             y=ys,
@@ -394,68 +391,63 @@ def _critical_path(
         )
         for color, width, legend in (("#111111", 6, False), (CRITICAL_COLOR, 2.5, True))
     ]
-    if aggregated:
-        # Over the bins a critical workload is often under a pixel wide: a dot marks each run of them.
-        traces.append(
-            go.Scatter(
-                x=(critical["start"].to_numpy(float) + critical["end"].to_numpy(float)) / 2,
-                y=[labels[c] for c in critical["core_id"]],
-                mode="markers",
-                name="critical workloads",
-                legendgroup="critical",
-                marker={"color": CRITICAL_COLOR, "size": 6, "line": {"color": "#111111", "width": 1}},
-                customdata=np.column_stack(
-                    [
-                        escape(critical["layer_name"]),
-                        critical["start"].to_numpy(),
-                        critical["end"].to_numpy(),
-                        _run_text(critical),
-                    ]
-                ),
-                hovertemplate="critical path: <b>%{customdata[0]}</b>%{customdata[3]} on %{y}<br>"
-                "cycles %{customdata[1]:,.0f} - %{customdata[2]:,.0f}<extra></extra>",
-                showlegend=False,
+
+
+def _critical_cells(critical: pd.DataFrame, labels: dict[int, str], edges: np.ndarray) -> list[go.Heatmap]:
+    """The critical path over the bins: per core and time bin the chain passes through, a
+    yellow-on-black strip in the middle of the row, with what runs there on hover.
+
+    Drawn as heatmaps, one image each: as lines and a dot per workload (thousands of SVG points
+    on a 64-core file), the browser redrew them for one to two seconds on every zoom.
+    """
+    rows = {core: i for i, core in enumerate(labels)}
+    z = np.full((len(rows), len(edges) - 1), np.nan)
+    text = np.full(z.shape, "", dtype=object)
+    for core, group in critical.groupby("core_id"):
+        chain = group.sort_values("start")  # a core runs one workload at a time
+        start, end = chain["start"].to_numpy(float), chain["end"].to_numpy(float)
+        covered = _covered(start, end, edges)
+        # The workloads in bin b: from the first ending after its left edge to the last starting
+        # before its right edge.
+        first = np.searchsorted(end, edges[:-1], side="right")
+        last = np.searchsorted(start, edges[1:], side="left") - 1
+        names = escape(chain["layer_name"])
+        row = rows[core]
+        for b in np.flatnonzero(covered > 0):
+            count = last[b] - first[b] + 1
+            text[row, b] = f"<b>{names[first[b]]}</b>" + (
+                f" … <b>{names[last[b]]}</b> ({count:,} workloads)" if count > 1 else ""
             )
-        )
-    if handoffs:
-        traces.append(_handoffs(critical, labels))
-    return traces
-
-
-def critical_runs(critical: pd.DataFrame, gap: float) -> pd.DataFrame:
-    """The critical workloads merged into runs: consecutive ones on the same core, each starting at
-    most `gap` cycles (a time bin) after the previous ends. Over the bins thousands of sub-pixel
-    workloads drew thousands of SVG points, which the browser redrew on every zoom for seconds;
-    the runs look the same at that scale. Each run keeps its first workload's `layer_name`, the
-    last's as `last_layer`, and `workloads`, how many it holds."""
-    chain = critical.sort_values(["start", "end"])
-    core = chain["core_id"].to_numpy()
-    start = chain["start"].to_numpy(float)
-    end = chain["end"].to_numpy(float)
-    breaks = np.r_[True, (core[1:] != core[:-1]) | (start[1:] - end[:-1] > gap)]
-    first = np.flatnonzero(breaks)
-    last = np.r_[first[1:] - 1, len(chain) - 1]
-    names = chain["layer_name"].to_numpy(object)
-    return pd.DataFrame(
-        {
-            "core_id": core[first],
-            "start": chain["start"].to_numpy()[first],
-            "end": np.maximum.reduceat(end, first) if len(first) else end[:0],
-            "layer_name": names[first],
-            "last_layer": names[last],
-            "workloads": last - first + 1,
-        }
-    )
-
-
-def _run_text(critical: pd.DataFrame) -> list[str]:
-    """' ... <b>last layer</b> (N workloads)' of each run of more than one workload, else ''."""
-    if "workloads" not in critical:
-        return [""] * len(critical)
+            z[row, b] = 1.0
+    mid = (edges[:-1] + edges[1:]) / 2
     return [
-        "" if count == 1 else f" … <b>{html.escape(str(last), quote=False)}</b> ({count:,} workloads)"
-        for last, count in zip(critical["last_layer"], critical["workloads"], strict=True)
+        go.Heatmap(
+            z=z,
+            x=mid,
+            y=list(labels.values()),
+            colorscale=[[0, color], [1, color]],
+            showscale=False,
+            # A strip in the middle of each row, wider and black under the yellow: `meta` is its
+            # share of the row, made a ygap (px) once the row's height is known (_fit_strips).
+            meta=share,
+            xgap=0,
+            hoverongaps=False,
+            name="critical path",
+            legendgroup="critical",
+            showlegend=legend,
+            text=text,
+            hovertemplate="critical path on %{y}: %{text}<br>cycles ~%{x:,.0f}<extra></extra>",
+        )
+        for color, share, legend in (("#111111", 0.45, False), (CRITICAL_COLOR, 0.25, True))
     ]
+
+
+def _fit_strips(fig: go.Figure, rows: int) -> None:
+    """Each critical-path heatmap's ygap for its strip (`meta`, a share of the row) at the figure's height."""
+    cell = (fig.layout.height - fig.layout.margin.t - fig.layout.margin.b) / max(rows, 1)
+    for trace in fig.data:
+        if trace.type == "heatmap" and trace.name == "critical path":
+            trace.ygap = max(cell - max(2.0, round(cell * trace.meta)), 0.0)
 
 
 def _moves(critical: pd.DataFrame) -> int:

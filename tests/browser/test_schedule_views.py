@@ -64,9 +64,10 @@ def test_the_aggregated_timeline_shows_the_critical_path(
     dash_duo.start_server(create_app(NOC_DIR, open_file=VGG))
     names = wait_until(lambda: (n := _trace_names(dash_duo, "timeline")) and "busy time" in n and n, 60)
     assert "critical path" in names and "critical path: core to core" in names
-    # The rail is drawn over the bins: its paths are in the page.
-    assert dash_duo.find_elements("#timeline .scatterlayer .trace path.js-line")
+    # The rail is drawn over the bins as two images (black under yellow) beside the busy map's.
+    assert len(dash_duo.find_elements("#timeline .heatmaplayer image")) == 3
     assert dash_duo.get_logs() == []
+    dash_duo.driver.execute_script("document.getElementById('timeline').scrollIntoView();")
     _keep(dash_duo, tmp_path, "aggregated-critical-path.png")
 
 

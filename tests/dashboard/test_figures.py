@@ -306,38 +306,37 @@ def test_the_aggregated_timeline_draws_the_critical_path_and_its_hand_offs(
     frame = _schedule((0, "pe", 0, 50), (0, "vp", 50, 60), (1, "pe", 60, 100))
     frame["critical"] = [True, False, True]
     fig = timeline_figure(frame, "dependency")
-    assert [t for t in fig.data if t.type == "heatmap"]  # aggregated
-    rails = [t for t in fig.data if t.name == "critical path"]
-    assert rails and list(rails[-1].x) == [0, 50, None, 60, 100, None]
-    [dots] = [
-        t for t in fig.data if t.name == "critical workloads"
-    ]  # a critical workload can be under a pixel
-    assert list(dots.x) == [25, 80] and list(dots.y) == ["core 0", "core 1"]
+    assert [t for t in fig.data if t.name == "busy time"]  # aggregated
+    # The rail: the bins (25 cycles each) the chain passes through, per core (rows listed top-down
+    # as the labels: core 0, core 1), black under yellow.
+    black, yellow = [t for t in fig.data if t.name == "critical path"]
+    assert black.type == yellow.type == "heatmap" and yellow.showlegend and not black.showlegend
+    assert [[v == 1 for v in row] for row in yellow.z] == [[True, True, False, False], [False, False, True, True]]
+    assert list(yellow.text[0][:2]) == ["<b>L0</b>", "<b>L0</b>"]
+    assert 0 < black.ygap < yellow.ygap  # the yellow strip is the thinner, over the black one
     [hand] = [t for t in fig.data if t.name == "critical path: core to core"]
     assert list(hand.x) == [50, 60, None] and list(hand.y) == ["core 0", "core 1", None]
 
 
-def test_the_aggregated_critical_path_draws_runs_of_sub_bin_workloads_as_one(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_the_aggregated_critical_path_names_what_runs_in_each_bin(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(timeline, "MAX_BARS", 2)
     monkeypatch.setattr(timeline, "TIME_BINS", 4)  # bins of 30 cycles over 0-120
-    # Core 0: three back-to-back critical workloads, then one 40 cycles later (more than a bin);
-    # then core 1. Thousands of such points made every zoom of a 64-core file take seconds to draw.
+    # Core 0: three short critical workloads in the first bin, one in the third; then core 1. As
+    # lines and a dot per workload, thousands of these made every zoom of a 64-core file take seconds.
     frame = _schedule(
         (0, "pe", 0, 10), (0, "pe", 10, 20), (0, "pe", 25, 30), (0, "pe", 70, 80), (1, "pe", 90, 120)
     )
     frame["critical"] = True
     fig = timeline_figure(frame, "dependency")
-    [dots] = [t for t in fig.data if t.name == "critical workloads"]
-    assert list(dots.x) == [15, 75, 105] and list(dots.y) == ["core 0", "core 0", "core 1"]
-    assert [row[3] for row in dots.customdata] == [" … <b>L2</b> (3 workloads)", "", ""]
-    rail = [t for t in fig.data if t.name == "critical path"][-1]
-    assert list(rail.x) == [0, 30, None, 70, 80, None, 90, 120, None]
-    # Zoomed in (bars), every critical workload keeps its own segment.
+    yellow = [t for t in fig.data if t.name == "critical path"][-1]
+    assert [list(row) for row in yellow.text] == [
+        ["<b>L0</b> … <b>L2</b> (3 workloads)", "", "<b>L3</b>", ""],
+        ["", "", "", "<b>L4</b>"],
+    ]
+    # Zoomed in (bars), every critical workload keeps its own segment of the rail.
     monkeypatch.setattr(timeline, "MAX_BARS", 100)
     rail = [t for t in timeline_figure(frame, "dependency").data if t.name == "critical path"][-1]
-    assert len(rail.x) == 3 * 5
+    assert rail.type == "scatter" and len(rail.x) == 3 * 5
 
 
 def test_a_critical_path_hopping_cores_thousands_of_times_keeps_its_rail_not_its_hand_offs(

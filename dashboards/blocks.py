@@ -84,7 +84,12 @@ def blocks_figure(
         # just this core's snapshots (a core done early showed only its first 3% after a reset).
         fig.add_trace(
             go.Scatter(
-                x=[0, end], y=[0, 0], mode="markers", marker={"opacity": 0}, hoverinfo="skip", showlegend=False
+                x=[0, end],
+                y=[0, 0],
+                mode="markers",
+                marker={"opacity": 0},
+                hoverinfo="skip",
+                showlegend=False,
             )
         )
         fig.update_xaxes(range=list(window) if window is not None else [0, end])

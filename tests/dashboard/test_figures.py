@@ -311,7 +311,10 @@ def test_the_aggregated_timeline_draws_the_critical_path_and_its_hand_offs(
     # as the labels: core 0, core 1), black under yellow.
     black, yellow = [t for t in fig.data if t.name == "critical path"]
     assert black.type == yellow.type == "heatmap" and yellow.showlegend and not black.showlegend
-    assert [[v == 1 for v in row] for row in yellow.z] == [[True, True, False, False], [False, False, True, True]]
+    assert [[v == 1 for v in row] for row in yellow.z] == [
+        [True, True, False, False],
+        [False, False, True, True],
+    ]
     assert list(yellow.text[0][:2]) == ["<b>L0</b>", "<b>L0</b>"]
     assert 0 < black.ygap < yellow.ygap  # the yellow strip is the thinner, over the black one
     [hand] = [t for t in fig.data if t.name == "critical path: core to core"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 from functools import cached_property
 from typing import Any
 
@@ -54,6 +55,9 @@ TABLE_ATTRIBUTES = {"noc_links": "noc_link_table"}
 """Tables whose Analysis attribute has another name (`Analysis.noc_links` holds the routed rows per step)."""
 
 
+WINDOWS_KEPT = 12
+"""Window tables kept (tiles, links, link costs by model and cycles range): a few zooms' worth."""
+
 AnalysisOptions = RunOptions
 """The options an analysis reads: the run's whole options (irtools.options.RunOptions), under its former name."""
 
@@ -79,6 +83,8 @@ class Analysis:
         )
         if mesh is not None:
             raise AnalysisError(f"{loaded.path}: cannot be analyzed: GIR506 /{mesh.key}: {mesh.message}")
+        self._windows: dict[tuple[str, str, tuple[float, float]], Any] = {}
+        self._window_lock = threading.Lock()  # the dashboard's callbacks ask from several threads
 
     @property
     def path(self) -> str:
@@ -302,7 +308,12 @@ class Analysis:
         """The `noc_links` table under `model` in `window`. The whole schedule's is kept per model: it
         sums millions of routed rows (seconds on a 64-core file), a window's only the steps in it."""
         if window is not None:
-            return noc_links_table(self.link_loads(model), self.options.noc_bw, window)
+            return self._in_window(
+                "links",
+                model,
+                window,
+                lambda: noc_links_table(self.link_loads(model), self.options.noc_bw, window),
+            )
         if model not in self._whole_schedule:
             self._whole_schedule[model] = self._whole_links(model)
         return self._whole_schedule[model]
@@ -321,7 +332,14 @@ class Analysis:
         if key not in self._whole_schedule:
             self._whole_schedule[key] = step_costs(self.index, self.noc_steps)
             self._whole_schedule[f"spans {model}"] = step_spans(self.index, self.timeline, model)
-        return link_costs(self._whole_schedule[key], self._whole_schedule[f"spans {model}"], window)
+        if window is None:
+            return link_costs(self._whole_schedule[key], self._whole_schedule[f"spans {model}"], None)
+        return self._in_window(
+            "link costs",
+            model,
+            window,
+            lambda: link_costs(self._whole_schedule[key], self._whole_schedule[f"spans {model}"], window),
+        )
 
     def link_heat(self, model: str, bins: int, window: tuple[float, float] | None = None) -> LinkHeat | None:
         """Every link's bytes per cycle per time bin under `model` (irtools.analysis.counters); None without a mesh."""
@@ -351,7 +369,21 @@ class Analysis:
             if key not in self._whole_schedule:
                 self._whole_schedule[key] = self._tiles(model, None)
             return self._whole_schedule[key]
-        return self._tiles(model, window)
+        return self._in_window("tiles", model, window, lambda: self._tiles(model, window))
+
+    def _in_window(self, kind: str, model: str, window: tuple[float, float], compute: Any) -> Any:
+        """`compute()`, kept for the last few (kind, model, window): a core picked after a zoom redraws
+        the mesh for the same window, which cost a third of a second of tables on a 64-core file."""
+        key = (kind, model, window)
+        with self._window_lock:
+            if key in self._windows:
+                return self._windows[key]
+        value = compute()
+        with self._window_lock:
+            self._windows[key] = value
+            while len(self._windows) > WINDOWS_KEPT:
+                del self._windows[next(iter(self._windows))]  # the oldest first
+        return value
 
     def _tiles(self, model: str, window: tuple[float, float] | None) -> pd.DataFrame:
         capacity = self.l2_capacity_kib

@@ -8,6 +8,7 @@ from unittest import mock
 import pandas as pd
 
 from irtools.analysis import analyze
+from irtools.analysis.analysis import WINDOWS_KEPT
 from irtools.analysis.link_load import noc_links_table
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -37,7 +38,23 @@ def test_the_whole_schedules_link_table_and_tiles_are_kept_per_model() -> None:
     # A window is computed for itself, and differs from the whole schedule.
     end = float(a.timeline["end"].max())
     window = (0.0, end / 4)
-    assert a.link_table("dependency", window) is not a.link_table("dependency", window)
     assert (
         a.tiles("dependency", window)["busy_share"].tolist() != a.tiles("dependency")["busy_share"].tolist()
     )
+
+
+def test_the_last_windows_tables_are_kept_for_the_next_view_of_the_same_range() -> None:
+    # A core picked after a zoom redraws the mesh for the same window: its tables are not summed again.
+    a = analyze(MESH)
+    end = float(a.timeline["end"].max())
+    window = (0.0, end / 4)
+    links, tiles = a.link_table("dependency", window), a.tiles("dependency", window)
+    assert a.link_table("dependency", window) is links and a.tiles("dependency", window) is tiles
+    pd.testing.assert_frame_equal(links, noc_links_table(a.link_loads("dependency"), None, window))
+    assert a.tiles("sequential", window) is not tiles  # by model too
+    # Only the last few are kept: after as many other windows, the first is computed again, equal.
+    for k in range(1, WINDOWS_KEPT + 1):
+        a.link_table("dependency", (0.0, end / (4 + k)))
+    again = a.link_table("dependency", window)
+    assert again is not links
+    pd.testing.assert_frame_equal(again, links)

@@ -16,9 +16,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+import plotly.io as pio
 from plotly.subplots import make_subplots
 
 from irtools.analysis.units import format_bytes
+
+TEMPLATE = "plotly_white"
+# The house look is the default template of every figure made in this process: a template set per
+# figure is validated and copied each time (15-35 ms a figure, a fifth of the server time of a zoom,
+# which redraws four figures), the default once per figure at no cost.
+pio.templates.default = TEMPLATE
 
 TYPE_COLORS = {"ifmap": "#4C78A8", "ofmap": "#F58518", "weight": "#54A24B"}
 """Tensor types: blue, orange, green (distinguishable for the common color-vision deficiencies)."""
@@ -79,7 +86,6 @@ def finish_layout(fig: go.Figure, title: str, height: int) -> go.Figure:
         },
         height=height + 14,
         margin={"l": 70, "r": 20, "t": 64, "b": 40},
-        template="plotly_white",
         legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "right", "x": 1.0},
         hoverlabel={"align": "left"},
         uirevision=title,
@@ -107,7 +113,7 @@ def placeholder() -> dict[str, Any]:
     hidden = {"visible": False}
     return {
         "data": [],
-        "layout": {"xaxis": hidden, "yaxis": hidden, "height": 120, "template": "plotly_white"},
+        "layout": {"xaxis": hidden, "yaxis": hidden, "height": 120, "template": TEMPLATE},
     }
 
 

@@ -11,6 +11,7 @@ from typing import Any, cast
 import pandas as pd
 
 from irtools.analysis.identity import workload_identity
+from irtools.analysis.linear_l2 import linear_tables
 from irtools.analysis.tables import L2_OCCUPANCY, L2_REGIONS, TENSORS, WL0_OCCUPANCY, WL0_TENSORS
 from irtools.dialects.base import Capability
 from irtools.dialects.documented import BufferEntry, Wl0Entry
@@ -107,8 +108,8 @@ def _snapshot_key(ref: WorkloadRef) -> dict[str, Any]:
     }
 
 
-def l2_tables(index: IRIndex) -> dict[str, pd.DataFrame]:
-    """tensors, l2_occupancy and l2_regions for every core."""
+def _l2_tables_reference(index: IRIndex) -> dict[str, pd.DataFrame]:
+    """`l2_tables` snapshot by snapshot, entry by entry."""
     # A file whose L2 size is unknown (broken buffersize; raw or alloc without --l2-size) is measured
     # against the highest address it uses. Only files with ring regions wrap tensors around.
     ring = index.has(Capability.RING_REGIONS)
@@ -194,6 +195,30 @@ def l2_tables(index: IRIndex) -> dict[str, pd.DataFrame]:
         "tensors": TENSORS.frame(_columns(tensors, TENSORS.dtypes)),
         "l2_occupancy": L2_OCCUPANCY.frame(_columns(occupancy, L2_OCCUPANCY.dtypes)),
         "l2_regions": L2_REGIONS.frame(_columns(regions_rows, L2_REGIONS.dtypes)),
+    }
+
+
+@fast_path(reference=_l2_tables_reference)
+def l2_tables(index: IRIndex) -> dict[str, pd.DataFrame]:
+    """tensors, l2_occupancy and l2_regions for every core.
+
+    A file without ring regions (the allocated dialect) gets them from columns (linear_l2); the others,
+    and any whose values leave int64, snapshot by snapshot."""
+    if not index.has(Capability.RING_REGIONS) and not any(tensor_columns(index).field("ring_buffer_info")):
+        tables = linear_tables(index, _described)
+        if tables is not None:
+            return tables
+    return _l2_tables_reference(index)
+
+
+def _described(entries: list[PlacedEntry]) -> dict[str, list[Any]]:
+    """The columns of `_tensor_row` read from the entries themselves, for many entries at once."""
+    documented = {kind: is_model(e, BufferEntry) for kind, e in {type(e): e for e in entries}.items()}
+    return {
+        "layer_name": [e.layer_name for e in entries],
+        "transfer_ids": [_ids(e.transfer_id) for e in entries],
+        "source": [_source_kind(e) for e in entries],
+        "to_dram": [documented[type(e)] and bool(cast("BufferEntry", e).start_send) for e in entries],
     }
 
 

@@ -1,0 +1,249 @@
+"""tensors, l2_occupancy and l2_regions from columns, for files whose L2 has no ring regions.
+
+The allocated dialect places each tensor where it is, never wrapped (irtools.loading.l2.linear): its
+tables follow from the entries' addresses and sizes by sorts and grouped running maxima, where
+`buffers.l2_tables` walks every entry of every snapshot in Python (2.8 s on a 73 MB allocated file,
+the largest cost of its `analyze`). Each step below says which line of the walk it reproduces; the
+walk stays the reference (tests/equivalence compares the tables of both cores on every file).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from irtools.analysis.identity import workload_identity
+from irtools.analysis.tables import L2_OCCUPANCY, L2_REGIONS, TENSORS
+from irtools.loading.boxes import Group, tensor_columns
+from irtools.loading.index import IRIndex
+
+Ints = npt.NDArray[np.int64]
+Bools = npt.NDArray[np.bool_]
+
+_TYPES = ("ifmap", "ofmap", "weight")
+_LIMIT = 2**62
+
+
+def linear_tables(
+    index: IRIndex, describe: Callable[[list[Any]], dict[str, list[Any]]]
+) -> dict[str, pd.DataFrame] | None:
+    """The three tables of a file without ring regions, or None when a value leaves the columns'
+    range (the walk then builds them). `describe(entries)` gives the tensors' columns read from the
+    entries themselves (names, ids, sources), for each tensor's first entry, as the walk takes them."""
+    buffers = tensor_columns(index).buffers
+    columns = _entry_columns(buffers)
+    if columns is None:
+        return None
+    row, address, size, tensor, kind = columns
+    identity = workload_identity(index)
+    end = address + size
+    l2_size = index.l2_size
+    buffersize = l2_size or int(end.max(initial=0))
+    if (len(index.rows) + 2) * (buffersize + 2) >= _LIMIT or int(end.max(initial=0)) >= _LIMIT:
+        return None
+    try:
+        positions, cores, workload_ids = (
+            np.asarray(identity[name], dtype=np.int64) for name in ("position", "core_id", "workload_id")
+        )
+    except OverflowError:
+        return None
+    order = np.lexsort((end, address, row))  # the walk's sort of each snapshot's segments
+    overlapping = np.zeros(len(row), dtype=bool)
+    overlapping[order] = _overlaps(row[order], address[order], end[order], buffersize)
+    used, largest = _coverage(row[order], address[order], end[order], buffersize, len(index.rows))
+    first, life = _lifetimes(cores[row], positions[row], tensor, kind, address, size)
+    overlaps = np.zeros(len(first), dtype=bool)
+    np.logical_or.at(overlaps, life, overlapping)
+    last = np.zeros(len(first), dtype=np.int64)
+    np.maximum.at(last, life, np.arange(len(row), dtype=np.int64))  # entries in the walk's order
+    first_row, last_row = row[first], row[last]
+    tensors = {
+        "core_id": cores[first_row],
+        "tensor_id": tensor[first],
+        "type": np.array(_TYPES, dtype=object)[kind[first]],
+        "address": address[first],
+        "size": size[first],
+        **_placements(address[first], end[first], l2_size),
+        **describe([buffers.objects[i] for i in first.tolist()]),
+        "first_position": positions[first_row],
+        "first_workload_id": workload_ids[first_row],
+        "last_position": positions[last_row],
+        "last_workload_id": workload_ids[last_row],
+        "overlaps": overlaps,
+    }
+    tensors["snapshots"] = tensors["last_position"] - tensors["first_position"] + 1
+    occupancy = _occupancy(index, identity, row, size, kind, used, largest, buffersize)
+    regions = _regions(identity, used, largest, buffersize) if l2_size else L2_REGIONS.empty()
+    return {
+        "tensors": TENSORS.frame(tensors),
+        "l2_occupancy": L2_OCCUPANCY.frame(occupancy),
+        "l2_regions": regions,
+    }
+
+
+def _placements(address: Ints, end: Ints, l2_size: int | None) -> dict[str, Any]:
+    """`loading.l2.linear`'s placement of each tensor: one segment where it is, never wrapped, and
+    past the L2 size a problem."""
+    count = len(address)
+    problem: list[str | None] = [None] * count
+    if l2_size is not None:
+        for i in np.flatnonzero(end > l2_size).tolist():
+            problem[i] = f"ends at {int(end[i]):#x}, past the L2 size {l2_size:#x}"
+    return {
+        "segments": [f"{a}-{b}" for a, b in zip(address.tolist(), end.tolist(), strict=True)],
+        "wraps": np.zeros(count, dtype=bool),
+        "region_start": [None if l2_size is None else 0] * count,
+        "region_end": [l2_size] * count,
+        "problem": problem,
+    }
+
+
+def _entry_columns(buffers: Group) -> tuple[Ints, Ints, Ints, Ints, Ints] | None:
+    """Per entry: its workload row, address, size, tensor number and type (an index into _TYPES)."""
+    address, size, tensor = buffers.ints("address"), buffers.ints("size"), buffers.ints("tensor_id")
+    if address is None or size is None or tensor is None:
+        return None
+    kind = np.full(len(buffers), -1, dtype=np.int64)
+    for k, name in enumerate(_TYPES):
+        kind[buffers.equals("type", name)] = k
+    if (kind < 0).any() or (address < 0).any() or (size < 0).any():
+        return None
+    return buffers.row, address, size, tensor, kind
+
+
+def _grouped_cummax(values: Ints, group: Ints, top: int) -> Ints:
+    """The running maximum of `values` (each in [-1, top]) within each run of equal `group` (sorted):
+    each group's values are lifted above every earlier group's, so one accumulate never carries a
+    maximum from one group into the next."""
+    lift = group * (top + 2)
+    lifted: Ints = np.maximum.accumulate(values + 1 + lift) - lift - 1
+    return lifted
+
+
+def _starts(group: Ints) -> Bools:
+    """Where a new group begins in sorted `group`."""
+    starts: Bools = np.ones(len(group), dtype=bool)
+    starts[1:] = group[1:] != group[:-1]
+    return starts
+
+
+def _overlaps(group: Ints, a: Ints, b: Ints, hi: int) -> Bools:
+    """Per segment (sorted by group, a, b): whether `covered` reports it among the overlapping.
+
+    The walk keeps `reach`, the largest end clipped to `hi` so far (-1 first), and its owner, the first
+    segment reaching it; a segment starting before `reach` (and not empty) overlaps, and so does that
+    owner."""
+    if not len(group):
+        return np.zeros(0, dtype=bool)
+    reach_after = _grouped_cummax(np.minimum(b, hi), group, hi)
+    new = _starts(group)
+    reach = np.r_[-1, reach_after[:-1]]
+    reach[new] = -1
+    flagged = (a < reach) & (a < b)
+    raises = np.minimum(b, hi) > reach  # the walk's `if b > reach`: a new owner
+    index = np.arange(len(group), dtype=np.int64)
+    owner_after = np.maximum.accumulate(np.where(raises, index, -1))  # a group's first always raises
+    owner = np.r_[-1, owner_after[:-1]]
+    owner[new] = -1
+    out: Bools = flagged.copy()
+    out[owner[flagged & (owner >= 0)]] = True
+    return out
+
+
+def _coverage(group: Ints, a: Ints, b: Ints, hi: int, groups: int) -> tuple[Ints, Ints]:
+    """Per snapshot: bytes of [0, hi) covered, and the largest free gap (`covered`'s cursor walk)."""
+    lo_a, hi_b = np.maximum(a, 0), np.minimum(b, hi)
+    valid = (lo_a < hi) & (hi_b > lo_a)
+    ends = np.where(valid, hi_b, 0)  # a skipped segment moves no cursor; the cursor starts at 0
+    cursor_after = _grouped_cummax(ends, group, hi)
+    cursor = np.r_[0, cursor_after[:-1]] if len(group) else cursor_after
+    cursor[_starts(group)] = 0
+    gap = np.where(valid & (lo_a > cursor), lo_a - cursor, 0)
+    covered = np.where(valid & (hi_b > cursor), hi_b - np.maximum(lo_a, cursor), 0)
+    used = np.zeros(groups, dtype=np.int64)
+    np.add.at(used, group, covered)
+    largest = np.zeros(groups, dtype=np.int64)
+    np.maximum.at(largest, group, gap)
+    reached = np.zeros(groups, dtype=np.int64)
+    np.maximum.at(reached, group, ends)
+    largest = np.where(reached < hi, np.maximum(largest, hi - reached), largest)
+    return used, largest
+
+
+def _lifetimes(
+    core: Ints, position: Ints, tensor: Ints, kind: Ints, address: Ints, size: Ints
+) -> tuple[Ints, Ints]:
+    """Each entry's lifetime, and each lifetime's first entry, numbered in the walk's order.
+
+    The walk (`_Lifetimes.see`) extends the lifetime its key (tensor, type, address, size) last
+    opened on this core when that was seen at the previous position; else it starts one."""
+    walk = np.arange(len(core), dtype=np.int64)
+    order = np.lexsort((walk, size, address, kind, tensor, core))
+    same = np.r_[
+        False, (np.diff(np.stack([core, tensor, kind, address, size])[:, order], axis=1) == 0).all(axis=0)
+    ]
+    follows = np.r_[False, position[order][1:] == position[order][:-1] + 1]
+    starts = ~(same & follows)
+    # Lifetimes numbered by their first entry's place in the walk, as the walk appends them.
+    first = np.sort(order[starts])
+    number = np.empty(len(core), dtype=np.int64)
+    number[first] = np.arange(len(first), dtype=np.int64)
+    life = np.empty(len(core), dtype=np.int64)
+    life[order] = number[order[starts]][np.cumsum(starts) - 1]
+    return first, life
+
+
+def _occupancy(
+    index: IRIndex,
+    identity: dict[str, Any],
+    row: Ints,
+    size: Ints,
+    kind: Ints,
+    used: Ints,
+    largest: Ints,
+    buffersize: int,
+) -> dict[str, Any]:
+    rows = len(index.rows)
+    by_type = {}
+    for k, name in enumerate(_TYPES):
+        held = np.zeros(rows, dtype=np.int64)
+        np.add.at(held, row[kind == k], size[kind == k])
+        by_type[f"{name}_bytes"] = held
+    total = by_type["ifmap_bytes"] + by_type["ofmap_bytes"] + by_type["weight_bytes"]
+    free = buffersize - used
+    with np.errstate(divide="ignore", invalid="ignore"):
+        fraction = total / buffersize if buffersize else np.full(rows, np.nan)
+        fragmentation = np.where(free > 0, 1 - largest / np.where(free > 0, free, 1), 0.0)
+    incomplete = index.incomplete
+    return {
+        **identity,
+        "tensors": np.bincount(row, minlength=rows),
+        **by_type,
+        "total_bytes": total,
+        "used_bytes": used,
+        "free_bytes": free,
+        "fraction": fraction,
+        "largest_free_block": largest,
+        "fragmentation": fragmentation,
+        "incomplete": [ref.pointer in incomplete for ref in index.rows],
+    }
+
+
+def _regions(identity: dict[str, Any], used: Ints, largest: Ints, buffersize: int) -> pd.DataFrame:
+    """One region per snapshot, the whole buffer [0, L2 size)."""
+    rows = len(used)
+    return L2_REGIONS.frame(
+        {
+            **identity,
+            "region_start": np.zeros(rows, dtype=np.int64),
+            "region_end": np.full(rows, buffersize, dtype=np.int64),
+            "used_bytes": used,
+            "free_bytes": buffersize - used,
+            "fraction": used / buffersize,
+            "largest_free_block": largest,
+        }
+    )

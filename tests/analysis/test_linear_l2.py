@@ -1,0 +1,77 @@
+"""The allocated dialect's L2 tables from columns (irtools.analysis.linear_l2) equal the snapshot walk's.
+
+Real allocated files seldom overlap or repeat an entry; these are made from one by moving its
+tensors: overlaps (shared, nested, identical and touching ranges), a tensor held twice in one
+snapshot, empty and past-the-end tensors, each under an unknown, a large and a small L2 size.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from irtools.analysis.buffers import l2_tables
+from irtools.loading.index import IRIndex
+from irtools.loading.load import load_ir
+from irtools.options import RunOptions
+from irtools.reference import reference_core
+from tests.conftest import FIXTURES
+
+ALLOC = FIXTURES / "gemini-alloc" / "resnet_2x2_b1_alloc.json"
+
+
+def _both(document: dict[str, Any], l2_size: int | None) -> None:
+    loaded = load_ir(json.dumps(document).encode(), "moved.json")
+    assert loaded.dialect.name == "alloc" and loaded.ir is not None
+    tables = {}
+    for reference in (False, True):
+        with reference_core(reference):
+            tables[reference] = l2_tables(IRIndex(loaded, RunOptions(l2_size=l2_size)))
+    for name, frame in tables[False].items():
+        pd.testing.assert_frame_equal(frame, tables[True][name], check_exact=True, obj=name)
+
+
+def _moved(seed: int) -> dict[str, Any]:
+    """The file with every entry moved into the first 40 blocks (most overlap), some held twice, some emptied."""
+    rng = random.Random(seed)
+    document = json.loads(ALLOC.read_text())
+    for key, workloads in document.items():
+        if not isinstance(workloads, list) or key == "-1":
+            continue
+        for workload in workloads:
+            buffer = workload["buffer"]
+            for entry in buffer:
+                entry["address"] = rng.randrange(40)
+                if rng.random() < 0.1:
+                    entry["block"] = 0
+            if buffer and rng.random() < 0.2:
+                buffer.append(copy.deepcopy(rng.choice(buffer)))  # the same tensor twice in one snapshot
+    return document
+
+
+@pytest.mark.skipif(not ALLOC.exists(), reason="../shared/fixtures not present")
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("l2_size", [None, 512 * 1024, 16 * 1024])
+def test_moved_tensors_give_the_walks_tables(seed: int, l2_size: int | None) -> None:
+    _both(_moved(seed), l2_size)
+
+
+@pytest.mark.skipif(not ALLOC.exists(), reason="../shared/fixtures not present")
+def test_the_moved_files_do_overlap_and_repeat() -> None:
+    # The cases above are only worth their name if the walk finds what they were made for.
+    document = _moved(0)
+    with reference_core(True):
+        tables = l2_tables(
+            IRIndex(load_ir(json.dumps(document).encode(), "moved.json"), RunOptions(l2_size=16 * 1024))
+        )
+    tensors = tables["tensors"]
+    assert tensors["overlaps"].any() and not tensors["overlaps"].all()
+    assert (tensors["size"] == 0).any() and tensors["problem"].notna().any()
+    # A tensor held twice in a snapshot starts a second lifetime there: two rows share a first position.
+    twice = tensors.groupby(["core_id", "tensor_id", "address", "size", "first_position"]).size()
+    assert (twice > 1).any()

@@ -12,6 +12,7 @@ from irtools.cli.main import main
 from irtools.errors import AnalysisError
 from irtools.loading.index import IRIndex
 from irtools.loading.load import load_ir
+from irtools.loading.mesh import mesh_problem
 from irtools.reference import reference_core
 from tests.conftest import FIXTURES, ROOT
 
@@ -23,6 +24,10 @@ def _same(path: Path) -> None:
     loaded = load_ir(path)
     if loaded.ir is None:
         pytest.skip("not an IR")
+    index = IRIndex(loaded)
+    if mesh_problem(list(index.cores), index.numbering, index.ir.xlen, index.ir.ylen) is not None:
+        # Analysis refuses it (GIR506) before any NoC table: a 2x1000 mesh took 13 s to lay out here.
+        pytest.skip("a mesh no analysis lays out (GIR506)")
     frames = {}
     links = {}
     for reference in (False, True):

@@ -11,7 +11,7 @@ from typing import Any, cast
 import pandas as pd
 
 from irtools.analysis.identity import workload_identity
-from irtools.analysis.linear_l2 import linear_tables
+from irtools.analysis.l2_columnar import columnar_tables
 from irtools.analysis.tables import L2_OCCUPANCY, L2_REGIONS, TENSORS, WL0_OCCUPANCY, WL0_TENSORS
 from irtools.dialects.base import Capability
 from irtools.dialects.documented import BufferEntry, Wl0Entry
@@ -202,13 +202,25 @@ def _l2_tables_reference(index: IRIndex) -> dict[str, pd.DataFrame]:
 def l2_tables(index: IRIndex) -> dict[str, pd.DataFrame]:
     """tensors, l2_occupancy and l2_regions for every core.
 
-    A file without ring regions (the allocated dialect) gets them from columns (linear_l2); the others,
-    and any whose values leave int64, snapshot by snapshot."""
-    if not index.has(Capability.RING_REGIONS) and not any(tensor_columns(index).field("ring_buffer_info")):
-        tables = linear_tables(index, _described)
-        if tables is not None:
-            return tables
-    return _l2_tables_reference(index)
+    A file without ring regions (the allocated dialect), or with one spanning the whole buffer in
+    every workload (the documented files), gets them from columns (l2_columnar); the others, and any
+    whose values leave int64, snapshot by snapshot."""
+    ring = index.has(Capability.RING_REGIONS)
+    info = tensor_columns(index).field("ring_buffer_info")
+    if not ring and not any(info):
+        tables = columnar_tables(index, False, _described)
+    elif ring and index.l2_size and all(_whole_buffer(r, index.l2_size) for r in info):
+        tables = columnar_tables(index, True, _described)
+    else:
+        tables = None
+    return _l2_tables_reference(index) if tables is None else tables
+
+
+def _whole_buffer(ring_buffer_info: list[list[int]], l2_size: int) -> bool:
+    """Whether `regions_of` reads these pairs as the one region [0, l2_size)."""
+    return not ring_buffer_info or (
+        len(ring_buffer_info) == 1 and ring_buffer_info[0][0] == 0 and ring_buffer_info[0][1] == l2_size
+    )
 
 
 def _described(entries: list[PlacedEntry]) -> dict[str, list[Any]]:

@@ -1,10 +1,12 @@
-"""tensors, l2_occupancy and l2_regions from columns, for files whose L2 has no ring regions.
+"""tensors, l2_occupancy and l2_regions from columns, for files with one L2 region at most.
 
-The allocated dialect places each tensor where it is, never wrapped (irtools.loading.l2.linear): its
-tables follow from the entries' addresses and sizes by sorts and grouped running maxima, where
-`buffers.l2_tables` walks every entry of every snapshot in Python (2.8 s on a 73 MB allocated file,
-the largest cost of its `analyze`). Each step below says which line of the walk it reproduces; the
-walk stays the reference (tests/equivalence compares the tables of both cores on every file).
+The allocated dialect places each tensor where it is, never wrapped (`loading.l2.linear`); the
+documented files hold one ring region, the whole buffer, and wrap a tensor running past its end to
+the start (`loading.l2.place`). Either way the tables follow from the entries' addresses and sizes
+by sorts and grouped running maxima, where `buffers.l2_tables` walks every entry of every snapshot
+in Python (3 s on a 73 MB allocated file, the largest cost of its `analyze`). Each step below says
+which line of the walk it reproduces; the walk stays the reference (tests/equivalence and
+tests/analysis/test_l2_columnar.py compare the tables of both cores).
 """
 
 from __future__ import annotations
@@ -28,11 +30,13 @@ _TYPES = ("ifmap", "ofmap", "weight")
 _LIMIT = 2**62
 
 
-def linear_tables(
-    index: IRIndex, describe: Callable[[list[Any]], dict[str, list[Any]]]
+def columnar_tables(
+    index: IRIndex, ring: bool, describe: Callable[[list[Any]], dict[str, list[Any]]]
 ) -> dict[str, pd.DataFrame] | None:
-    """The three tables of a file without ring regions, or None when a value leaves the columns'
-    range (the walk then builds them). `describe(entries)` gives the tensors' columns read from the
+    """The three tables, or None when a value leaves the columns' range (the walk then builds them).
+
+    Without `ring`, tensors are placed linearly; with it, in the one ring region [0, L2 size) every
+    workload has (the caller checks). `describe(entries)` gives the tensors' columns read from the
     entries themselves (names, ids, sources), for each tensor's first entry, as the walk takes them."""
     buffers = tensor_columns(index).buffers
     columns = _entry_columns(buffers)
@@ -51,13 +55,16 @@ def linear_tables(
         )
     except OverflowError:
         return None
-    order = np.lexsort((end, address, row))  # the walk's sort of each snapshot's segments
-    overlapping = np.zeros(len(row), dtype=bool)
-    overlapping[order] = _overlaps(row[order], address[order], end[order], buffersize)
-    used, largest = _coverage(row[order], address[order], end[order], buffersize, len(index.rows))
+    placed = _ring(address, size, l2_size) if ring and l2_size else _linear(address, end, l2_size)
+    owner, seg_a, seg_b = placed.segments()
+    seg_row = row[owner]
+    order = np.lexsort((seg_b, seg_a, seg_row))  # the walk's sort of each snapshot's segments
+    flagged = np.zeros(len(owner), dtype=bool)
+    flagged[order] = _overlaps(seg_row[order], seg_a[order], seg_b[order], buffersize)
+    used, largest = _coverage(seg_row[order], seg_a[order], seg_b[order], buffersize, len(index.rows))
     first, life = _lifetimes(cores[row], positions[row], tensor, kind, address, size)
     overlaps = np.zeros(len(first), dtype=bool)
-    np.logical_or.at(overlaps, life, overlapping)
+    np.logical_or.at(overlaps, life[owner], flagged)  # a tensor overlaps where one of its segments does
     last = np.zeros(len(first), dtype=np.int64)
     np.maximum.at(last, life, np.arange(len(row), dtype=np.int64))  # entries in the walk's order
     first_row, last_row = row[first], row[last]
@@ -67,7 +74,7 @@ def linear_tables(
         "type": np.array(_TYPES, dtype=object)[kind[first]],
         "address": address[first],
         "size": size[first],
-        **_placements(address[first], end[first], l2_size),
+        **placed.columns(first),
         **describe([buffers.objects[i] for i in first.tolist()]),
         "first_position": positions[first_row],
         "first_workload_id": workload_ids[first_row],
@@ -85,21 +92,71 @@ def linear_tables(
     }
 
 
-def _placements(address: Ints, end: Ints, l2_size: int | None) -> dict[str, Any]:
-    """`loading.l2.linear`'s placement of each tensor: one segment where it is, never wrapped, and
-    past the L2 size a problem."""
+class _Placed:
+    """Every entry's placement: where its first segment is cut (its end unless it wraps or does not
+    fit), whether its tail wraps to 0 as a second segment, whether it is in the region, its problem."""
+
+    def __init__(
+        self, address: Ints, end: Ints, cut: Ints, wraps: Bools, in_region: Bools, l2_size: int | None
+    ) -> None:
+        self.address, self.end, self.cut, self.wraps, self.in_region = address, end, cut, wraps, in_region
+        self.l2_size = l2_size
+        self.problems: dict[int, str] = {}
+
+    def segments(self) -> tuple[Ints, Ints, Ints]:
+        """(entry, start, end) of every segment, in the walk's order: each entry's first, then its tail."""
+        count = len(self.address)
+        tails = np.flatnonzero(self.wraps)
+        owner = np.concatenate([np.arange(count, dtype=np.int64), tails])
+        start = np.concatenate([self.address, np.zeros(len(tails), dtype=np.int64)])
+        stop = np.concatenate([self.cut, self.end[tails] - self.cut[tails]])
+        order = np.argsort(owner, kind="stable")
+        return owner[order], start[order], stop[order]
+
+    def columns(self, rows: Ints) -> dict[str, Any]:
+        """The tensors table's placement columns of entries `rows`."""
+        wraps = self.wraps[rows]
+        heads = zip(self.address[rows].tolist(), self.cut[rows].tolist(), strict=True)
+        tails = (self.end[rows] - self.cut[rows]).tolist()
+        segments = [
+            f"{a}-{c};0-{t}" if w else f"{a}-{c}"
+            for (a, c), t, w in zip(heads, tails, wraps.tolist(), strict=True)
+        ]
+        inside = self.in_region[rows].tolist()
+        return {
+            "segments": segments,
+            "wraps": wraps,
+            "region_start": [0 if r else None for r in inside],
+            "region_end": [self.l2_size if r else None for r in inside],
+            "problem": [self.problems.get(i) for i in rows.tolist()],
+        }
+
+
+def _linear(address: Ints, end: Ints, l2_size: int | None) -> _Placed:
+    """`loading.l2.linear`: one segment where the tensor is; past the L2 size, a problem."""
     count = len(address)
-    problem: list[str | None] = [None] * count
+    placed = _Placed(
+        address, end, end, np.zeros(count, dtype=bool), np.full(count, l2_size is not None), l2_size
+    )
     if l2_size is not None:
         for i in np.flatnonzero(end > l2_size).tolist():
-            problem[i] = f"ends at {int(end[i]):#x}, past the L2 size {l2_size:#x}"
-    return {
-        "segments": [f"{a}-{b}" for a, b in zip(address.tolist(), end.tolist(), strict=True)],
-        "wraps": np.zeros(count, dtype=bool),
-        "region_start": [None if l2_size is None else 0] * count,
-        "region_end": [l2_size] * count,
-        "problem": problem,
-    }
+            placed.problems[i] = f"ends at {int(end[i]):#x}, past the L2 size {l2_size:#x}"
+    return placed
+
+
+def _ring(address: Ints, size: Ints, l2_size: int) -> _Placed:
+    """`loading.l2.place` in the one region [0, l2_size): a tensor running past its end wraps to 0."""
+    end = address + size
+    past = address >= l2_size
+    too_big = ~past & (size > l2_size)
+    wraps = ~past & ~too_big & (end > l2_size)
+    cut = np.where(too_big | wraps, l2_size, end)
+    placed = _Placed(address, end, cut, wraps, ~past, l2_size)
+    for i in np.flatnonzero(past).tolist():
+        placed.problems[i] = f"starts at {int(address[i]):#x}, past buffersize {l2_size:#x}"
+    for i in np.flatnonzero(too_big).tolist():
+        placed.problems[i] = f"{int(size[i])} bytes do not fit in ring region [0x0, {l2_size:#x})"
+    return placed
 
 
 def _entry_columns(buffers: Group) -> tuple[Ints, Ints, Ints, Ints, Ints] | None:
@@ -183,11 +240,11 @@ def _lifetimes(
     opened on this core when that was seen at the previous position; else it starts one."""
     walk = np.arange(len(core), dtype=np.int64)
     order = np.lexsort((walk, size, address, kind, tensor, core))
-    same = np.r_[
-        False, (np.diff(np.stack([core, tensor, kind, address, size])[:, order], axis=1) == 0).all(axis=0)
-    ]
-    follows = np.r_[False, position[order][1:] == position[order][:-1] + 1]
-    starts = ~(same & follows)
+    keys = np.stack([core, tensor, kind, address, size])[:, order]
+    steps = position[order]
+    continues = np.zeros(len(core), dtype=bool)  # the same key as the previous, one position on
+    continues[1:] = (keys[:, 1:] == keys[:, :-1]).all(axis=0) & (steps[1:] == steps[:-1] + 1)
+    starts = ~continues
     # Lifetimes numbered by their first entry's place in the walk, as the walk appends them.
     first = np.sort(order[starts])
     number = np.empty(len(core), dtype=np.int64)

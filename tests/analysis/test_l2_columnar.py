@@ -1,8 +1,10 @@
-"""The allocated dialect's L2 tables from columns (irtools.analysis.linear_l2) equal the snapshot walk's.
+"""L2 tables from columns (irtools.analysis.l2_columnar) equal the snapshot walk's.
 
-Real allocated files seldom overlap or repeat an entry; these are made from one by moving its
-tensors: overlaps (shared, nested, identical and touching ranges), a tensor held twice in one
-snapshot, empty and past-the-end tensors, each under an unknown, a large and a small L2 size.
+Real files seldom overlap, wrap or repeat an entry; these are made from real ones by moving their
+tensors. Allocated: overlaps (shared, nested, identical and touching ranges), a tensor held twice in
+one snapshot, empty and past-the-end tensors, under an unknown, a large and a small L2 size.
+Documented (one ring region, the whole buffer): tensors wrapping around its end, starting past it,
+larger than it.
 """
 
 from __future__ import annotations
@@ -23,11 +25,12 @@ from irtools.reference import reference_core
 from tests.conftest import FIXTURES
 
 ALLOC = FIXTURES / "gemini-alloc" / "resnet_2x2_b1_alloc.json"
+DOCUMENTED = FIXTURES / "gemini" / "int8_resnet34.sim_quantized_b1_c1_bw16_stschedule.json"
 
 
-def _both(document: dict[str, Any], l2_size: int | None) -> None:
+def _both(document: dict[str, Any], l2_size: int | None, dialect: str = "alloc") -> None:
     loaded = load_ir(json.dumps(document).encode(), "moved.json")
-    assert loaded.dialect.name == "alloc" and loaded.ir is not None
+    assert loaded.dialect.name == dialect and loaded.ir is not None
     tables = {}
     for reference in (False, True):
         with reference_core(reference):
@@ -75,3 +78,37 @@ def test_the_moved_files_do_overlap_and_repeat() -> None:
     # A tensor held twice in a snapshot starts a second lifetime there: two rows share a first position.
     twice = tensors.groupby(["core_id", "tensor_id", "address", "size", "first_position"]).size()
     assert (twice > 1).any()
+
+
+def _wrapped(seed: int) -> dict[str, Any]:
+    """The documented file with tensors moved near the buffer's end: many wrap, some start past it,
+    a few are larger than the whole buffer."""
+    rng = random.Random(seed)
+    document = json.loads(DOCUMENTED.read_text())
+    size = document["buffersize"]
+    for workload in document["0"]:
+        for entry in workload["buffer"]:
+            entry["address"] = size - rng.randrange(entry["size"] + 1) + rng.choice([0, 0, 0, 4096])
+            if rng.random() < 0.05:
+                entry["size"] = size + 64
+        if workload["buffer"] and rng.random() < 0.2:
+            workload["buffer"].append(copy.deepcopy(rng.choice(workload["buffer"])))
+    # The edges: ending exactly at the buffer's end (no wrap), starting exactly there (past it).
+    first, second = document["0"][0]["buffer"][0], document["0"][1]["buffer"][0]
+    first["address"], second["address"] = size - first["size"], size
+    return document
+
+
+@pytest.mark.skipif(not DOCUMENTED.exists(), reason="../shared/fixtures not present")
+@pytest.mark.parametrize("seed", range(4))
+def test_wrapped_tensors_give_the_walks_tables(seed: int) -> None:
+    _both(_wrapped(seed), None, "documented")
+
+
+@pytest.mark.skipif(not DOCUMENTED.exists(), reason="../shared/fixtures not present")
+def test_the_wrapped_files_do_wrap_and_break_the_region() -> None:
+    with reference_core(True):
+        tensors = l2_tables(IRIndex(load_ir(json.dumps(_wrapped(0)).encode(), "w.json")))["tensors"]
+    assert tensors["wraps"].any() and tensors["overlaps"].any()
+    problems = " ".join(tensors["problem"].dropna())
+    assert "past buffersize" in problems and "do not fit in ring region" in problems

@@ -13,6 +13,7 @@ import pandas as pd
 from irtools.analysis.identity import workload_identity
 from irtools.analysis.l2_columnar import columnar_tables
 from irtools.analysis.tables import L2_OCCUPANCY, L2_REGIONS, TENSORS, WL0_OCCUPANCY, WL0_TENSORS
+from irtools.analysis.wl0_columnar import wl0_columnar
 from irtools.dialects.base import Capability
 from irtools.dialects.documented import BufferEntry, Wl0Entry
 from irtools.loading.boxes import tensor_columns
@@ -300,12 +301,22 @@ def wl0_tables(index: IRIndex, wl0_size: int | None = None) -> dict[str, pd.Data
     A file without a single WL0 entry (the raw and allocated dialects) gets its empty snapshots in
     one go; the others are walked snapshot by snapshot."""
     if len(tensor_columns(index).wl0):
-        return _wl0_tables_reference(index, wl0_size)
+        tables = wl0_columnar(index, wl0_size, _wl0_described)
+        return _wl0_tables_reference(index, wl0_size) if tables is None else tables
     rows = len(index.rows)
     free = [wl0_size or None] * rows  # an empty WL0 is free from end to end
     occupancy = {**workload_identity(index), "weights": [0] * rows, "total_bytes": [0] * rows}
     occupancy |= {"extent": [0] * rows, "free_bytes": free, "largest_free_block": free}
     return {"wl0_tensors": WL0_TENSORS.empty(), "wl0_occupancy": WL0_OCCUPANCY.frame(occupancy)}
+
+
+def _wl0_described(entries: list[Wl0Entry]) -> dict[str, list[Any]]:
+    """The columns of `_wl0_row` read from the entries themselves, for many entries at once."""
+    return {
+        "layer_name": [e.layer_name for e in entries],
+        "transfer_ids": [_ids(e.transfer_id) for e in entries],
+        "source": [e.source for e in entries],
+    }
 
 
 def _wl0_row(core_id: int, entry: Wl0Entry) -> dict[str, Any]:

@@ -6,7 +6,7 @@ the start (`loading.l2.place`). Either way the tables follow from the entries' a
 by sorts and grouped running maxima, where `buffers.l2_tables` walks every entry of every snapshot
 in Python (3 s on a 73 MB allocated file, the largest cost of its `analyze`). Each step below says
 which line of the walk it reproduces; the walk stays the reference (tests/equivalence and
-tests/analysis/test_l2_columnar.py compare the tables of both cores).
+tests/analysis/test_buffer_columns.py compare the tables of both cores).
 """
 
 from __future__ import annotations
@@ -58,11 +58,8 @@ def columnar_tables(
     placed = _ring(address, size, l2_size) if ring and l2_size else _linear(address, end, l2_size)
     owner, seg_a, seg_b = placed.segments()
     seg_row = row[owner]
-    order = np.lexsort((seg_b, seg_a, seg_row))  # the walk's sort of each snapshot's segments
-    flagged = np.zeros(len(owner), dtype=bool)
-    flagged[order] = _overlaps(seg_row[order], seg_a[order], seg_b[order], buffersize)
-    used, largest = _coverage(seg_row[order], seg_a[order], seg_b[order], buffersize, len(index.rows))
-    first, life = _lifetimes(cores[row], positions[row], tensor, kind, address, size)
+    flagged, used, largest = segment_cover(seg_row, seg_a, seg_b, np.full(len(index.rows), buffersize))
+    first, life = lifetimes(cores[row], positions[row], [tensor, kind, address, size])
     overlaps = np.zeros(len(first), dtype=bool)
     np.logical_or.at(overlaps, life[owner], flagged)  # a tensor overlaps where one of its segments does
     last = np.zeros(len(first), dtype=np.int64)
@@ -188,7 +185,19 @@ def _starts(group: Ints) -> Bools:
     return starts
 
 
-def _overlaps(group: Ints, a: Ints, b: Ints, hi: int) -> Bools:
+def segment_cover(group: Ints, a: Ints, b: Ints, hi: Ints) -> tuple[Bools, Ints, Ints]:
+    """`buffers.covered` for every snapshot at once: per segment [a, b) of snapshot `group` (in the
+    walk's order), whether it overlaps another; per snapshot, the bytes of [0, hi) covered and the
+    largest free gap."""
+    order = np.lexsort((b, a, group))  # the walk's sort of each snapshot's segments
+    flagged = np.zeros(len(group), dtype=bool)
+    top = int(hi.max(initial=0))
+    flagged[order] = _overlaps(group[order], a[order], b[order], hi[group[order]], top)
+    used, largest = _coverage(group[order], a[order], b[order], hi, top)
+    return flagged, used, largest
+
+
+def _overlaps(group: Ints, a: Ints, b: Ints, hi: Ints, top: int) -> Bools:
     """Per segment (sorted by group, a, b): whether `covered` reports it among the overlapping.
 
     The walk keeps `reach`, the largest end clipped to `hi` so far (-1 first), and its owner, the first
@@ -196,7 +205,7 @@ def _overlaps(group: Ints, a: Ints, b: Ints, hi: int) -> Bools:
     owner."""
     if not len(group):
         return np.zeros(0, dtype=bool)
-    reach_after = _grouped_cummax(np.minimum(b, hi), group, hi)
+    reach_after = _grouped_cummax(np.minimum(b, hi), group, top)
     new = _starts(group)
     reach = np.r_[-1, reach_after[:-1]]
     reach[new] = -1
@@ -211,12 +220,14 @@ def _overlaps(group: Ints, a: Ints, b: Ints, hi: int) -> Bools:
     return out
 
 
-def _coverage(group: Ints, a: Ints, b: Ints, hi: int, groups: int) -> tuple[Ints, Ints]:
+def _coverage(group: Ints, a: Ints, b: Ints, hi: Ints, top: int) -> tuple[Ints, Ints]:
     """Per snapshot: bytes of [0, hi) covered, and the largest free gap (`covered`'s cursor walk)."""
-    lo_a, hi_b = np.maximum(a, 0), np.minimum(b, hi)
-    valid = (lo_a < hi) & (hi_b > lo_a)
+    groups = len(hi)
+    end = hi[group]
+    lo_a, hi_b = np.maximum(a, 0), np.minimum(b, end)
+    valid = (lo_a < end) & (hi_b > lo_a)
     ends = np.where(valid, hi_b, 0)  # a skipped segment moves no cursor; the cursor starts at 0
-    cursor_after = _grouped_cummax(ends, group, hi)
+    cursor_after = _grouped_cummax(ends, group, top)
     cursor = np.r_[0, cursor_after[:-1]] if len(group) else cursor_after
     cursor[_starts(group)] = 0
     gap = np.where(valid & (lo_a > cursor), lo_a - cursor, 0)
@@ -231,16 +242,14 @@ def _coverage(group: Ints, a: Ints, b: Ints, hi: int, groups: int) -> tuple[Ints
     return used, largest
 
 
-def _lifetimes(
-    core: Ints, position: Ints, tensor: Ints, kind: Ints, address: Ints, size: Ints
-) -> tuple[Ints, Ints]:
+def lifetimes(core: Ints, position: Ints, key: list[Ints]) -> tuple[Ints, Ints]:
     """Each entry's lifetime, and each lifetime's first entry, numbered in the walk's order.
 
-    The walk (`_Lifetimes.see`) extends the lifetime its key (tensor, type, address, size) last
-    opened on this core when that was seen at the previous position; else it starts one."""
+    The walk (`buffers._Lifetimes.see`) extends the lifetime its key (for L2 tensor, type, address,
+    size) last opened on this core when that was seen at the previous position; else it starts one."""
     walk = np.arange(len(core), dtype=np.int64)
-    order = np.lexsort((walk, size, address, kind, tensor, core))
-    keys = np.stack([core, tensor, kind, address, size])[:, order]
+    order = np.lexsort((walk, *reversed(key), core))
+    keys = np.stack([core, *key])[:, order]
     steps = position[order]
     continues = np.zeros(len(core), dtype=bool)  # the same key as the previous, one position on
     continues[1:] = (keys[:, 1:] == keys[:, :-1]).all(axis=0) & (steps[1:] == steps[:-1] + 1)

@@ -1,10 +1,11 @@
-"""L2 tables from columns (irtools.analysis.l2_columnar) equal the snapshot walk's.
+"""L2 and WL0 tables from columns (irtools.analysis.l2_columnar, wl0_columnar) equal the snapshot walk's.
 
 Real files seldom overlap, wrap or repeat an entry; these are made from real ones by moving their
 tensors. Allocated: overlaps (shared, nested, identical and touching ranges), a tensor held twice in
 one snapshot, empty and past-the-end tensors, under an unknown, a large and a small L2 size.
 Documented (one ring region, the whole buffer): tensors wrapping around its end, starting past it,
-larger than it.
+larger than it. WL0: weights crowded into the first 2 KiB, repeated, renumbered, with and without
+a WL0 size.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from irtools.analysis.buffers import l2_tables
+from irtools.analysis.buffers import l2_tables, wl0_tables
 from irtools.loading.index import IRIndex
 from irtools.loading.load import load_ir
 from irtools.options import RunOptions
@@ -42,6 +43,7 @@ def _both(document: dict[str, Any], l2_size: int | None, dialect: str = "alloc")
 def _moved(seed: int) -> dict[str, Any]:
     """The file with every entry moved into the first 40 blocks (most overlap), some held twice, some emptied."""
     rng = random.Random(seed)
+    places: dict[str, int] = {}
     document = json.loads(ALLOC.read_text())
     for key, workloads in document.items():
         if not isinstance(workloads, list) or key == "-1":
@@ -49,7 +51,8 @@ def _moved(seed: int) -> dict[str, Any]:
         for workload in workloads:
             buffer = workload["buffer"]
             for entry in buffer:
-                entry["address"] = rng.randrange(40)
+                # One place per tensor (as written), so lifetimes span snapshots as in the file.
+                entry["address"] = places.setdefault(json.dumps(entry, sort_keys=True), rng.randrange(40))
                 if rng.random() < 0.1:
                     entry["block"] = 0
             if buffer and rng.random() < 0.2:
@@ -73,7 +76,7 @@ def test_the_moved_files_do_overlap_and_repeat() -> None:
             IRIndex(load_ir(json.dumps(document).encode(), "moved.json"), RunOptions(l2_size=16 * 1024))
         )
     tensors = tables["tensors"]
-    assert tensors["overlaps"].any() and not tensors["overlaps"].all()
+    assert tensors["overlaps"].any() and not tensors["overlaps"].all() and (tensors["snapshots"] > 1).any()
     assert (tensors["size"] == 0).any() and tensors["problem"].notna().any()
     # A tensor held twice in a snapshot starts a second lifetime there: two rows share a first position.
     twice = tensors.groupby(["core_id", "tensor_id", "address", "size", "first_position"]).size()
@@ -112,3 +115,37 @@ def test_the_wrapped_files_do_wrap_and_break_the_region() -> None:
     assert tensors["wraps"].any() and tensors["overlaps"].any()
     problems = " ".join(tensors["problem"].dropna())
     assert "past buffersize" in problems and "do not fit in ring region" in problems
+
+
+def _crowded_wl0(seed: int) -> dict[str, Any]:
+    """The documented file with its WL0 weights moved into the first 2 KiB (most overlap), some
+    held twice in a snapshot, some given another layer's name or transfer id."""
+    rng = random.Random(seed)
+    places: dict[str, int] = {}
+    document = json.loads(DOCUMENTED.read_text())
+    for workload in document["0"]:
+        weights = workload.get("wl1_buffer") or []
+        for weight in weights:
+            weight["address"] = places.setdefault(weight["layer_name"], rng.randrange(2048))
+            if rng.random() < 0.1:
+                weight["transfer_id"] = [rng.randrange(3)]  # another weight at the same place
+            elif rng.random() < 0.1:
+                weight["layer_name"] += " (renamed)"  # likewise
+        if weights and rng.random() < 0.3:
+            weights.append(copy.deepcopy(rng.choice(weights)))
+    return document
+
+
+@pytest.mark.skipif(not DOCUMENTED.exists(), reason="../shared/fixtures not present")
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("wl0_size", [None, 4096, 1024])
+def test_crowded_wl0_gives_the_walks_tables(seed: int, wl0_size: int | None) -> None:
+    loaded = load_ir(json.dumps(_crowded_wl0(seed)).encode(), "crowded.json")
+    tables = {}
+    for reference in (False, True):
+        with reference_core(reference):
+            tables[reference] = wl0_tables(IRIndex(loaded), wl0_size)
+    for name, frame in tables[False].items():
+        pd.testing.assert_frame_equal(frame, tables[True][name], check_exact=True, obj=name)
+    weights = tables[True]["wl0_tensors"]
+    assert weights["overlaps"].any() and not weights["overlaps"].all() and (weights["snapshots"] > 1).any()

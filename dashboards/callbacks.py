@@ -448,7 +448,7 @@ def timeline(
     if trigger.only_view and not aggregated(a.timeline, model):
         return _range_patch(window, ("xaxis",))
     figure = timeline_view(a, model, arrows, layers, _focus(focus), window)
-    e.sent("timeline")  # with the maps sent, the check and the mesh may start
+    e.sent("timeline", model)  # with the maps sent, the check and the mesh may start
     return figure
 
 
@@ -490,8 +490,8 @@ def occupancy(
     """The L2 and WL0 maps of the picked core, for the view's range on the cycles axis, and the WL0
     panel's style (hidden for a dialect without WL0)."""
     e = store.find(key)
-    if e is not None and not e.analysis.index.cores:
-        e.sent("maps")  # no core, no maps: the findings (all there is to see) need not wait
+    if e is not None and (core is None or not e.analysis.index.cores):
+        e.sent("maps", model)  # no core, no maps: what follows them need not wait
     if e is None or core is None:
         blank = empty_figure(NO_IR)
         return blank, blank, WL0_SHOWN
@@ -506,7 +506,7 @@ def occupancy(
         both = ("xaxis", "xaxis2")
         return _range_patch(window, both), _range_patch(window, both) if has_wl0 else no_update, no_update
     l2, wl0 = core_maps(e.analysis, core, _focus(focus), model=model, cycles=cycles, window=window)
-    e.sent("maps")
+    e.sent("maps", model)
     # A dialect without WL0 gets no WL0 panel: the L2 map takes the row.
     return l2, wl0 if wl0 is not None else {}, WL0_SHOWN if wl0 is not None else WL0_HIDDEN
 

@@ -97,6 +97,7 @@ def counters(
     window = view_window(view, key)
     if trigger.only_view:
         return range_patch(window, ("xaxis", "xaxis2"))
+    entry.after_view(model)  # the link's load is routed traffic: after the timeline and maps
     return counters_figure(entry.analysis, model, core, link, window)
 
 
@@ -219,6 +220,7 @@ def heat(store: FileStore, trigger: Trigger, key: str | None, model: str, view: 
     entry = store.find(key)
     if entry is None or entry.analysis.index.ir.xlen is None:
         return {}
+    entry.after_view(model)  # binning every link's load: after the timeline and maps
     a = entry.analysis
     found = a.link_heat(model, HEAT_BINS, view_window(view, key))
     if found is None or not found.labels:

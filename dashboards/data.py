@@ -62,6 +62,9 @@ class Entry:
         """Whether its objects were frozen (load_entry): dropping it needs `collect_dropped`."""
         self._sent: set[str] = set()
         self._first_view = threading.Event()
+        self._sent_under: dict[str, set[str]] = {}
+        self._views: dict[str, threading.Event] = {}
+        self._views_lock = threading.Lock()
 
     def prepare_first_view(self, stage: Stage = None) -> Entry:
         """Compute the tables the first view draws from (timeline, transfers, layers, cores, the L2
@@ -83,11 +86,31 @@ class Entry:
                     gc.freeze()  # as load_entry: the new tables' objects out of the collector's sight
         return self
 
-    def sent(self, figure: str) -> None:
-        """The dashboard sent the browser this figure of the file (one of FIRST_VIEW_FIGURES)."""
+    def sent(self, figure: str, model: str | None = None) -> None:
+        """The dashboard sent the browser this figure of the file (one of FIRST_VIEW_FIGURES), drawn
+        under timing model `model`."""
         self._sent.add(figure)
         if self._sent >= FIRST_VIEW_FIGURES:
             self._first_view.set()
+        if model is not None:
+            with self._views_lock:
+                under = self._sent_under.setdefault(model, set())
+                under.add(figure)
+                if under >= FIRST_VIEW_FIGURES:
+                    self._view(model).set()
+
+    def _view(self, model: str) -> threading.Event:
+        return self._views.setdefault(model, threading.Event())
+
+    def after_view(self, model: str) -> None:
+        """`after_first_view`, and then as long again at most until the timeline and maps under `model`
+        are sent: after a switch to a model not drawn yet, its mesh, counters and link heat (seconds of
+        routing and sums on a large file, new for each model) held the interpreter while the user
+        waited for the timeline (a model switch took 1.8 s on a 67 MB file)."""
+        self.after_first_view()
+        with self._views_lock:
+            view = self._view(model)
+        view.wait(FIRST_VIEW_WAIT)
 
     def after_first_view(self) -> None:
         """Wait (FIRST_VIEW_WAIT seconds at most) until the first view's figures are sent: the

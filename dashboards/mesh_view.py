@@ -65,10 +65,10 @@ def mesh_section() -> html.Div:
     )
 
 
-def _analysis(store: FileStore, key: str | None, first_view: bool = False) -> Any:
+def _analysis(store: FileStore, key: str | None, model: str | None = None) -> Any:
     entry = store.find(key)
-    if entry and first_view:
-        entry.after_first_view()  # routing a large file's traffic takes seconds: after the first view
+    if entry and model is not None:
+        entry.after_view(model)  # routing a large file's traffic takes seconds: after the view under it
     return entry.analysis if entry else None
 
 
@@ -86,7 +86,7 @@ def draw(
     store: FileStore, trigger: Trigger, key: str | None, model: str, metric: str, view: Any, core: int | None
 ) -> Any:
     """The mesh figure for the view's range (a blank one for a file without a mesh: its section is hidden)."""
-    a = _analysis(store, key, first_view=True)
+    a = _analysis(store, key, model)
     if a is None or mesh_shape(a.index) is None:
         return {}
     return mesh_view(a, model, metric, view_window(view, key), core, store.chiplets(key))

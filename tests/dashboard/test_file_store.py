@@ -116,6 +116,23 @@ def test_the_later_work_waits_for_both_first_view_figures(served: Path) -> None:
     assert not other._first_view.is_set()
 
 
+def test_what_follows_a_model_switch_waits_for_the_timeline_and_maps_under_that_model(served: Path) -> None:
+    entry = FileStore(served, 10**6).get("sub/mesh.json")
+    entry.sent("timeline", "dependency")
+    entry.sent("maps", "dependency")
+    entry.after_view("dependency")  # returns at once: drawn under it
+    # The user switches to sequential: its mesh, counters and link heat (new routing sums) must not
+    # hold the interpreter before the sequential timeline and maps are sent.
+    done = threading.Event()
+    waiting = threading.Thread(target=lambda: (entry.after_view("sequential"), done.set()))
+    waiting.start()
+    entry.sent("timeline", "sequential")
+    assert not done.wait(0.2)  # the maps under it are not sent yet
+    entry.sent("maps", "sequential")
+    assert done.wait(5)
+    waiting.join()
+
+
 @pytest.fixture
 def thawed() -> Iterator[None]:
     yield

@@ -103,11 +103,10 @@ class Entry:
         return self._views.setdefault(model, threading.Event())
 
     def after_view(self, model: str) -> None:
-        """`after_first_view`, and then as long again at most until the timeline and maps under `model`
-        are sent: after a switch to a model not drawn yet, its mesh, counters and link heat (seconds of
-        routing and sums on a large file, new for each model) held the interpreter while the user
-        waited for the timeline (a model switch took 1.8 s on a 67 MB file)."""
-        self.after_first_view()
+        """`after_first_view` for the view under timing model `model`: wait (FIRST_VIEW_WAIT seconds at
+        most) until its timeline and maps are sent. After a switch to a model not drawn yet, its mesh,
+        counters and link heat (seconds of routing and sums on a large file, new for each model) held
+        the interpreter while the user waited for the timeline."""
         with self._views_lock:
             view = self._view(model)
         view.wait(FIRST_VIEW_WAIT)

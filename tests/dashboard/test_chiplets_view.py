@@ -5,6 +5,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
+
 from dashboards import mesh_view
 from dashboards.data import FileStore
 from dashboards.mesh import NOP_COLOR
@@ -15,6 +17,7 @@ SAMPLE = (
     Path(__file__).resolve().parents[2] / "sample_ir" / "valid" / "mesh2x2_conv_b1_c4_bw16_stschedule.json"
 )
 NAME = SAMPLE.name
+pytestmark = pytest.mark.usefixtures("no_browser")
 
 
 def _served(tmp_path: Path, xcut: int) -> FileStore:

@@ -14,7 +14,10 @@ from dashboards.wiring import Trigger
 
 NOC_DIR = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "gemini-noc"
 VGG = "vgg_4x4_b1_ul512_ir.json"
-pytestmark = pytest.mark.skipif(not NOC_DIR.is_dir(), reason="../shared/fixtures not present")
+pytestmark = [
+    pytest.mark.skipif(not NOC_DIR.is_dir(), reason="../shared/fixtures not present"),
+    pytest.mark.usefixtures("no_browser"),
+]
 
 
 @pytest.fixture(scope="module")

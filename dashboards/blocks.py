@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from dashboards.figures import CONFLICT_COLOR, TYPE_COLORS, empty_figure, escape, finish_layout
+from dashboards.figures import CONFLICT_COLOR, TYPE_COLORS, empty_figure, escape, finish_layout, span_ends
 
 
 def blocks_figure(
@@ -80,18 +80,8 @@ def blocks_figure(
             trace.customdata = np.append(trace.customdata, trace.customdata[-1])
         fig.update_xaxes(title=f"cycles ({cycles} model, as the timeline)")
         end = x_extent or last
-        # Invisible points at both ends: a reset (autorange) then spans what the timeline spans, not
-        # just this core's snapshots (a core done early showed only its first 3% after a reset).
-        fig.add_trace(
-            go.Scatter(
-                x=[0, end],
-                y=[0, 0],
-                mode="markers",
-                marker={"opacity": 0},
-                hoverinfo="skip",
-                showlegend=False,
-            )
-        )
+        # Not just this core's snapshots (a core done early showed only its first 3% after a reset).
+        fig.add_trace(span_ends(end))
         fig.update_xaxes(range=list(window) if window is not None else [0, end])
     else:
         fig.update_xaxes(title="workload position on the core")

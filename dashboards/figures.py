@@ -93,6 +93,14 @@ def finish_layout(fig: go.Figure, title: str, height: int) -> go.Figure:
     return fig
 
 
+def span_ends(end: float) -> go.Scatter:
+    """Invisible points at 0 and `end` on the cycles axis: a reset (autorange) of a panel under the
+    timeline then spans the whole schedule, as the timeline's does, not just the panel's own data."""
+    return go.Scatter(
+        x=[0, end], y=[0, 0], mode="markers", marker={"opacity": 0}, hoverinfo="skip", showlegend=False
+    )
+
+
 def note_above(fig: go.Figure, text: str) -> None:
     """A grey line above the plot, left: how an aggregated figure should be read."""
     fig.add_annotation(
@@ -266,18 +274,7 @@ def occupancy_figure(
         # Invisible points at both ends: autorange (a reset) then spans what the timeline spans,
         # and a panel without tensors still draws its axes.
         for row in (1, 2):
-            fig.add_trace(
-                go.Scatter(
-                    x=[0, end],
-                    y=[0, 0],
-                    mode="markers",
-                    marker={"opacity": 0},
-                    hoverinfo="skip",
-                    showlegend=False,
-                ),
-                row=row,
-                col=1,
-            )
+            fig.add_trace(span_ends(end), row=row, col=1)
         fig.update_xaxes(range=list(window) if window is not None else [0, end])
     else:
         fig.update_xaxes(title="workload position on the core", row=2, col=1)

@@ -60,26 +60,18 @@ def columnar_tables(
     seg_row = row[owner]
     flagged, used, largest = segment_cover(seg_row, seg_a, seg_b, np.full(len(index.rows), buffersize))
     first, life = lifetimes(cores[row], positions[row], [tensor, kind, address, size])
-    overlaps = np.zeros(len(first), dtype=bool)
-    np.logical_or.at(overlaps, life[owner], flagged)  # a tensor overlaps where one of its segments does
-    last = np.zeros(len(first), dtype=np.int64)
-    np.maximum.at(last, life, np.arange(len(row), dtype=np.int64))  # entries in the walk's order
-    first_row, last_row = row[first], row[last]
+    overlapping = np.zeros(len(row), dtype=bool)
+    np.logical_or.at(overlapping, owner, flagged)  # an entry overlaps where one of its segments does
     tensors = {
-        "core_id": cores[first_row],
+        "core_id": cores[row[first]],
         "tensor_id": tensor[first],
         "type": np.array(_TYPES, dtype=object)[kind[first]],
         "address": address[first],
         "size": size[first],
         **placed.columns(first),
         **describe([buffers.objects[i] for i in first.tolist()]),
-        "first_position": positions[first_row],
-        "first_workload_id": workload_ids[first_row],
-        "last_position": positions[last_row],
-        "last_workload_id": workload_ids[last_row],
-        "overlaps": overlaps,
+        **lifetime_columns(row, first, life, overlapping, positions, workload_ids),
     }
-    tensors["snapshots"] = tensors["last_position"] - tensors["first_position"] + 1
     occupancy = _occupancy(index, identity, row, size, kind, used, largest, buffersize)
     regions = _regions(identity, used, largest, buffersize) if l2_size else L2_REGIONS.empty()
     return {
@@ -261,6 +253,26 @@ def lifetimes(core: Ints, position: Ints, key: list[Ints]) -> tuple[Ints, Ints]:
     life = np.empty(len(core), dtype=np.int64)
     life[order] = number[order[starts]][np.cumsum(starts) - 1]
     return first, life
+
+
+def lifetime_columns(
+    row: Ints, first: Ints, life: Ints, overlapping: Bools, positions: Ints, workload_ids: Ints
+) -> dict[str, Any]:
+    """Per lifetime (`lifetimes`' numbering): where it starts and ends (position, workload id), its
+    snapshots, and whether one of its entries overlaps another in its snapshot."""
+    overlaps = np.zeros(len(first), dtype=bool)
+    np.logical_or.at(overlaps, life, overlapping)
+    last = np.zeros(len(first), dtype=np.int64)
+    np.maximum.at(last, life, np.arange(len(row), dtype=np.int64))  # entries in the walk's order
+    first_row, last_row = row[first], row[last]
+    return {
+        "first_position": positions[first_row],
+        "first_workload_id": workload_ids[first_row],
+        "last_position": positions[last_row],
+        "last_workload_id": workload_ids[last_row],
+        "snapshots": positions[last_row] - positions[first_row] + 1,
+        "overlaps": overlaps,
+    }
 
 
 def _occupancy(

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from irtools.analysis.identity import workload_identity
-from irtools.analysis.l2_columnar import lifetimes, segment_cover
+from irtools.analysis.l2_columnar import lifetime_columns, lifetimes, segment_cover
 from irtools.analysis.tables import WL0_OCCUPANCY, WL0_TENSORS
 from irtools.loading.boxes import tensor_columns
 from irtools.loading.index import IRIndex
@@ -52,23 +52,13 @@ def wl0_columnar(
     names, _ = pd.factorize(pd.Series([e.layer_name for e in wl0.objects], dtype=object))
     key = [address, size, ids.astype(np.int64), names.astype(np.int64)]
     first, life = lifetimes(cores[row], positions[row], key)
-    overlaps = np.zeros(len(first), dtype=bool)
-    np.logical_or.at(overlaps, life, flagged)
-    last = np.zeros(len(first), dtype=np.int64)
-    np.maximum.at(last, life, np.arange(len(row), dtype=np.int64))
-    first_row, last_row = row[first], row[last]
     weights: dict[str, Any] = {
-        "core_id": cores[first_row],
+        "core_id": cores[row[first]],
         "address": address[first],
         "size": size[first],
         **describe([wl0.objects[i] for i in first.tolist()]),
-        "first_position": positions[first_row],
-        "first_workload_id": workload_ids[first_row],
-        "last_position": positions[last_row],
-        "last_workload_id": workload_ids[last_row],
-        "overlaps": overlaps,
+        **lifetime_columns(row, first, life, flagged, positions, workload_ids),
     }
-    weights["snapshots"] = weights["last_position"] - weights["first_position"] + 1
     total = np.zeros(rows, dtype=np.int64)
     np.add.at(total, row, size)
     known = bool(wl0_size)

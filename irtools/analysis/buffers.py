@@ -1,4 +1,5 @@
-"""L2 and WL0 snapshots as tensor lifetimes and per-snapshot occupancy, in one pass per core."""
+"""L2 and WL0 snapshots as tensor lifetimes and per-snapshot occupancy: the walks, one pass per core
+(the reference core's), and the choice of the columnar paths (l2_columnar, wl0_columnar)."""
 
 from __future__ import annotations
 
@@ -299,7 +300,8 @@ def wl0_tables(index: IRIndex, wl0_size: int | None = None) -> dict[str, pd.Data
     """wl0_tensors and wl0_occupancy; free space only when the WL0 size is known.
 
     A file without a single WL0 entry (the raw and allocated dialects) gets its empty snapshots in
-    one go; the others are walked snapshot by snapshot."""
+    one go; the others come from columns (wl0_columnar), or snapshot by snapshot when a value leaves
+    int64."""
     if len(tensor_columns(index).wl0):
         tables = wl0_columnar(index, wl0_size, _wl0_described)
         return _wl0_tables_reference(index, wl0_size) if tables is None else tables

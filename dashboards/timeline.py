@@ -420,26 +420,20 @@ def _critical_cells(critical: pd.DataFrame, labels: dict[int, str], edges: np.nd
             )
             z[row, b] = 1.0
     mid = (edges[:-1] + edges[1:]) / 2
-    return [
-        go.Heatmap(
-            z=z,
-            x=mid,
-            y=list(labels.values()),
-            colorscale=[[0, color], [1, color]],
-            showscale=False,
-            # A strip in the middle of each row, wider and black under the yellow: `meta` is its
-            # share of the row, made a ygap (px) once the row's height is known (_fit_strips).
-            meta=share,
-            xgap=0,
-            hoverongaps=False,
-            name="critical path",
-            legendgroup="critical",
-            showlegend=legend,
-            text=text,
-            hovertemplate="critical path on %{y}: %{text}<br>cycles ~%{x:,.0f}<extra></extra>",
-        )
-        for color, share, legend in (("#111111", 0.45, False), (CRITICAL_COLOR, 0.25, True))
-    ]
+    # A strip in the middle of each row, wider and black under the yellow: `meta` is its share of
+    # the row, made a ygap (px) once the row's height is known (_fit_strips). The yellow one hovers.
+    common = {"z": z, "x": mid, "y": list(labels.values()), "showscale": False, "xgap": 0}
+    common |= {"hoverongaps": False, "name": "critical path", "legendgroup": "critical"}
+    black = go.Heatmap(common, colorscale=[[0, "#111111"], [1, "#111111"]], meta=0.45, hoverinfo="skip")
+    yellow = go.Heatmap(
+        common,
+        colorscale=[[0, CRITICAL_COLOR], [1, CRITICAL_COLOR]],
+        meta=0.25,
+        showlegend=True,
+        text=text,
+        hovertemplate="critical path on %{y}: %{text}<br>cycles ~%{x:,.0f}<extra></extra>",
+    )
+    return [black, yellow]
 
 
 def _fit_strips(fig: go.Figure, rows: int) -> None:

@@ -20,7 +20,7 @@ import pandas as pd
 
 from irtools.analysis.identity import workload_identity
 from irtools.analysis.tables import L2_OCCUPANCY, L2_REGIONS, TENSORS
-from irtools.loading.boxes import Group, tensor_columns
+from irtools.loading.boxes import Group, max_before, tensor_columns
 from irtools.loading.index import IRIndex
 
 Ints = npt.NDArray[np.int64]
@@ -45,9 +45,10 @@ def columnar_tables(
     row, address, size, tensor, kind = columns
     identity = workload_identity(index)
     end = address + size
+    extent = int(end.max(initial=0))
     l2_size = index.l2_size
-    buffersize = l2_size or int(end.max(initial=0))
-    if (len(index.rows) + 2) * (buffersize + 2) >= _LIMIT or int(end.max(initial=0)) >= _LIMIT:
+    buffersize = l2_size or extent
+    if (len(index.rows) + 2) * (buffersize + 2) >= _LIMIT or extent >= _LIMIT:
         return None
     try:
         positions, cores, workload_ids = (
@@ -161,67 +162,42 @@ def _entry_columns(buffers: Group) -> tuple[Ints, Ints, Ints, Ints, Ints] | None
     return buffers.row, address, size, tensor, kind
 
 
-def _grouped_cummax(values: Ints, group: Ints, top: int) -> Ints:
-    """The running maximum of `values` (each in [-1, top]) within each run of equal `group` (sorted):
-    each group's values are lifted above every earlier group's, so one accumulate never carries a
-    maximum from one group into the next."""
-    lift = group * (top + 2)
-    lifted: Ints = np.maximum.accumulate(values + 1 + lift) - lift - 1
-    return lifted
-
-
-def _starts(group: Ints) -> Bools:
-    """Where a new group begins in sorted `group`."""
-    starts: Bools = np.ones(len(group), dtype=bool)
-    starts[1:] = group[1:] != group[:-1]
-    return starts
-
-
 def segment_cover(group: Ints, a: Ints, b: Ints, hi: Ints) -> tuple[Bools, Ints, Ints]:
     """`buffers.covered` for every snapshot at once: per segment [a, b) of snapshot `group` (in the
     walk's order), whether it overlaps another; per snapshot, the bytes of [0, hi) covered and the
     largest free gap."""
     order = np.lexsort((b, a, group))  # the walk's sort of each snapshot's segments
     flagged = np.zeros(len(group), dtype=bool)
-    top = int(hi.max(initial=0))
-    flagged[order] = _overlaps(group[order], a[order], b[order], hi[group[order]], top)
-    used, largest = _coverage(group[order], a[order], b[order], hi, top)
+    flagged[order] = _overlaps(group[order], a[order], b[order], hi[group[order]])
+    used, largest = _coverage(group[order], a[order], b[order], hi)
     return flagged, used, largest
 
 
-def _overlaps(group: Ints, a: Ints, b: Ints, hi: Ints, top: int) -> Bools:
+def _overlaps(group: Ints, a: Ints, b: Ints, hi: Ints) -> Bools:
     """Per segment (sorted by group, a, b): whether `covered` reports it among the overlapping.
 
     The walk keeps `reach`, the largest end clipped to `hi` so far (-1 first), and its owner, the first
     segment reaching it; a segment starting before `reach` (and not empty) overlaps, and so does that
     owner."""
-    if not len(group):
-        return np.zeros(0, dtype=bool)
-    reach_after = _grouped_cummax(np.minimum(b, hi), group, top)
-    new = _starts(group)
-    reach = np.r_[-1, reach_after[:-1]]
-    reach[new] = -1
+    clipped = np.minimum(b, hi)
+    reach = max_before(clipped, group, -1)
     flagged = (a < reach) & (a < b)
-    raises = np.minimum(b, hi) > reach  # the walk's `if b > reach`: a new owner
+    raises = clipped > reach  # the walk's `if b > reach`: a new owner
     index = np.arange(len(group), dtype=np.int64)
-    owner_after = np.maximum.accumulate(np.where(raises, index, -1))  # a group's first always raises
-    owner = np.r_[-1, owner_after[:-1]]
-    owner[new] = -1
+    owner = max_before(np.where(raises, index, -1), group, -1)
     out: Bools = flagged.copy()
     out[owner[flagged & (owner >= 0)]] = True
     return out
 
 
-def _coverage(group: Ints, a: Ints, b: Ints, hi: Ints, top: int) -> tuple[Ints, Ints]:
+def _coverage(group: Ints, a: Ints, b: Ints, hi: Ints) -> tuple[Ints, Ints]:
     """Per snapshot: bytes of [0, hi) covered, and the largest free gap (`covered`'s cursor walk)."""
     groups = len(hi)
     end = hi[group]
     lo_a, hi_b = np.maximum(a, 0), np.minimum(b, end)
     valid = (lo_a < end) & (hi_b > lo_a)
     ends = np.where(valid, hi_b, 0)  # a skipped segment moves no cursor; the cursor starts at 0
-    cursor_after = _grouped_cummax(ends, group, top)
-    cursor = np.r_[0, cursor_after[:-1]] if len(group) else cursor_after
-    cursor[_starts(group)] = 0
+    cursor = max_before(ends, group, 0)
     gap = np.where(valid & (lo_a > cursor), lo_a - cursor, 0)
     covered = np.where(valid & (hi_b > cursor), hi_b - np.maximum(lo_a, cursor), 0)
     used = np.zeros(groups, dtype=np.int64)

@@ -17,6 +17,7 @@ import pandas as pd
 from irtools.analysis.noc import KINDS, KindRuns, noc_transfers, workload_steps
 from irtools.analysis.routing import DIRECTIONS, STEP_X, STEP_Y, line_spans, link_label
 from irtools.analysis.tables import NOC_LINKS
+from irtools.loading.boxes import max_before
 from irtools.loading.index import IRIndex
 
 Window = tuple[float, float]
@@ -231,12 +232,7 @@ def _disjoint_per_group(
     # One int64 key sorts by group, then start (positions are below `span`): cheaper than a lexsort.
     order = np.argsort(group * span + start)
     group, start, stop = group[order], start[order], stop[order]
-    # The furthest stop of the group's earlier intervals: a running maximum restarted at each group
-    # (groups sorted, so offsetting each by its rank times the span keeps maxima within the group).
-    rank = np.concatenate([[0], np.cumsum(group[1:] != group[:-1])])
-    reach = np.maximum.accumulate(stop + rank * span) - rank * span
-    covered = np.concatenate([[0], reach[:-1]])
-    covered[np.concatenate([[True], group[1:] != group[:-1]])] = 0
+    covered = max_before(stop, group, 0)  # the furthest stop of the group's earlier intervals
     first = np.maximum(start, covered)
     keep = first < stop
     return first[keep], stop[keep]

@@ -311,3 +311,21 @@ def grouped_min_max(values: Ints, owner: Ints, count: int) -> tuple[Ints, Ints]:
         low[who] = np.minimum.reduceat(values, starts, axis=0)
         high[who] = np.maximum.reduceat(values, starts, axis=0)
     return low, high
+
+
+def max_before(values: Ints, group: Ints, initial: int) -> Ints:
+    """Per element, the largest of the earlier elements of its group, `initial` for a group's first:
+    a running maximum restarted at each group, `group` sorted (equal values adjacent) and every value
+    at least `initial`. Each group is lifted above the earlier ones (by its rank times the value span),
+    so one accumulate never carries a maximum across groups; the caller keeps that product in int64."""
+    out = np.full(len(values), initial, dtype=np.int64)
+    if not len(values):
+        return out
+    first = np.ones(len(group), dtype=bool)
+    first[1:] = group[1:] != group[:-1]
+    span = int(values.max()) - initial + 1
+    lift = (np.cumsum(first) - 1) * span - initial
+    running = np.maximum.accumulate(values + lift) - lift
+    out[1:] = running[:-1]
+    out[first] = initial
+    return out

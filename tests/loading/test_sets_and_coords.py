@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from irtools.dialects.raw.models import coord
-from irtools.loading.boxes import Group, coords
+from irtools.loading.boxes import Group, coords, max_before
 from irtools.loading.sets import distinct, has_repeats, member
 
 INT64 = st.integers(-(2**63), 2**63 - 1)
@@ -74,3 +74,24 @@ def test_group_quad_reads_the_written_bounds_when_the_class_declares_them() -> N
     quad = group.quad("lower")
     assert quad is not None
     assert quad.tolist() == [[5, 0, 0, 0], [1, 2, 3, 0], [1, 2, 3, 4]]
+
+
+@given(
+    st.lists(st.tuples(st.integers(0, 4), st.integers(-1, 50)), max_size=40),
+    st.sampled_from([-1, 0]),
+)
+def test_max_before_is_the_running_maximum_of_each_groups_earlier_elements(
+    pairs: list[tuple[int, int]], initial: int
+) -> None:
+    """The L2 and WL0 coverage, their overlap owners and the NoC links' disjoint intervals read it: a
+    maximum carried from one group into the next would merge two snapshots' buffers."""
+    pairs = sorted((g, max(v, initial)) for g, v in pairs)
+    group = np.array([g for g, _ in pairs], dtype=np.int64)
+    values = np.array([v for _, v in pairs], dtype=np.int64)
+    expected, best, previous = [], initial, None
+    for g, v in pairs:
+        if g != previous:
+            best, previous = initial, g
+        expected.append(best)
+        best = max(best, v)
+    assert max_before(values, group, initial).tolist() == expected

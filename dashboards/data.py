@@ -60,7 +60,6 @@ class Entry:
         self._lock = threading.Lock()
         self.frozen = False
         """Whether its objects were frozen (load_entry): dropping it needs `collect_dropped`."""
-        self._sent: set[str] = set()
         self._first_view = threading.Event()
         self._sent_under: dict[str, set[str]] = {}
         self._views: dict[str, threading.Event] = {}
@@ -86,18 +85,15 @@ class Entry:
                     gc.freeze()  # as load_entry: the new tables' objects out of the collector's sight
         return self
 
-    def sent(self, figure: str, model: str | None = None) -> None:
+    def sent(self, figure: str, model: str) -> None:
         """The dashboard sent the browser this figure of the file (one of FIRST_VIEW_FIGURES), drawn
-        under timing model `model`."""
-        self._sent.add(figure)
-        if self._sent >= FIRST_VIEW_FIGURES:
-            self._first_view.set()
-        if model is not None:
-            with self._views_lock:
-                under = self._sent_under.setdefault(model, set())
-                under.add(figure)
-                if under >= FIRST_VIEW_FIGURES:
-                    self._view(model).set()
+        under timing model `model`; the first model whose figures are all sent is the first view."""
+        with self._views_lock:
+            under = self._sent_under.setdefault(model, set())
+            under.add(figure)
+            if under >= FIRST_VIEW_FIGURES:
+                self._view(model).set()
+                self._first_view.set()
 
     def _view(self, model: str) -> threading.Event:
         return self._views.setdefault(model, threading.Event())

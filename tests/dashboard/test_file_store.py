@@ -103,9 +103,9 @@ def test_an_entry_is_handed_out_with_its_first_views_tables(served: Path) -> Non
 
 def test_the_later_work_waits_for_both_first_view_figures(served: Path) -> None:
     entry = FileStore(served, 10**6).get("sub/mesh.json")
-    entry.sent("timeline")
+    entry.sent("timeline", "dependency")
     assert not entry._first_view.is_set()  # the maps are not sent yet: the check would slow them
-    entry.sent("maps")
+    entry.sent("maps", "dependency")
     assert entry._first_view.is_set()
     entry.after_first_view()  # returns at once now
     # A first view nobody draws (a warmed file, no browser yet) holds the later work back no longer

@@ -96,3 +96,13 @@ def test_only_the_allocators_keys_may_differ_within_one_tensor(read: str) -> Non
 def test_equal_entries_in_one_snapshot_are_one_tensor(read: str) -> None:
     # The parser keys one snapshot's entries by the entry: a repeated entry is the same tensor.
     assert _numbers([[IFMAP, _changed(IFMAP, address=1), WEIGHT]], read) == [[0, 0, 1]]
+
+
+@pytest.mark.parametrize("read", ["msgspec", "models"])
+def test_a_source_key_written_null_or_left_out_is_the_same_tensor(read: str) -> None:
+    # Both read as None (the models' default); the decoded Structs are compared by their JSON encoding,
+    # which must leave the default out whether the file wrote it or not.
+    bare = copy.deepcopy(IFMAP)
+    del bare["source"][0]["layer_name"], bare["source"][0]["channel"]
+    written_null = _source_changed(bare, layer_name=None, channel=None)
+    assert _numbers([[bare], [written_null], [_source_changed(bare, layer_name="conv0")]], read) == [[0], [0], [1]]

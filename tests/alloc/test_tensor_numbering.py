@@ -105,4 +105,5 @@ def test_a_source_key_written_null_or_left_out_is_the_same_tensor(read: str) -> 
     bare = copy.deepcopy(IFMAP)
     del bare["source"][0]["layer_name"], bare["source"][0]["channel"]
     written_null = _source_changed(bare, layer_name=None, channel=None)
-    assert _numbers([[bare], [written_null], [_source_changed(bare, layer_name="conv0")]], read) == [[0], [0], [1]]
+    renamed = _source_changed(bare, layer_name="conv0")
+    assert _numbers([[bare], [written_null], [renamed]], read) == [[0], [0], [1]]

@@ -8,6 +8,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
+from irtools import csv_out
 from irtools.analysis import TABLES, Analysis, analyze, read_table, write_tables
 from tests.analysis.builders import analysis_of, buffer_entry, chain_ir
 
@@ -48,11 +49,11 @@ def test_a_failed_write_leaves_the_old_file_and_no_temp_file(
     write_tables(mesh.tables(links=True), out)
     before = (out / "timeline.csv").read_bytes()
 
-    def broken(self: pd.DataFrame, out: Any, **kwargs: Any) -> None:
+    def broken(frame: pd.DataFrame, out: Any, **kwargs: Any) -> None:
         out.write("half a tab")  # the temp file's open stream (irtools.csv_out writes through one)
         raise OSError("disk full")
 
-    monkeypatch.setattr(pd.DataFrame, "to_csv", broken)
+    monkeypatch.setattr(csv_out, "write_csv_to", broken)
     with pytest.raises(OSError, match="disk full"):
         write_tables(mesh.tables(links=True), out)
     assert (out / "timeline.csv").read_bytes() == before

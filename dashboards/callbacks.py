@@ -447,7 +447,11 @@ def timeline(
     # timeline is drawn again for the range (bars when few are in it).
     if trigger.only_view and not aggregated(a.timeline, model):
         return _range_patch(window, ("xaxis",))
-    figure = timeline_view(a, model, arrows, layers, _focus(focus), window)
+    focused = _focus(focus)
+    figure = e.figure(
+        ("timeline", model, arrows, tuple(layers or ()), focused, window),
+        lambda: timeline_view(a, model, arrows, layers, focused, window),
+    )
     e.sent("timeline", model)  # with the maps sent, the check and the mesh may start
     return figure
 

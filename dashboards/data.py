@@ -9,7 +9,7 @@ import gc
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +40,9 @@ MAX_FAILED = 16
 """Files that failed to load whose error is kept (FileStore._failed)."""
 FIRST_VIEW_WAIT = 5.0
 """Seconds the later work on a file (its check, the mesh's routing) waits for its first view at most."""
+FIGURES_KEPT = 4
+"""Figures kept per file (`Entry.figure`): a 64-core file's aggregated timeline takes 0.2-0.35 s to
+build and 2 MB to keep; switching back to a timing model or range just shown sends it again at once."""
 
 
 class AccessError(ValueError):
@@ -64,6 +67,8 @@ class Entry:
         self._sent_under: dict[str, set[str]] = {}
         self._views: dict[str, threading.Event] = {}
         self._views_lock = threading.Lock()
+        self._figures: OrderedDict[Hashable, dict[str, Any]] = OrderedDict()
+        self._figures_lock = threading.Lock()
 
     def prepare_first_view(self, stage: Stage = None) -> Entry:
         """Compute the tables the first view draws from (timeline, transfers, layers, cores, the L2
@@ -106,6 +111,22 @@ class Entry:
         with self._views_lock:
             view = self._view(model)
         view.wait(FIRST_VIEW_WAIT)
+
+    def figure(self, key: Hashable, build: Callable[[], Any]) -> dict[str, Any]:
+        """The figure `build` makes for `key` (what it depends on besides this file), as the dict Dash
+        sends; the last FIGURES_KEPT are kept. Dash would turn a Plotly figure into that dict on every
+        send, deep-copying its arrays; the file's analysis never changes, so neither does the figure."""
+        with self._figures_lock:
+            if key in self._figures:
+                self._figures.move_to_end(key)
+                return self._figures[key]
+        built = build()
+        figure: dict[str, Any] = built.to_plotly_json() if hasattr(built, "to_plotly_json") else built
+        with self._figures_lock:
+            self._figures[key] = figure
+            while len(self._figures) > FIGURES_KEPT:
+                self._figures.popitem(last=False)
+        return figure
 
     def after_first_view(self) -> None:
         """Wait (FIRST_VIEW_WAIT seconds at most) until the first view's figures are sent: the

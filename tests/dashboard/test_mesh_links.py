@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from dashboards.mesh import _SCALES, LINK_COLORS, link_steps, mesh_links, mesh_view
@@ -60,8 +61,16 @@ def test_the_link_colour_bar_is_the_whole_schedules_in_every_window(vgg8) -> Non
 
 def test_each_link_ends_in_an_arrowhead_and_tiles_never_use_the_link_palette(vgg8) -> None:  # type: ignore[no-untyped-def]
     fig = mesh_view(vgg8, "noc", "sent")
-    segments = [t for t in fig.data if (t.name or "").startswith("links ")]
-    assert segments and all(t.marker.symbol == "arrow" and t.marker.angleref == "previous" for t in segments)
+    heads = {t.name: t for t in fig.data if (t.name or "").endswith(": arrowheads")}
+    segments = [t for t in fig.data if (t.name or "").startswith("links ") and "lines" in t.mode]
+    assert segments and all(t.marker.symbol == "arrow" for t in heads.values())
+    for line in segments:  # each link's head sits at its far end and points along it, on screen
+        head = heads[f"{line.name}: arrowheads"]
+        x, y = np.asarray(line.x, float).reshape(-1, 3), np.asarray(line.y, float).reshape(-1, 3)
+        assert np.array_equal(head.x, x[:, 1]) and np.array_equal(head.y, y[:, 1])
+        dx, dy = x[:, 1] - x[:, 0], y[:, 1] - y[:, 0]  # the y axis points down: +y is 180 degrees
+        expected = np.select([dx > 0, dx < 0, dy > 0], [90.0, 270.0, 180.0], 0.0)
+        assert np.allclose(np.asarray(head.marker.angle) % 360, expected)  # Plotly keeps [-180, 180)
     assert "Oranges" not in _SCALES.values()
 
 

@@ -226,6 +226,19 @@ def test_the_aggregated_rows_count_noc_stalls_apart_and_colour_bins_mostly_stall
     assert "NoC-stalled (more than computing)" in [t.name for t in fig.data if t.type == "scatter"]
 
 
+def test_the_aggregated_rows_are_parted_by_lines_not_gaps_in_the_heatmap(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A heatmap with a ygap is painted brick by brick (seconds on large files): the rows' gaps are lines.
+    monkeypatch.setattr(timeline, "MAX_BARS", 1)
+    frame = _schedule((0, "pe", 0, 50), (1, "vp", 50, 100), (2, "pe", 0, 10))
+    fig = timeline_figure(frame, "dependency")
+    [heat] = [t for t in fig.data if t.name == "busy time"]
+    assert heat.ygap == 0
+    gaps = [s for s in fig.layout.shapes if s.type == "line" and s.xref == "paper"]
+    assert sorted(s.y0 for s in gaps) == [0.5, 1.5] and all(s.line.color == "white" for s in gaps)
+
+
 def test_zooming_in_brings_back_the_bars_of_the_window(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(timeline, "MAX_BARS", 2)
     frame = _schedule((0, "pe", 0, 50), (0, "vp", 50, 100), (1, "pe", 0, 10))

@@ -231,3 +231,20 @@ def test_a_load_that_runs_out_of_memory_is_not_started_again_by_every_poll(serve
         with pytest.raises(MemoryError):
             store.get("sub/mesh.json")
     assert load.call_count == 1
+
+
+def test_a_figure_is_built_once_and_the_last_ones_are_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(data, "FIGURES_KEPT", 2)
+    entry = data.Entry("x.json", mock.Mock())
+    built: list[str] = []
+
+    def build(name: str) -> dict[str, object]:
+        built.append(name)
+        return {"data": [], "layout": {"title": name}}
+
+    first = entry.figure(("timeline", "noc"), lambda: build("noc"))
+    assert entry.figure(("timeline", "noc"), lambda: build("again")) is first  # a switch back: not rebuilt
+    entry.figure(("timeline", "sequential"), lambda: build("sequential"))
+    entry.figure(("timeline", "dependency"), lambda: build("dependency"))  # the oldest, noc, is dropped
+    entry.figure(("timeline", "noc"), lambda: build("noc"))
+    assert built == ["noc", "sequential", "dependency", "noc"]

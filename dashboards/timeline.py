@@ -320,9 +320,7 @@ def _busy_map(
     scale = []
     for i, color in enumerate(palette):
         scale += [[i / len(palette), color], [(i + 1) / len(palette), color]]
-    # Fixed-width text, not Python objects: Plotly deep-copies each trace's arrays, an object array
-    # item by item (38,400 bins on 64 cores: 60 ms a figure), a numpy string array in one copy.
-    names = np.array([html.escape(k, quote=False) for k in kinds], dtype=str)
+    names = np.array([html.escape(k, quote=False) for k in kinds], dtype=object)
     traces: list[go.BaseTraceType] = [
         go.Heatmap(
             z=z.astype(np.float32),  # small integers and gaps: half the bytes of float64 to the browser
@@ -444,7 +442,7 @@ def _critical_cells(critical: pd.DataFrame, labels: dict[int, str], edges: np.nd
         colorscale=[[0, CRITICAL_COLOR], [1, CRITICAL_COLOR]],
         meta=0.25,
         showlegend=True,
-        text=text.astype(str),  # fixed width: one copy where Plotly deep-copies (see _busy_map)
+        text=text,
         hovertemplate="critical path on %{y}: %{text}<br>cycles ~%{x:,.0f}<extra></extra>",
     )
     return [black, yellow]

@@ -74,41 +74,44 @@ def _identity_of_core(workloads: list[AllocWorkload]) -> Callable[[AllocBufferEn
     return _encoded_identity if isinstance(first, msgspec.Struct) else _identity
 
 
-def _encoded_identity(entry: AllocBufferEntry) -> bytes:
-    # `_identity`'s values encoded in C: equal bytes exactly when the values are equal (strict ints,
-    # strings, lists of them and None; a source's optional fields default to None, which the encoder
-    # leaves out whether the file wrote null or nothing, as `_source_identity` takes both as None).
-    # The tuples of every entry and source cost about 0.6x the parse of an allocated file, this a third.
-    return _encode(
-        (
-            entry.type,
-            entry.layer,
-            entry.block,
-            entry.lower_as_written,
-            entry.upper_as_written,
-            entry.size_bits,
-            entry.workload_id,
-            entry.transfer_id_as_written,
-            entry.source,
-        )
-    )
-
-
-def _identity(entry: AllocBufferEntry) -> Identity:
+def _written(entry: AllocBufferEntry) -> tuple[Any, ...]:
     # What the SET parser compares to tell one tensor across snapshots: the whole entry as the
-    # scheduler wrote it, i.e. without the two keys the allocator added. A tuple, not a repr: building
-    # the text of every entry's sources cost about 0.6x the parse of an allocated file.
-    ids = entry.transfer_id_as_written
+    # scheduler wrote it, i.e. without the two keys the allocator added.
     return (
         entry.type,
         entry.layer,
         entry.block,
-        _frozen(entry.lower_as_written),
-        _frozen(entry.upper_as_written),
+        entry.lower_as_written,
+        entry.upper_as_written,
         entry.size_bits,
         entry.workload_id,
+        entry.transfer_id_as_written,
+        entry.source,
+    )
+
+
+def _encoded_identity(entry: AllocBufferEntry) -> bytes:
+    # `_written` encoded in C: equal bytes exactly when the values are equal (strict ints, strings,
+    # lists of them and None; a source's optional fields default to None, which the encoder leaves out
+    # whether the file wrote null or nothing, as `_source_identity` takes both as None). The tuples of
+    # `_identity` cost about 0.6x the parse of an allocated file, this a third.
+    return _encode(_written(entry))
+
+
+def _identity(entry: AllocBufferEntry) -> Identity:
+    # `_written` hashable, for entries read by the models. Tuples, not a repr: building the text of
+    # every entry's sources cost about 0.6x the parse of an allocated file.
+    kind, layer, block, lower, upper, size_bits, workload_id, ids, sources = _written(entry)
+    return (
+        kind,
+        layer,
+        block,
+        _frozen(lower),
+        _frozen(upper),
+        size_bits,
+        workload_id,
         None if ids is None else tuple([tuple(i) if type(i) is list else i for i in ids]),
-        None if entry.source is None else tuple([_source_identity(s) for s in entry.source]),
+        None if sources is None else tuple([_source_identity(s) for s in sources]),
     )
 
 

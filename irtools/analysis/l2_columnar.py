@@ -27,7 +27,8 @@ Ints = npt.NDArray[np.int64]
 Bools = npt.NDArray[np.bool_]
 
 _TYPES = ("ifmap", "ofmap", "weight")
-_LIMIT = 2**62
+INT64_ROOM = 2**62
+"""What the columns' products and lifts stay under (int64 with room); past it the walk builds the tables."""
 
 
 def columnar_tables(
@@ -48,7 +49,7 @@ def columnar_tables(
     extent = int(end.max(initial=0))
     l2_size = index.l2_size
     buffersize = l2_size or extent
-    if (len(index.rows) + 2) * (buffersize + 2) >= _LIMIT or extent >= _LIMIT:
+    if (len(index.rows) + 2) * (buffersize + 2) >= INT64_ROOM or extent >= INT64_ROOM:
         return None
     try:
         positions, cores, workload_ids = (

@@ -14,12 +14,10 @@ import numpy as np
 import pandas as pd
 
 from irtools.analysis.identity import workload_identity
-from irtools.analysis.l2_columnar import lifetime_columns, lifetimes, segment_cover
+from irtools.analysis.l2_columnar import INT64_ROOM, lifetime_columns, lifetimes, segment_cover
 from irtools.analysis.tables import WL0_OCCUPANCY, WL0_TENSORS
 from irtools.loading.boxes import tensor_columns
 from irtools.loading.index import IRIndex
-
-_LIMIT = 2**62
 
 
 def wl0_columnar(
@@ -40,7 +38,7 @@ def wl0_columnar(
         return None
     end = address + size
     rows = len(index.rows)
-    if (rows + 2) * (max(int(end.max(initial=0)), wl0_size or 0) + 2) >= _LIMIT:
+    if (rows + 2) * (max(int(end.max(initial=0)), wl0_size or 0) + 2) >= INT64_ROOM:
         return None
     row = wl0.row
     extent = np.zeros(rows, dtype=np.int64)

@@ -11,7 +11,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -28,6 +28,9 @@ from irtools.loading.load import load_ir
 from irtools.loading.reader import gc_paused
 from irtools.options import RunOptions
 from irtools.validate import check_loaded
+
+if TYPE_CHECKING:
+    import plotly.graph_objects as go
 
 FINDING_COLUMNS = ["severity", "code", "core_id", "workload_id", "transfer_id", "message", "pointer"]
 FIRST_VIEW_FIGURES = frozenset({"timeline", "maps"})
@@ -112,7 +115,7 @@ class Entry:
             view = self._view(model)
         view.wait(FIRST_VIEW_WAIT)
 
-    def figure(self, key: Hashable, build: Callable[[], Any]) -> dict[str, Any]:
+    def figure(self, key: Hashable, build: Callable[[], go.Figure]) -> dict[str, Any]:
         """The figure `build` makes for `key` (what it depends on besides this file), as the dict Dash
         sends; the last FIGURES_KEPT are kept. Dash would turn a Plotly figure into that dict on every
         send, deep-copying its arrays; the file's analysis never changes, so neither does the figure."""
@@ -120,8 +123,7 @@ class Entry:
             if key in self._figures:
                 self._figures.move_to_end(key)
                 return self._figures[key]
-        built = build()
-        figure: dict[str, Any] = built.to_plotly_json() if hasattr(built, "to_plotly_json") else built
+        figure: dict[str, Any] = build().to_plotly_json()
         with self._figures_lock:
             self._figures[key] = figure
             while len(self._figures) > FIGURES_KEPT:

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from unittest import mock
 
+import plotly.graph_objects as go
 import pytest
 
 from dashboards import data
@@ -238,9 +239,9 @@ def test_a_figure_is_built_once_and_the_last_ones_are_kept(monkeypatch: pytest.M
     entry = data.Entry("x.json", mock.Mock())
     built: list[str] = []
 
-    def build(name: str) -> dict[str, object]:
+    def build(name: str) -> go.Figure:
         built.append(name)
-        return {"data": [], "layout": {"title": name}}
+        return go.Figure(layout={"title": name})
 
     first = entry.figure(("timeline", "noc"), lambda: build("noc"))
     assert entry.figure(("timeline", "noc"), lambda: build("again")) is first  # a switch back: not rebuilt

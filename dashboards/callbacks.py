@@ -490,29 +490,34 @@ def occupancy(
     model: str,
     axis: str,
     view: Any,
-) -> tuple[Figure, Figure, Any]:
-    """The L2 and WL0 maps of the picked core, for the view's range on the cycles axis, and the WL0
-    panel's style (hidden for a dialect without WL0)."""
+) -> tuple[Figure, Figure, Any, str]:
+    """The L2 and WL0 maps of the picked core, for the view's range on the cycles axis, the WL0
+    panel's style (hidden for a dialect without WL0) and `model` (the `maps-sent` store)."""
     e = store.find(key)
     if e is not None and (core is None or not e.analysis.index.cores):
         e.sent("maps", model)  # no core, no maps: what follows them need not wait
     if e is None or core is None:
         blank = empty_figure(NO_IR)
-        return blank, blank, WL0_SHOWN
+        return blank, blank, WL0_SHOWN, model
     cycles = axis == "cycles"
     window = view_window(view, key)
     has_wl0 = e.analysis.index.has(Capability.WL0)
     if trigger.only_view:
         if not cycles:
-            return no_update, no_update, no_update  # positions do not follow the cycles range
+            return no_update, no_update, no_update, model  # positions do not follow the cycles range
         if not e.analysis.index.has(Capability.L2_ADDRESSES):  # one panel (the blocks held), no WL0 map
-            return _range_patch(window, ("xaxis",)), no_update, no_update
+            return _range_patch(window, ("xaxis",)), no_update, no_update, model
         both = ("xaxis", "xaxis2")
-        return _range_patch(window, both), _range_patch(window, both) if has_wl0 else no_update, no_update
+        return (
+            _range_patch(window, both),
+            _range_patch(window, both) if has_wl0 else no_update,
+            no_update,
+            model,
+        )
     l2, wl0 = core_maps(e.analysis, core, _focus(focus), model=model, cycles=cycles, window=window)
     e.sent("maps", model)
     # A dialect without WL0 gets no WL0 panel: the L2 map takes the row.
-    return l2, wl0 if wl0 is not None else {}, WL0_SHOWN if wl0 is not None else WL0_HIDDEN
+    return l2, wl0 if wl0 is not None else {}, WL0_SHOWN if wl0 is not None else WL0_HIDDEN, model
 
 
 def peak_buffers(
@@ -759,6 +764,7 @@ def register(app: Dash, store: FileStore) -> None:
         Output("l2-map", "figure"),
         Output("wl0-map", "figure"),
         Output("wl0-box", "style"),
+        Output("maps-sent", "data"),
         Input("shown", "data"),
         Input("core", "value"),
         Input("focus", "data"),

@@ -449,6 +449,9 @@ def build_layout(
             dcc.Store(id="shown"),
             dcc.Store(id="focus"),
             dcc.Store(id="view"),
+            # The timing model the maps were last sent under: the mesh's input, so that Dash asks for the
+            # mesh after the maps (the browser draws one figure at a time: the maps first).
+            dcc.Store(id="maps-sent"),
             dcc.Store(id="findings-page", data=0),
             dcc.Store(id="upload-reset"),
             # Two locations: "url" is read (a shared link restores its view), "url-write" is written

@@ -93,9 +93,9 @@ def test_a_zoom_of_the_timeline_sets_the_view_and_an_address_zoom_of_a_map_does_
 def test_a_new_range_only_moves_the_axes_of_the_maps(store: FileStore) -> None:
     view = {"file": MESH_FILE, "x": [0, 50]}
     only_view = Trigger("view", ("view.data",))
-    l2, wl0, box = callbacks.occupancy(store, only_view, MESH_FILE, 0, None, "dependency", "cycles", view)
+    l2, wl0, box, _ = callbacks.occupancy(store, only_view, MESH_FILE, 0, None, "dependency", "cycles", view)
     assert isinstance(l2, Patch) and isinstance(wl0, Patch) and box is no_update
-    l2, wl0, box = callbacks.occupancy(
+    l2, wl0, box, _ = callbacks.occupancy(
         store, Trigger("core", ("core.value",)), MESH_FILE, 0, None, "dependency", "cycles", view
     )
     assert list(l2.layout.xaxis.range) == [0, 50] and box == callbacks.WL0_SHOWN
@@ -103,7 +103,7 @@ def test_a_new_range_only_moves_the_axes_of_the_maps(store: FileStore) -> None:
 
 def test_a_dialect_without_wl0_gets_no_wl0_panel() -> None:
     raw = FileStore(Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "gemini-raw", 10**7)
-    l2, wl0, box = callbacks.occupancy(
+    l2, wl0, box, _ = callbacks.occupancy(
         raw, Trigger("core"), "resnet_2x2_b1_ir.json", 1, None, "dependency", "cycles", None
     )
     assert (
@@ -185,3 +185,19 @@ def _poll(store: FileStore, key: str) -> tuple[str, bool, Any]:
             return answer
         time.sleep(0.1)
     raise AssertionError(f"{key}: still loading after 60 s")
+
+
+def test_the_mesh_is_asked_for_after_the_maps_it_shares_its_inputs_with() -> None:
+    # Dash holds back a callback while an input of it is the output of one in flight: the mesh waits for the
+    # L2 and WL0 maps after a model, core or range change, so the browser draws the maps first.
+    from dashboards.app import create_app
+
+    callbacks_by_output = create_app(SAMPLE_DIR).callback_map
+    maps = next(v for k, v in callbacks_by_output.items() if "l2-map.figure" in k)
+    mesh = callbacks_by_output["mesh.figure"]
+    inputs = {f"{i['id']}.{i['property']}" for i in mesh["inputs"]}
+    assert "maps-sent.data" in inputs and {"model.value", "core.value", "view.data"} <= inputs
+    assert "maps-sent.data" in next(k for k in callbacks_by_output if "l2-map.figure" in k)
+    assert {"model.value", "core.value", "view.data"} <= {
+        f"{i['id']}.{i['property']}" for i in maps["inputs"]
+    }

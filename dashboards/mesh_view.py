@@ -90,13 +90,15 @@ def draw(
     metric: str,
     view: Any,
     core: int | None,
+    timeline_drawn: str | None = None,
     maps_sent: str | None = None,
 ) -> Any:
     """The mesh figure for the view's range (a blank one for a file without a mesh: its section is hidden).
 
-    `maps_sent` is not read: as an input that the maps' callback writes, it makes Dash ask for the mesh
-    once the maps are answered, whenever both follow the same change (a timing model, core or range):
-    Chromium draws one figure at a time, and the mesh took 0.3 s before the L2 map on a 64-core file."""
+    `timeline_drawn` and `maps_sent` are not read: as inputs that follow the timeline's and the maps'
+    callbacks, they make Dash ask for the mesh once those are answered, whenever they follow the same
+    change (a timing model, core or range). Chromium draws one figure at a time: on a 64-core file the
+    mesh (0.3 s) was drawn before the L2 map, or before the timeline."""
     a = _analysis(store, key, model)
     if a is None or mesh_shape(a.index) is None:
         return {}
@@ -157,6 +159,7 @@ def register_mesh(app: Dash, store: FileStore) -> None:
         Input("mesh-metric", "value"),
         Input("view", "data"),
         Input("core", "value"),
+        Input("timeline-drawn", "data"),
         Input("maps-sent", "data"),
     )
     wire(

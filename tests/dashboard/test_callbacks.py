@@ -187,16 +187,18 @@ def _poll(store: FileStore, key: str) -> tuple[str, bool, Any]:
     raise AssertionError(f"{key}: still loading after 60 s")
 
 
-def test_the_mesh_is_asked_for_after_the_maps_it_shares_its_inputs_with() -> None:
-    # Dash holds back a callback while an input of it is the output of one in flight: the mesh waits for the
-    # L2 and WL0 maps after a model, core or range change, so the browser draws the maps first.
+def test_the_mesh_is_asked_for_after_the_timeline_and_maps_it_shares_its_inputs_with() -> None:
+    # Dash holds back a callback while an input of it follows one in flight: the mesh waits for the timeline
+    # and the L2 and WL0 maps after a model, core or range change, so the browser draws those first.
     from dashboards.app import create_app
 
     callbacks_by_output = create_app(SAMPLE_DIR).callback_map
     maps = next(v for k, v in callbacks_by_output.items() if "l2-map.figure" in k)
     mesh = callbacks_by_output["mesh.figure"]
     inputs = {f"{i['id']}.{i['property']}" for i in mesh["inputs"]}
-    assert "maps-sent.data" in inputs and {"model.value", "core.value", "view.data"} <= inputs
+    assert {"maps-sent.data", "timeline-drawn.data", "model.value", "core.value", "view.data"} <= inputs
+    drawn = next(v for k, v in callbacks_by_output.items() if k == "timeline-drawn.data")
+    assert [f"{i['id']}.{i['property']}" for i in drawn["inputs"]] == ["timeline.figure"]
     assert "maps-sent.data" in next(k for k in callbacks_by_output if "l2-map.figure" in k)
     assert {"model.value", "core.value", "view.data"} <= {
         f"{i['id']}.{i['property']}" for i in maps["inputs"]

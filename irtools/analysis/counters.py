@@ -43,7 +43,9 @@ def link_steps(loads: LinkLoads) -> pd.DataFrame:
     bytes, start, end. The routed rows summed, since every row of a step shares its span (far fewer rows
     than transfers x links)."""
     rows = loads.rows
-    rows = rows[(rows["bytes"] > 0) & rows["start"].notna()]
+    start, end = loads.spans(rows)
+    keep = (rows["bytes"].to_numpy() > 0) & ~np.isnan(start)
+    rows, start, end = rows[keep], start[keep], end[keep]
     key = np.zeros(len(rows), dtype=np.int64)
     for column in ("x", "y", "to_x", "to_y"):
         key = key * _SIDE + rows[column].to_numpy(np.int64) + 1
@@ -52,8 +54,8 @@ def link_steps(loads: LinkLoads) -> pd.DataFrame:
             "link": key,
             "step": rows["step"].to_numpy(np.int64),
             "bytes": rows["bytes"].to_numpy(np.int64),
-            "start": rows["start"].to_numpy(float),
-            "end": rows["end"].to_numpy(float),
+            "start": start,
+            "end": end,
         }
     )
     return frame.groupby(["link", "step"], as_index=False, sort=False).agg(
@@ -76,6 +78,8 @@ def link_rate(loads: LinkLoads, link: Link) -> pd.DataFrame:
     rows = loads.rows
     x, y, tx, ty = link
     mine = rows[(rows["x"] == x) & (rows["y"] == y) & (rows["to_x"] == tx) & (rows["to_y"] == ty)]
+    start, end = loads.spans(mine)
+    mine = mine.assign(start=start, end=end)
     mine = mine[(mine["bytes"] > 0) & mine["start"].notna()]
     steps = mine.groupby("step").agg(bytes=("bytes", "sum"), start=("start", "first"), end=("end", "first"))
     if steps.empty:

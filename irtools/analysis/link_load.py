@@ -25,17 +25,27 @@ Window = tuple[float, float]
 
 @dataclass(frozen=True, slots=True)
 class LinkLoads:
-    """Routed link rows of one schedule with each row's time span, ready to be cut to a window."""
+    """Routed link rows of one schedule and each layer step's time span, ready to be cut to a window."""
 
     rows: pd.DataFrame
-    """noc.noc_links rows (step, kind, transfer, x, y, direction, to_x, to_y, bytes) + start, end."""
+    """noc.noc_links rows (step, kind, transfer, x, y, direction, to_x, to_y, bytes): the routed traffic,
+    one frame for every timing model (millions of rows on a 64-core file: not copied per model)."""
+    step_start: np.ndarray
+    step_end: np.ndarray
+    """Per step number: its first workload's start and last workload's end under this model (NaN: the
+    step cannot be scheduled)."""
     core: pd.DataFrame
     """noc.noc_transfers' core-to-core rows (transfer, src_x, src_y, dst_x, dst_y, bytes, step) + start, end."""
     xlen: int
     span: Window
+    """[0, the makespan] (or the last end when some workloads cannot be scheduled)."""
     steps: list[tuple[str, int]]
     """Each step's (layer_name, instance): the k-th run of that layer."""
-    """[0, the makespan] (or the last end when some workloads cannot be scheduled)."""
+
+    def spans(self, rows: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+        """The start and end of each of `rows`' steps (rows of `self.rows`)."""
+        step = rows["step"].to_numpy(np.int64)
+        return self.step_start[step], self.step_end[step]
 
 
 def step_spans(index: IRIndex, timeline: pd.DataFrame, model: str) -> pd.DataFrame:
@@ -60,10 +70,13 @@ def timed_links(index: IRIndex, timeline: pd.DataFrame, model: str, routed: pd.D
     if xlen is None or ylen is None:
         return None
     spans = step_spans(index, timeline, model)
+    names = workload_steps(index)[1]
     # A step that cannot be scheduled (a wait cycle) has no span: NaN start and end.
-    timed = routed.merge(spans, on="step", how="left")
+    start, end = np.full(len(names), np.nan), np.full(len(names), np.nan)
+    scheduled = spans["step"].to_numpy(np.int64)
+    start[scheduled], end[scheduled] = spans["start"].to_numpy(float), spans["end"].to_numpy(float)
     core = noc_transfers(index)["core"].merge(spans, on="step", how="left")
-    return LinkLoads(timed, core, xlen, schedule_span(timeline, model), workload_steps(index)[1])
+    return LinkLoads(routed, start, end, core, xlen, schedule_span(timeline, model), names)
 
 
 def schedule_span(timeline: pd.DataFrame, model: str) -> Window:
@@ -99,7 +112,7 @@ def noc_links_table(
     if loads is None or loads.rows.empty:
         return NOC_LINKS.empty()
     rows = loads.rows
-    weight = in_window(rows["start"].to_numpy(float), rows["end"].to_numpy(float), window)
+    weight = in_window(*loads.spans(rows), window)
     rows = rows.assign(share_bytes=rows["bytes"].to_numpy(float) * weight)
     rows = rows[rows["share_bytes"] > 0]
     if rows.empty:
@@ -244,8 +257,11 @@ def crossing(loads: LinkLoads, link: tuple[int, int, int, int], window: Window |
     rows = loads.rows
     x, y, tx, ty = link
     mine = rows[(rows["x"] == x) & (rows["y"] == y) & (rows["to_x"] == tx) & (rows["to_y"] == ty)]
-    weight = in_window(mine["start"].to_numpy(float), mine["end"].to_numpy(float), window)
-    mine = mine.assign(bytes=(mine["bytes"].to_numpy(float) * weight).round().astype("int64"))
+    start, end = loads.spans(mine)
+    weight = in_window(start, end, window)
+    mine = mine.assign(
+        start=start, end=end, bytes=(mine["bytes"].to_numpy(float) * weight).round().astype("int64")
+    )
     mine = mine[mine["bytes"] > 0]
     grouped = mine.groupby(["kind", "transfer", "step"], as_index=False).agg(
         start=("start", "first"), end=("end", "first"), bytes=("bytes", "sum")

@@ -26,15 +26,21 @@ def _loads() -> LinkLoads:
     """Link A carries 100 bytes in step 0 (cycles 0-50) and 50 in step 1 (50-100); link B 10 + 20 bytes
     of two transfers in step 0."""
     rows = [
-        (0, "core", 1, *A, 100, 0.0, 50.0),
-        (1, "core", 2, *A, 50, 50.0, 100.0),
-        (0, "dram_read", 3, *B, 10, 0.0, 50.0),
-        (0, "dram_read", 4, *B, 20, 0.0, 50.0),
+        (0, "core", 1, *A, 100),
+        (1, "core", 2, *A, 50),
+        (0, "dram_read", 3, *B, 10),
+        (0, "dram_read", 4, *B, 20),
     ]
-    frame = pd.DataFrame(
-        rows, columns=["step", "kind", "transfer", "x", "y", "to_x", "to_y", "bytes", "start", "end"]
+    frame = pd.DataFrame(rows, columns=["step", "kind", "transfer", "x", "y", "to_x", "to_y", "bytes"])
+    return LinkLoads(
+        frame,
+        step_start=np.array([0.0, 50.0]),
+        step_end=np.array([50.0, 100.0]),
+        core=pd.DataFrame(),
+        xlen=2,
+        span=(0.0, 100.0),
+        steps=[("conv1", 0), ("conv2", 0)],
     )
-    return LinkLoads(frame, pd.DataFrame(), xlen=2, span=(0.0, 100.0), steps=[("conv1", 0), ("conv2", 0)])
 
 
 def test_the_heatmap_holds_each_links_bytes_per_cycle_per_bin_heaviest_first() -> None:

@@ -111,10 +111,9 @@ def noc_links_table(
     """
     if loads is None or loads.rows.empty:
         return NOC_LINKS.empty()
-    rows = loads.rows
-    weight = in_window(*loads.spans(rows), window)
-    rows = rows.assign(share_bytes=rows["bytes"].to_numpy(float) * weight)
-    rows = rows[rows["share_bytes"] > 0]
+    share = loads.rows["bytes"].to_numpy(float) * in_window(*loads.spans(loads.rows), window)
+    kept = share > 0  # before any copy: a window keeps a few of a large file's millions of rows
+    rows = loads.rows[kept].assign(share_bytes=share[kept])
     if rows.empty:
         return NOC_LINKS.empty()
     keys = ["x", "y", "direction", "to_x", "to_y"]

@@ -22,7 +22,7 @@ from dashboards.shared_range import range_patch, view_window
 from dashboards.timeline import LEFT_MARGIN
 from dashboards.wiring import Trigger, wire
 from irtools.analysis import Analysis
-from irtools.analysis.counters import Link, LinkHeat, link_capacity, link_rate, parse_link_label
+from irtools.analysis.counters import Link, LinkHeat, link_capacity, parse_link_label
 from irtools.analysis.routing import link_label
 from irtools.analysis.units import byte_ticks, format_bytes
 
@@ -147,8 +147,7 @@ def counters_figure(
     ticks, texts = byte_ticks(top or 1.0, 3)
     fig.update_yaxes(tickvals=ticks, ticktext=texts, title=None, row=1, col=1)
     if link is not None:
-        loads = a.link_loads(model)
-        rate = link_rate(loads, link) if loads is not None else None
+        rate = a.link_rate(model, link)
         name = _link_name(a, link)
         if rate is not None:
             fig.add_trace(

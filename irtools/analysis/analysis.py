@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import threading
+import weakref
+from collections.abc import Callable
 from functools import cached_property
 from typing import Any
 
@@ -11,7 +13,7 @@ import pandas as pd
 
 from irtools.analysis.blocks import KIB, add_positions, l2_blocks_table, l2_capacity_kib
 from irtools.analysis.buffers import l2_tables, wl0_tables
-from irtools.analysis.counters import LinkHeat, l2_counter, link_heat, link_steps
+from irtools.analysis.counters import Link, LinkHeat, l2_counter, link_heat, link_rate, run_link_steps
 from irtools.analysis.energy import EnergyModel, energy_summary
 from irtools.analysis.layer_cost import layer_cost_absent, layer_cost_table
 from irtools.analysis.layers import layers_table
@@ -290,7 +292,7 @@ class Analysis:
     def link_loads(self, model: str = "dependency") -> LinkLoads | None:
         """The routed NoC traffic (noc_links) timed under `model` (None without a mesh); kept per model."""
         if model not in self._link_loads:
-            self._link_loads[model] = timed_links(self.index, self.timeline, model, self.noc_links)
+            self._link_loads[model] = timed_links(self.index, self.timeline, model, _routed_rows(self))
         return self._link_loads[model]
 
     @cached_property
@@ -346,10 +348,23 @@ class Analysis:
         loads = self.link_loads(model)
         if loads is None:
             return None
-        key = f"link steps {model}"  # sums every routed row: once per model, not per zoom
+        return link_heat(loads, bins, window, self.link_steps(model))
+
+    def link_steps(self, model: str) -> pd.DataFrame | None:
+        """Bytes per (directed link, layer step) under `model` (counters.run_link_steps); kept per model:
+        it sums every routed run. None without a mesh."""
+        loads = self.link_loads(model)
+        if loads is None:
+            return None
+        key = f"link steps {model}"
         if key not in self._whole_schedule:
-            self._whole_schedule[key] = link_steps(loads)
-        return link_heat(loads, bins, window, self._whole_schedule[key])
+            self._whole_schedule[key] = run_link_steps(self.noc_runs, loads)
+        return self._whole_schedule[key]
+
+    def link_rate(self, model: str, link: Link) -> pd.DataFrame | None:
+        """Bytes per cycle on directed `link` over time under `model` (counters.link_rate); None without a mesh."""
+        steps = self.link_steps(model)
+        return None if steps is None else link_rate(steps, link)
 
     def l2_counter(self, core_id: int, model: str = "dependency") -> pd.DataFrame:
         """The L2 core `core_id` holds over time under `model` (irtools.analysis.counters)."""
@@ -443,6 +458,19 @@ class Analysis:
         NoC traffic, RunOptions.routes_noc), as routing costs more than the rest of most tables."""
         wanted = self.options.routes_noc if links is None else links
         return {name: self.table(name) for name in TABLES if wanted or name != "noc_links"}
+
+
+def _routed_rows(analysis: Analysis) -> Callable[[], pd.DataFrame]:
+    """`analysis.noc_links`, read when called; by a weak reference, as the analysis keeps what holds it."""
+    owner = weakref.ref(analysis)
+
+    def rows() -> pd.DataFrame:
+        kept = owner()
+        if kept is None:
+            raise ReferenceError("the Analysis these link loads came from is gone: keep it while using them")
+        return kept.noc_links
+
+    return rows
 
 
 def _whole_links_reference(analysis: Analysis, model: str) -> pd.DataFrame:

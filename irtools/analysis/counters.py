@@ -14,8 +14,10 @@ import numpy as np
 import pandas as pd
 
 from irtools.analysis.core_time import placed_rows
-from irtools.analysis.link_load import LinkLoads, Window
-from irtools.analysis.routing import link_label
+from irtools.analysis.link_load import LinkGrid, LinkLoads, Window
+from irtools.analysis.noc import KindRuns
+from irtools.analysis.routing import line_spans, link_label
+from irtools.reference import fast_path
 
 Link = tuple[int, int, int, int]
 """A directed link: x, y, to_x, to_y (x = -1 / xlen: a DRAM port)."""
@@ -40,26 +42,92 @@ _SIDE = 1 << 12
 
 def link_steps(loads: LinkLoads) -> pd.DataFrame:
     """Bytes per (directed link, layer step) with the step's span: `link` (one int64 key per link),
-    bytes, start, end. The routed rows summed, since every row of a step shares its span (far fewer rows
-    than transfers x links)."""
+    bytes, start, end, by link and step. The routed rows summed, since every row of a step shares its
+    span (far fewer rows than transfers x links). The reference of `run_link_steps`."""
     rows = loads.rows
     start, end = loads.spans(rows)
     keep = (rows["bytes"].to_numpy() > 0) & ~np.isnan(start)
     rows, start, end = rows[keep], start[keep], end[keep]
-    key = np.zeros(len(rows), dtype=np.int64)
-    for column in ("x", "y", "to_x", "to_y"):
-        key = key * _SIDE + rows[column].to_numpy(np.int64) + 1
     frame = pd.DataFrame(
         {
-            "link": key,
+            "link": _link_keys(*(rows[c].to_numpy(np.int64) for c in ("x", "y", "to_x", "to_y"))),
             "step": rows["step"].to_numpy(np.int64),
             "bytes": rows["bytes"].to_numpy(np.int64),
             "start": start,
             "end": end,
         }
     )
-    return frame.groupby(["link", "step"], as_index=False, sort=False).agg(
+    return frame.groupby(["link", "step"], as_index=False).agg(
         bytes=("bytes", "sum"), start=("start", "first"), end=("end", "first")
+    )
+
+
+def _link_keys(x: np.ndarray, y: np.ndarray, to_x: np.ndarray, to_y: np.ndarray) -> np.ndarray:
+    """Each link's ends packed into one int64 (each coordinate + 1 in 12 bits)."""
+    key = np.zeros(len(x), dtype=np.int64)
+    for column in (x, y, to_x, to_y):
+        key = key * _SIDE + column + 1
+    return key
+
+
+def _link_steps_reference(routed: list[KindRuns], loads: LinkLoads) -> pd.DataFrame:
+    return link_steps(loads)
+
+
+@fast_path(reference=_link_steps_reference)
+def run_link_steps(routed: list[KindRuns], loads: LinkLoads) -> pd.DataFrame:
+    """`link_steps` from the routed runs (noc.noc_runs), without a row per link and transfer.
+
+    Each run adds its bytes to an interval of link ids (LinkGrid) in its step: as +bytes at the
+    interval's start and -bytes past its end, sorted by (step, id), the running sum is each link's load
+    between two events of a step; only the links a step loads are written out. Linear in runs and in
+    the (link, step) pairs loaded, whatever the mesh's size.
+    """
+    parts = []
+    for routed_kind in routed:
+        runs = routed_kind.runs
+        keep = np.flatnonzero((runs.count > 0) & (runs.size > 0))
+        code, line, lo, hi = line_spans(runs)
+        parts.append((routed_kind.step[keep], code[keep], line[keep], lo[keep], hi[keep], runs.size[keep]))
+    if not parts:
+        return _no_link_steps()
+    step, code, line, lo, hi, size = (np.concatenate(column) for column in zip(*parts, strict=True))
+    step = step.astype(np.int64)
+    # A step that cannot be scheduled (a wait cycle) has no span: left out, as the rows' NaN start is.
+    scheduled = ~np.isnan(loads.step_start[step])
+    step, code, line, lo, hi, size = (c[scheduled] for c in (step, code, line, lo, hi, size))
+    if not len(step):
+        return _no_link_steps()
+    grid = LinkGrid.of(line, lo, hi)
+    first, stop = grid.interval(code, line, lo, hi)
+    at_step = np.concatenate([step, step])
+    at_id = np.concatenate([first, stop])
+    order = np.lexsort((at_id, at_step))
+    at_step, at_id = at_step[order], at_id[order]
+    level = np.cumsum(np.concatenate([size, -size]).astype(np.int64)[order])
+    # The load from each event to the next one of the same step (a step's events sum to zero).
+    width = np.diff(at_id)
+    loaded = np.flatnonzero((at_step[1:] == at_step[:-1]) & (width > 0) & (level[:-1] > 0))
+    counts = width[loaded]
+    ids = np.repeat(at_id[loaded] - np.cumsum(counts) + counts, counts) + np.arange(int(counts.sum()))
+    x, y, to_x, to_y, _ = grid.ends(ids)
+    steps = np.repeat(at_step[loaded], counts)
+    frame = pd.DataFrame(
+        {
+            "link": _link_keys(x, y, to_x, to_y),
+            "step": steps,
+            "bytes": np.repeat(level[loaded], counts),
+            "start": loads.step_start[steps],
+            "end": loads.step_end[steps],
+        }
+    )
+    return frame.sort_values(["link", "step"], kind="stable").reset_index(drop=True)
+
+
+def _no_link_steps() -> pd.DataFrame:
+    empty = np.zeros(0, np.int64)
+    return pd.DataFrame(
+        {"link": empty, "step": empty, "bytes": empty, "start": empty * 0.0, "end": empty * 0.0}
     )
 
 
@@ -72,16 +140,11 @@ def _unpack(key: int) -> Link:
     return x, y, tx, ty
 
 
-def link_rate(loads: LinkLoads, link: Link) -> pd.DataFrame:
+def link_rate(link_steps: pd.DataFrame, link: Link) -> pd.DataFrame:
     """Bytes per cycle on one directed link over time: cycle, bytes_per_cycle (a step function, `hv`),
-    each step's bytes spread evenly over its span."""
-    rows = loads.rows
-    x, y, tx, ty = link
-    mine = rows[(rows["x"] == x) & (rows["y"] == y) & (rows["to_x"] == tx) & (rows["to_y"] == ty)]
-    start, end = loads.spans(mine)
-    mine = mine.assign(start=start, end=end)
-    mine = mine[(mine["bytes"] > 0) & mine["start"].notna()]
-    steps = mine.groupby("step").agg(bytes=("bytes", "sum"), start=("start", "first"), end=("end", "first"))
+    each step's bytes spread evenly over its span. `link_steps`: the `link_steps` table."""
+    key = int(_link_keys(*(np.array([v], dtype=np.int64) for v in link))[0])
+    steps = link_steps[link_steps["link"].to_numpy() == key]  # by step: the table's order
     if steps.empty:
         return pd.DataFrame({"cycle": [], "bytes_per_cycle": []})
     start = steps["start"].to_numpy(float)

@@ -9,6 +9,7 @@ that span, so a window holds each step's bytes pro rata of the overlap.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,9 +28,11 @@ Window = tuple[float, float]
 class LinkLoads:
     """Routed link rows of one schedule and each layer step's time span, ready to be cut to a window."""
 
-    rows: pd.DataFrame
-    """noc.noc_links rows (step, kind, transfer, x, y, direction, to_x, to_y, bytes): the routed traffic,
-    one frame for every timing model (millions of rows on a 64-core file: not copied per model)."""
+    routed: Callable[[], pd.DataFrame]
+    """noc.noc_links rows (step, kind, transfer, x, y, direction, to_x, to_y, bytes), made when first read:
+    millions of rows on a 64-core file, one frame for every timing model. The mesh, the link heat and
+    the counters read the runs (`run_link_steps`, `whole_schedule_links`): only a window's links and a
+    link's transfers read the rows."""
     step_start: np.ndarray
     step_end: np.ndarray
     """Per step number: its first workload's start and last workload's end under this model (NaN: the
@@ -41,6 +44,11 @@ class LinkLoads:
     """[0, the makespan] (or the last end when some workloads cannot be scheduled)."""
     steps: list[tuple[str, int]]
     """Each step's (layer_name, instance): the k-th run of that layer."""
+
+    @property
+    def rows(self) -> pd.DataFrame:
+        """The routed rows (`routed`)."""
+        return self.routed()
 
     def spans(self, rows: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
         """The start and end of each of `rows`' steps (rows of `self.rows`)."""
@@ -63,8 +71,10 @@ def step_spans(index: IRIndex, timeline: pd.DataFrame, model: str) -> pd.DataFra
     return steps.groupby("step", as_index=False).agg(start=("start", "min"), end=("end", "max"))
 
 
-def timed_links(index: IRIndex, timeline: pd.DataFrame, model: str, routed: pd.DataFrame) -> LinkLoads | None:
-    """The routed traffic of a file with a mesh (`routed`: noc.noc_links rows), timed under `model`;
+def timed_links(
+    index: IRIndex, timeline: pd.DataFrame, model: str, routed: Callable[[], pd.DataFrame]
+) -> LinkLoads | None:
+    """The routed traffic of a file with a mesh (`routed` gives noc.noc_links rows), timed under `model`;
     None without xlen/ylen."""
     xlen, ylen = index.ir.xlen, index.ir.ylen
     if xlen is None or ylen is None:
@@ -170,31 +180,20 @@ def whole_schedule_links(
     if not any(len(part[0]) for part in parts):
         return NOC_LINKS.empty()
     kind, code, line, lo, hi, size, transfer = (np.concatenate(column) for column in zip(*parts, strict=True))
-    # A link is (line, position): lines are rows for east/west links and columns for north/south ones,
-    # 4 directions each; positions one beyond the last hold the difference arrays' closing entries.
-    low, line_low = int(lo.min()), int(line.min())
-    n_pos = int(hi.max()) - low + 2
-    n_line = int(line.max()) - line_low + 1
-    flat_line = (code * n_line + (line - line_low)) * n_pos
-    start, stop = flat_line + (lo - low), flat_line + (hi - low) + 1
-    n_links = 4 * n_line * n_pos
+    grid = LinkGrid.of(line, lo, hi)
+    start, stop = grid.interval(code, line, lo, hi)
     by_kind = np.stack(
         [
-            _interval_sums(start[kind == k], stop[kind == k], size[kind == k], n_links)
+            _interval_sums(start[kind == k], stop[kind == k], size[kind == k], grid.size)
             for k in range(len(KINDS))
         ],
         axis=1,
     )
     first, last = _disjoint_per_group(kind, transfer, start, stop)
-    transfers = _interval_sums(first, last, np.ones(len(first), np.int64), n_links)
+    transfers = _interval_sums(first, last, np.ones(len(first), np.int64), grid.size)
     used = np.flatnonzero(transfers)
     by_kind, transfers = by_kind[used], transfers[used]
-    rest, pos = np.divmod(used, n_pos)
-    code, line = np.divmod(rest, n_line)
-    position, line = pos + low, line + line_low
-    along_x = (code == 0) | (code == 2)
-    lx, ly = np.where(along_x, position, line), np.where(along_x, line, position)
-    tx, ty = lx + STEP_X[code], ly + STEP_Y[code]
+    lx, ly, tx, ty, code = grid.ends(used)
     total = by_kind.sum(axis=1)
     length = span[1] - span[0]
     busy = total / bandwidth if bandwidth else np.full(len(used), np.nan)
@@ -218,6 +217,47 @@ def whole_schedule_links(
     }
     frame = NOC_LINKS.frame({k: list(v) for k, v in out.items()})
     return frame.sort_values(["bytes", "link"], ascending=[False, True], kind="stable").reset_index(drop=True)
+
+
+@dataclass(frozen=True, slots=True)
+class LinkGrid:
+    """Directed links numbered along lines (routing.line_spans): a run's links are the ids start..stop-1.
+
+    Lines are rows for east/west links and columns for north/south ones, 4 directions each; each line has
+    one position beyond its last, where a difference array's closing entries go.
+    """
+
+    low: int
+    line_low: int
+    n_pos: int
+    n_line: int
+
+    @classmethod
+    def of(cls, line: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> LinkGrid:
+        """The grid holding runs on `line` from positions `lo` to `hi` (routing.line_spans)."""
+        low, line_low = int(lo.min()), int(line.min())
+        return cls(low, line_low, int(hi.max()) - low + 2, int(line.max()) - line_low + 1)
+
+    @property
+    def size(self) -> int:
+        """How many ids: every line's positions and its closing one, in 4 directions."""
+        return 4 * self.n_line * self.n_pos
+
+    def interval(
+        self, code: np.ndarray, line: np.ndarray, lo: np.ndarray, hi: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The ids [start, stop) of the links lo..hi of each run's line."""
+        flat_line = (code * self.n_line + (line - self.line_low)) * self.n_pos
+        return flat_line + (lo - self.low), flat_line + (hi - self.low) + 1
+
+    def ends(self, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """x, y, to_x, to_y and direction code of each link id."""
+        rest, pos = np.divmod(ids, self.n_pos)
+        code, line = np.divmod(rest, self.n_line)
+        position, line = pos + self.low, line + self.line_low
+        along_x = (code == 0) | (code == 2)
+        x, y = np.where(along_x, position, line), np.where(along_x, line, position)
+        return x, y, x + STEP_X[code], y + STEP_Y[code], code
 
 
 def _interval_sums(start: np.ndarray, stop: np.ndarray, value: np.ndarray, size: int) -> np.ndarray:

@@ -135,7 +135,7 @@ def _core_bytes(
     loads: LinkLoads | None, window: Window | None
 ) -> tuple[dict[object, float], dict[object, float]]:
     """(x, y) -> core-to-core bytes sent (each tree once) and received (per destination), in `window`."""
-    if loads is None or loads.rows.empty:
+    if loads is None:
         return {}, {}
     core = loads.core
     # An ofmap a core keeps for its own next workload never enters the NoC.

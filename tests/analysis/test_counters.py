@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import numpy as np
@@ -9,14 +10,22 @@ import pandas as pd
 import pytest
 
 from irtools.analysis import analyze
-from irtools.analysis.counters import l2_counter, link_heat, link_rate
+from irtools.analysis.counters import l2_counter, link_heat, link_rate, link_steps, run_link_steps
 from irtools.analysis.link_load import LinkLoads
 from irtools.analysis.tiles import held_bytes
 from irtools.dialects import Capability
 
 ROOT = Path(__file__).resolve().parents[2]
 MESH = ROOT / "sample_ir" / "valid" / "mesh2x2_conv_b1_c4_bw16_stschedule.json"
-VGG = ROOT.parent / "shared" / "fixtures" / "gemini-noc" / "vgg_4x4_b1_ul512_ir.json"
+DEADLOCK = ROOT / "sample_ir" / "invalid" / "GIR502-deadlock.json"
+FIXTURES = ROOT.parent / "shared" / "fixtures"
+VGG = FIXTURES / "gemini-noc" / "vgg_4x4_b1_ul512_ir.json"
+REAL_MESHES = [
+    VGG,
+    FIXTURES / "gemini-noc" / "darknet19_4x4_b4_noc8_ul512_ir.json",
+    FIXTURES / "gemini-raw" / "resnet_4x4_b4_ff1_ss2_rr50_ir.json",
+    FIXTURES / "gemini-alloc" / "resnet_4x4_b4_ff1_ss2_rr50_alloc.json",
+]
 
 A = (0, 0, 1, 0)  # (0,0)->(1,0)
 B = (-1, 0, 0, 0)  # DRAM W0->(0,0)
@@ -33,7 +42,7 @@ def _loads() -> LinkLoads:
     ]
     frame = pd.DataFrame(rows, columns=["step", "kind", "transfer", "x", "y", "to_x", "to_y", "bytes"])
     return LinkLoads(
-        frame,
+        lambda: frame,
         step_start=np.array([0.0, 50.0]),
         step_end=np.array([50.0, 100.0]),
         core=pd.DataFrame(),
@@ -54,9 +63,10 @@ def test_the_heatmap_holds_each_links_bytes_per_cycle_per_bin_heaviest_first() -
 
 
 def test_a_links_rate_is_a_step_function_of_the_steps_running() -> None:
-    rate = link_rate(_loads(), A)
+    steps = link_steps(_loads())
+    rate = link_rate(steps, A)
     assert rate["cycle"].tolist() == [0, 50, 100] and rate["bytes_per_cycle"].tolist() == [2, 1, 0]
-    assert link_rate(_loads(), (5, 5, 6, 5)).empty
+    assert link_rate(steps, (5, 5, 6, 5)).empty
 
 
 @pytest.mark.skipif(not VGG.is_file(), reason="../shared/fixtures not present")
@@ -71,9 +81,40 @@ def test_on_vgg_the_heatmaps_bytes_are_the_noc_links_tables() -> None:
     assert got == table.to_dict()  # every link's bytes, binned and summed back
     assert round(heat.total[0]) == table.iloc[0]  # heaviest first, as the table
     # The busiest link's rate integrates to its bytes.
-    rate = link_rate(loads, heat.links[0])
+    rate = a.link_rate("dependency", heat.links[0])
+    assert rate is not None
     area = float(np.sum(np.diff(rate["cycle"].to_numpy()) * rate["bytes_per_cycle"].to_numpy()[:-1]))
     assert area == pytest.approx(heat.total[0])
+
+
+@pytest.mark.parametrize("path", [MESH, DEADLOCK, *REAL_MESHES], ids=lambda p: p.name)
+def test_the_link_steps_from_runs_are_the_routed_rows_summed(path: Path) -> None:
+    if not path.is_file():
+        pytest.skip("../shared/fixtures not present")
+    a = analyze(path)
+    for model in ("dependency", "sequential"):
+        loads = a.link_loads(model)
+        assert loads is not None
+        pd.testing.assert_frame_equal(run_link_steps(a.noc_runs, loads), link_steps(loads))
+    # A step none of whose workloads can be scheduled (all in a wait cycle) has no span: its links are left out.
+    unscheduled = loads.step_start.copy()
+    unscheduled[1] = np.nan
+    cut = dataclasses.replace(loads, step_start=unscheduled)
+    expected = link_steps(cut)
+    assert 1 not in set(expected["step"]) and len(expected)
+    pd.testing.assert_frame_equal(run_link_steps(a.noc_runs, cut), expected)
+
+
+def test_the_mesh_link_heat_and_counters_never_expand_the_routed_rows() -> None:
+    # Millions of rows on a 64-core file (a row per link and transfer): only a window's links or a
+    # link's transfers need them.
+    a = analyze(MESH)
+    for model in ("dependency", "sequential"):
+        a.link_table(model), a.tiles(model), a.link_heat(model, 20)
+        assert a.link_rate(model, A) is not None
+    assert "noc_links" not in a.__dict__
+    a.link_table("dependency", (0.0, 10.0))
+    assert "noc_links" in a.__dict__
 
 
 def test_the_l2_counter_is_each_workloads_snapshot_from_its_start() -> None:

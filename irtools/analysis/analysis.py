@@ -25,6 +25,7 @@ from irtools.analysis.link_load import (
     step_spans,
     timed_links,
     whole_schedule_links,
+    window_rows,
 )
 from irtools.analysis.live_buffers import LivePeak, live_at_peak
 from irtools.analysis.noc import (
@@ -314,11 +315,19 @@ class Analysis:
                 "links",
                 model,
                 window,
-                lambda: noc_links_table(self.link_loads(model), self.options.noc_bw, window),
+                lambda: self._window_links(model, window),
             )
         if model not in self._whole_schedule:
             self._whole_schedule[model] = self._whole_links(model)
         return self._whole_schedule[model]
+
+    def _window_links(self, model: str, window: tuple[float, float]) -> pd.DataFrame:
+        loads = self.link_loads(model)
+        if loads is None:
+            return noc_links_table(None, self.options.noc_bw)
+        return noc_links_table(
+            loads, self.options.noc_bw, window, window_rows(self.index, self.noc_runs, loads, window)
+        )
 
     def _whole_links(self, model: str) -> pd.DataFrame:
         return whole_links(self, model)

@@ -15,11 +15,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from irtools.analysis.noc import KINDS, KindRuns, noc_transfers, workload_steps
+from irtools.analysis.noc import KINDS, KindRuns, noc_links, noc_transfers, workload_steps
 from irtools.analysis.routing import DIRECTIONS, STEP_X, STEP_Y, line_spans, link_label
 from irtools.analysis.tables import NOC_LINKS
 from irtools.loading.boxes import max_before
 from irtools.loading.index import IRIndex
+from irtools.reference import fast_path
 
 Window = tuple[float, float]
 
@@ -112,18 +113,25 @@ def in_window(start: np.ndarray, end: np.ndarray, window: Window | None) -> np.n
 
 
 def noc_links_table(
-    loads: LinkLoads | None, bandwidth: int | None, window: Window | None = None
+    loads: LinkLoads | None,
+    bandwidth: int | None,
+    window: Window | None = None,
+    rows: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """One row per directed link that carries bytes (in `window`, or over the whole schedule), heaviest first.
 
     `bandwidth` is bytes per cycle per directed link (Gemini's NoC bandwidth); with it each link's
-    busy cycles (bytes / bandwidth) and busy share of the window (or of the makespan).
+    busy cycles (bytes / bandwidth) and busy share of the window (or of the makespan). `rows`: the
+    routed rows that can load `window` (`window_rows`), in the rows' order; all of them by default.
     """
-    if loads is None or loads.rows.empty:
+    if loads is None:
         return NOC_LINKS.empty()
-    share = loads.rows["bytes"].to_numpy(float) * in_window(*loads.spans(loads.rows), window)
+    rows = loads.rows if rows is None else rows
+    if rows.empty:
+        return NOC_LINKS.empty()
+    share = rows["bytes"].to_numpy(float) * in_window(*loads.spans(rows), window)
     kept = share > 0  # before any copy: a window keeps a few of a large file's millions of rows
-    rows = loads.rows[kept].assign(share_bytes=share[kept])
+    rows = rows[kept].assign(share_bytes=share[kept])
     if rows.empty:
         return NOC_LINKS.empty()
     keys = ["x", "y", "direction", "to_x", "to_y"]
@@ -157,6 +165,25 @@ def noc_links_table(
     }
     frame = NOC_LINKS.frame({k: list(v) for k, v in out.items()})
     return frame.sort_values(["bytes", "link"], ascending=[False, True], kind="stable").reset_index(drop=True)
+
+
+def _window_rows_reference(
+    index: IRIndex, routed: list[KindRuns], loads: LinkLoads, window: Window | None
+) -> pd.DataFrame:
+    return loads.rows
+
+
+@fast_path(reference=_window_rows_reference)
+def window_rows(
+    index: IRIndex, routed: list[KindRuns], loads: LinkLoads, window: Window | None
+) -> pd.DataFrame:
+    """The routed rows (noc.noc_links) of the layer steps whose span overlaps `window`, in the rows' order:
+    only their runs are expanded (a window of a 64-core file holds a few of its millions of rows). Summed
+    in that order, a window's links are the reference's to the last bit (`noc_links_table`)."""
+    steps = in_window(loads.step_start, loads.step_end, window) > 0
+    return noc_links(
+        index, [KindRuns(r.kind, r.runs.take(steps[r.step]), r.step[steps[r.step]]) for r in routed]
+    )
 
 
 def whole_schedule_links(

@@ -135,6 +135,12 @@ class Runs:
     count: np.ndarray
     size: np.ndarray
 
+    def take(self, keep: np.ndarray) -> Runs:
+        """The runs `keep` (a mask or indices) selects, in their order."""
+        return Runs(
+            *(column[keep] for column in (self.transfer, self.x, self.y, self.code, self.count, self.size))
+        )
+
 
 def tree_runs(transfers: pd.DataFrame) -> Runs:
     """The runs of links every transfer loads (see `route`, which expands them into rows)."""

@@ -11,7 +11,7 @@ import pytest
 
 from irtools.analysis import analyze
 from irtools.analysis.counters import l2_counter, link_heat, link_rate, link_steps, run_link_steps
-from irtools.analysis.link_load import LinkLoads
+from irtools.analysis.link_load import LinkLoads, crossing
 from irtools.analysis.tiles import held_bytes
 from irtools.dialects import Capability
 
@@ -105,15 +105,16 @@ def test_the_link_steps_from_runs_are_the_routed_rows_summed(path: Path) -> None
     pd.testing.assert_frame_equal(run_link_steps(a.noc_runs, cut), expected)
 
 
-def test_the_mesh_link_heat_and_counters_never_expand_the_routed_rows() -> None:
-    # Millions of rows on a 64-core file (a row per link and transfer): only a window's links or a
-    # link's transfers need them.
+def test_the_mesh_its_windows_the_link_heat_and_counters_never_expand_every_routed_row() -> None:
+    # Millions of rows on a 64-core file (a row per link and transfer): only a link's transfers need them.
     a = analyze(MESH)
     for model in ("dependency", "sequential"):
         a.link_table(model), a.tiles(model), a.link_heat(model, 20)
+        a.link_table(model, (0.0, 10_000.0)), a.tiles(model, (0.0, 10_000.0))
         assert a.link_rate(model, A) is not None
     assert "noc_links" not in a.__dict__
-    a.link_table("dependency", (0.0, 10.0))
+    loads = a.link_loads("dependency")
+    assert loads is not None and not crossing(loads, A).empty
     assert "noc_links" in a.__dict__
 
 

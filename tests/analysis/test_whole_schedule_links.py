@@ -1,4 +1,4 @@
-"""The whole schedule's noc_links table from the routed rows alone equals the timed table without a window."""
+"""The noc_links tables from the routed runs equal the timed rows' sums: the whole schedule's, and a window's."""
 
 from __future__ import annotations
 
@@ -26,8 +26,14 @@ def _both_ways(path: Path, noc_bw: int | None) -> None:
     a = analyze(path, RunOptions(noc_bw=noc_bw))
     for model in a.models:
         fast = a.link_table(model)
-        reference = noc_links_table(a.link_loads(model), noc_bw)
+        loads = a.link_loads(model)
+        reference = noc_links_table(loads, noc_bw)
         pd.testing.assert_frame_equal(fast, reference, check_exact=True)
+        # A window's table sums only the rows of the steps in it (window_rows), in the rows' order: to the bit.
+        end = loads.span[1] if loads is not None else 0.0
+        for window in ((0.0, end / 3), (0.41 * end, 0.43 * end), (end / 2, end), (end + 1, end + 2)):
+            fast = a.link_table(model, window)
+            pd.testing.assert_frame_equal(fast, noc_links_table(loads, noc_bw, window), check_exact=True)
 
 
 @pytest.mark.parametrize("noc_bw", [None, 8])

@@ -317,25 +317,74 @@ def _disjoint_per_group(
     return first[keep], stop[keep]
 
 
-def crossing(loads: LinkLoads, link: tuple[int, int, int, int], window: Window | None = None) -> pd.DataFrame:
+def crossing(
+    loads: LinkLoads,
+    link: tuple[int, int, int, int],
+    window: Window | None = None,
+    routed: list[KindRuns] | None = None,
+) -> pd.DataFrame:
     """The transfers that cross one directed link (x, y, to_x, to_y), heaviest first: kind, transfer,
-    step, layer (the step's layer, `name #k` for its k-th run), start, end, bytes (in `window`)."""
-    rows = loads.rows
-    x, y, tx, ty = link
-    mine = rows[(rows["x"] == x) & (rows["y"] == y) & (rows["to_x"] == tx) & (rows["to_y"] == ty)]
+    step, layer (the step's layer, `name #k` for its k-th run), start, end, bytes (in `window`).
+    `routed`: the routed runs (noc.noc_runs), read instead of the rows when given (`rows_on`)."""
+    mine = rows_on(routed, loads, link)[["kind", "transfer", "step", "bytes"]]
+    mine = mine.astype({"transfer": "int64", "step": "int64", "bytes": "int64"})
     start, end = loads.spans(mine)
     weight = in_window(start, end, window)
     mine = mine.assign(
         start=start, end=end, bytes=(mine["bytes"].to_numpy(float) * weight).round().astype("int64")
     )
     mine = mine[mine["bytes"] > 0]
-    grouped = mine.groupby(["kind", "transfer", "step"], as_index=False).agg(
+    grouped = mine.groupby(["kind", "transfer", "step"], as_index=False, observed=True).agg(
         start=("start", "first"), end=("end", "first"), bytes=("bytes", "sum")
     )
     grouped.insert(
         3, "layer", [f"{loads.steps[s][0]} #{loads.steps[s][1]}" for s in grouped["step"].astype(int)]
     )
     return grouped.sort_values(["bytes", "transfer"], ascending=[False, True]).reset_index(drop=True)
+
+
+def _rows_on_reference(
+    routed: list[KindRuns] | None, loads: LinkLoads, link: tuple[int, int, int, int]
+) -> pd.DataFrame:
+    rows = loads.rows
+    x, y, tx, ty = link
+    return rows[(rows["x"] == x) & (rows["y"] == y) & (rows["to_x"] == tx) & (rows["to_y"] == ty)]
+
+
+@fast_path(reference=_rows_on_reference)
+def rows_on(routed: list[KindRuns] | None, loads: LinkLoads, link: tuple[int, int, int, int]) -> pd.DataFrame:
+    """The routed rows (noc.noc_links) on directed `link`, in the rows' order: kind, transfer, step, bytes.
+    From the runs when `routed` is given: a run loads each link of its interval once, so the runs through
+    the link are its rows, and no row of another link is made."""
+    if routed is None:
+        return _rows_on_reference(routed, loads, link)
+    x, y, tx, ty = link
+    codes = np.flatnonzero((STEP_X == tx - x) & (STEP_Y == ty - y))
+    frames = []
+    for kind_runs in routed if len(codes) else []:
+        code, line, lo, hi = line_spans(kind_runs.runs)
+        along_x = (code == 0) | (code == 2)
+        position = np.where(along_x, x, y)
+        on = (code == codes[0]) & (line == np.where(along_x, y, x)) & (lo <= position) & (position <= hi)
+        on &= kind_runs.runs.count > 0
+        frames.append(
+            pd.DataFrame(
+                {
+                    "kind": pd.Categorical.from_codes(
+                        np.full(int(on.sum()), KINDS.index(kind_runs.kind)), KINDS
+                    ),
+                    "transfer": kind_runs.runs.transfer[on],
+                    "step": kind_runs.step[on],
+                    "bytes": kind_runs.runs.size[on],
+                }
+            )
+        )
+    if not frames:
+        empty = np.zeros(0, np.int64)
+        return pd.DataFrame(
+            {"kind": pd.Categorical([], KINDS), "transfer": empty, "step": empty, "bytes": empty}
+        )
+    return pd.concat(frames, ignore_index=True)
 
 
 def crossing_ends(

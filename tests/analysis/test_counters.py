@@ -87,6 +87,27 @@ def test_on_vgg_the_heatmaps_bytes_are_the_noc_links_tables() -> None:
     assert area == pytest.approx(heat.total[0])
 
 
+@pytest.mark.parametrize("path", [MESH, *REAL_MESHES], ids=lambda p: p.name)
+def test_a_links_transfers_from_the_runs_through_it_are_its_rows(path: Path) -> None:
+    if not path.is_file():
+        pytest.skip("../shared/fixtures not present")
+    a = analyze(path)
+    loads = a.link_loads("dependency")
+    assert loads is not None
+    table = a.link_table("dependency")
+    end = loads.span[1]
+    for k in sorted({0, len(table) // 3, len(table) // 2, len(table) - 1}):  # ports' links too
+        r = table.iloc[k]
+        link = (int(r.x), int(r.y), int(r.to_x), int(r.to_y))
+        whole = crossing(loads, link, routed=a.noc_runs)
+        assert int(whole["bytes"].sum()) == int(r.bytes)  # every transfer on a link the table lists
+        pd.testing.assert_frame_equal(whole, crossing(loads, link), check_exact=True)
+        window = (0.2 * end, 0.6 * end)
+        fast = crossing(loads, link, window, routed=a.noc_runs)
+        pd.testing.assert_frame_equal(fast, crossing(loads, link, window), check_exact=True)
+    assert crossing(loads, (9, 9, 9, 9), routed=a.noc_runs).empty  # no such link
+
+
 @pytest.mark.parametrize("path", [MESH, DEADLOCK, *REAL_MESHES], ids=lambda p: p.name)
 def test_the_link_steps_from_runs_are_the_routed_rows_summed(path: Path) -> None:
     if not path.is_file():
@@ -105,16 +126,17 @@ def test_the_link_steps_from_runs_are_the_routed_rows_summed(path: Path) -> None
     pd.testing.assert_frame_equal(run_link_steps(a.noc_runs, cut), expected)
 
 
-def test_the_mesh_its_windows_the_link_heat_and_counters_never_expand_every_routed_row() -> None:
-    # Millions of rows on a 64-core file (a row per link and transfer): only a link's transfers need them.
+def test_the_mesh_its_windows_links_heat_counters_and_crossings_never_expand_the_routed_rows() -> None:
+    # Millions of rows on a 64-core file (a row per link and transfer): the runs hold the same.
     a = analyze(MESH)
     for model in ("dependency", "sequential"):
         a.link_table(model), a.tiles(model), a.link_heat(model, 20)
         a.link_table(model, (0.0, 10_000.0)), a.tiles(model, (0.0, 10_000.0))
         assert a.link_rate(model, A) is not None
-    assert "noc_links" not in a.__dict__
     loads = a.link_loads("dependency")
-    assert loads is not None and not crossing(loads, A).empty
+    assert loads is not None and not crossing(loads, A, routed=a.noc_runs).empty
+    assert "noc_links" not in a.__dict__
+    assert not crossing(loads, A).empty  # the rows' way (the reference's) makes them
     assert "noc_links" in a.__dict__
 
 

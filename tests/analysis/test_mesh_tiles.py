@@ -6,6 +6,7 @@ import collections
 import json
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from irtools.analysis import AnalysisOptions, analyze
@@ -56,8 +57,10 @@ def test_one_link_against_the_transfers_in_the_file(real: object) -> None:
     assert (trees, total) == (24, 1_134_224)
     assert row["core_bytes"] == total
     assert row["direction"] == "-y" and row["dram_write_bytes"] == 0  # writes run along the port columns
-    listed = crossing(real.link_loads(), (3, 3, 3, 2))  # type: ignore[attr-defined]
+    listed = crossing(real.link_loads(), (3, 3, 3, 2), routed=real.noc_runs)  # type: ignore[attr-defined]
     assert int(listed.loc[listed["kind"] == "core", "bytes"].sum()) == total
+    # The runs through the link are its rows: the same list as from every routed row.
+    pd.testing.assert_frame_equal(listed, crossing(real.link_loads(), (3, 3, 3, 2)), check_exact=True)  # type: ignore[attr-defined]
     assert row["busy_share"] == pytest.approx(row["bytes"] / 16 / real.makespan("dependency"))  # type: ignore[attr-defined]
 
 

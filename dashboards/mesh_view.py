@@ -133,7 +133,7 @@ def link_transfers(
     loads = a.link_loads(model)
     if loads is None:
         return None
-    rows = crossing(loads, link, window, a.noc_runs)  # type: ignore[arg-type]
+    rows = crossing(loads, a.noc_runs, link, window)  # type: ignore[arg-type]
     # Only the listed ones need their ends (a link of a 64-core file is crossed by thousands).
     listed = crossing_ends(a.noc_transfers, link, rows.head(MAX_LISTED))  # type: ignore[arg-type]
     return pd.concat([listed, rows.iloc[MAX_LISTED:].assign(source="", reached="")], ignore_index=True)

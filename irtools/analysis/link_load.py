@@ -29,11 +29,11 @@ Window = tuple[float, float]
 class LinkLoads:
     """Routed link rows of one schedule and each layer step's time span, ready to be cut to a window."""
 
-    routed: Callable[[], pd.DataFrame]
-    """noc.noc_links rows (step, kind, transfer, x, y, direction, to_x, to_y, bytes), made when first read:
-    millions of rows on a 64-core file, one frame for every timing model. The mesh, the link heat and
-    the counters read the runs (`run_link_steps`, `whole_schedule_links`): only a window's links and a
-    link's transfers read the rows."""
+    routed_rows: Callable[[], pd.DataFrame]
+    """Gives noc.noc_links rows (step, kind, transfer, x, y, direction, to_x, to_y, bytes), made when first
+    read: millions of rows on a 64-core file, one frame for every timing model. The mesh, its windows,
+    the link heat, the counters and a link's transfers read the runs instead (`whole_schedule_links`,
+    `window_rows`, `run_link_steps`, `rows_on`): the rows are for the reference core."""
     step_start: np.ndarray
     step_end: np.ndarray
     """Per step number: its first workload's start and last workload's end under this model (NaN: the
@@ -48,8 +48,8 @@ class LinkLoads:
 
     @property
     def rows(self) -> pd.DataFrame:
-        """The routed rows (`routed`)."""
-        return self.routed()
+        """The routed rows (`routed_rows`)."""
+        return self.routed_rows()
 
     def spans(self, rows: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
         """The start and end of each of `rows`' steps (rows of `self.rows`)."""
@@ -181,9 +181,7 @@ def window_rows(
     only their runs are expanded (a window of a 64-core file holds a few of its millions of rows). Summed
     in that order, a window's links are the reference's to the last bit (`noc_links_table`)."""
     steps = in_window(loads.step_start, loads.step_end, window) > 0
-    return noc_links(
-        index, [KindRuns(r.kind, r.runs.take(steps[r.step]), r.step[steps[r.step]]) for r in routed]
-    )
+    return noc_links(index, [kind_runs.take(steps[kind_runs.step]) for kind_runs in routed])
 
 
 def whole_schedule_links(
@@ -318,14 +316,11 @@ def _disjoint_per_group(
 
 
 def crossing(
-    loads: LinkLoads,
-    link: tuple[int, int, int, int],
-    window: Window | None = None,
-    routed: list[KindRuns] | None = None,
+    loads: LinkLoads, routed: list[KindRuns], link: tuple[int, int, int, int], window: Window | None = None
 ) -> pd.DataFrame:
     """The transfers that cross one directed link (x, y, to_x, to_y), heaviest first: kind, transfer,
     step, layer (the step's layer, `name #k` for its k-th run), start, end, bytes (in `window`).
-    `routed`: the routed runs (noc.noc_runs), read instead of the rows when given (`rows_on`)."""
+    `routed`: the routed runs (noc.noc_runs) `loads` times."""
     mine = rows_on(routed, loads, link)[["kind", "transfer", "step", "bytes"]]
     mine = mine.astype({"transfer": "int64", "step": "int64", "bytes": "int64"})
     start, end = loads.spans(mine)
@@ -344,7 +339,7 @@ def crossing(
 
 
 def _rows_on_reference(
-    routed: list[KindRuns] | None, loads: LinkLoads, link: tuple[int, int, int, int]
+    routed: list[KindRuns], loads: LinkLoads, link: tuple[int, int, int, int]
 ) -> pd.DataFrame:
     rows = loads.rows
     x, y, tx, ty = link
@@ -352,20 +347,18 @@ def _rows_on_reference(
 
 
 @fast_path(reference=_rows_on_reference)
-def rows_on(routed: list[KindRuns] | None, loads: LinkLoads, link: tuple[int, int, int, int]) -> pd.DataFrame:
+def rows_on(routed: list[KindRuns], loads: LinkLoads, link: tuple[int, int, int, int]) -> pd.DataFrame:
     """The routed rows (noc.noc_links) on directed `link`, in the rows' order: kind, transfer, step, bytes.
-    From the runs when `routed` is given: a run loads each link of its interval once, so the runs through
-    the link are its rows, and no row of another link is made."""
-    if routed is None:
-        return _rows_on_reference(routed, loads, link)
+    A run loads each link of its interval once, so the runs through the link are its rows: no row of
+    another link is made."""
     x, y, tx, ty = link
-    codes = np.flatnonzero((STEP_X == tx - x) & (STEP_Y == ty - y))
+    direction = np.flatnonzero((STEP_X == tx - x) & (STEP_Y == ty - y))  # none: not one hop, no link
     frames = []
-    for kind_runs in routed if len(codes) else []:
+    for kind_runs in routed if len(direction) else []:
         code, line, lo, hi = line_spans(kind_runs.runs)
         along_x = (code == 0) | (code == 2)
         position = np.where(along_x, x, y)
-        on = (code == codes[0]) & (line == np.where(along_x, y, x)) & (lo <= position) & (position <= hi)
+        on = (code == direction[0]) & (line == np.where(along_x, y, x)) & (lo <= position) & (position <= hi)
         on &= kind_runs.runs.count > 0
         frames.append(
             pd.DataFrame(

@@ -196,6 +196,10 @@ class KindRuns:
     runs: Runs
     step: np.ndarray
 
+    def take(self, keep: np.ndarray) -> KindRuns:
+        """The runs `keep` (a mask) selects, with their steps, in their order."""
+        return KindRuns(self.kind, self.runs.take(keep), self.step[keep])
+
 
 def noc_runs(index: IRIndex, transfers: dict[str, pd.DataFrame] | None = None) -> list[KindRuns]:
     """The IR's traffic routed on the mesh as runs of links, per kind present (none without a mesh);

@@ -4,9 +4,10 @@ Run: python benchmarks/bench_noc.py [--mesh 8x8] [--layers 400] [--batch 8] [--d
 
 Writes an `irtools synth` IR (default: the 8x8-mesh, ~100 MB documented settings of bench_scale.py),
 then in one fresh process: parses it with `json.loads` (the yardstick), loads it, and times the
-dependency schedule and the noc schedule (routing every transfer, link loads per layer step, NoC
-times, the stretched dependency schedule). Ratios are against `json.loads` of the same bytes and
-against the dependency model, in the same run; absolute times depend on the machine and its load.
+dependency schedule and the noc schedule (routing every transfer as runs of links, link loads per
+layer step summed from the runs, NoC times, the stretched dependency schedule). Ratios are against
+`json.loads` of the same bytes and against the dependency model, in the same run; absolute times depend
+on the machine and its load.
 """
 
 from __future__ import annotations
@@ -24,18 +25,18 @@ path = sys.argv[1]
 data = open(path, "rb").read()
 t0 = time.perf_counter(); json.loads(data); parse = time.perf_counter() - t0
 del data
-from irtools.analysis.noc import NocModel, noc_links, noc_schedule, noc_times
+from irtools.analysis.noc import NocModel, noc_runs, noc_schedule, noc_times
 from irtools.analysis.timeline import dependency
 from irtools.loading.index import IRIndex
 from irtools.loading.load import load_ir
 index = IRIndex(load_ir(path))
 t0 = time.perf_counter(); dep = dependency(index); t_dep = time.perf_counter() - t0
-t0 = time.perf_counter(); links = noc_links(index); t_links = time.perf_counter() - t0
-t0 = time.perf_counter(); times = noc_times(index, NocModel(8), links); t_times = time.perf_counter() - t0
+t0 = time.perf_counter(); runs = noc_runs(index); t_runs = time.perf_counter() - t0
+t0 = time.perf_counter(); times = noc_times(index, NocModel(8), runs); t_times = time.perf_counter() - t0
 t0 = time.perf_counter(); noc = noc_schedule(index, NocModel(8), times); t_sched = time.perf_counter() - t0
 print(json.dumps({
-    "parse": parse, "dependency": t_dep, "noc_links": t_links, "noc_times": t_times, "noc_schedule": t_sched,
-    "links": len(links), "steps": len(times), "workloads": len(dep.nodes),
+    "parse": parse, "dependency": t_dep, "noc_runs": t_runs, "noc_times": t_times, "noc_schedule": t_sched,
+    "runs": sum(len(r.step) for r in runs), "steps": len(times), "workloads": len(dep.nodes),
     "makespan_dependency": dep.makespan, "makespan_noc": noc.makespan,
 }))
 """
@@ -58,14 +59,14 @@ def main() -> None:
             [sys.executable, "-c", PROBE, str(path)], check=True, capture_output=True, text=True
         )
     r = json.loads(out.stdout)
-    noc = r["noc_links"] + r["noc_times"] + r["noc_schedule"]
+    noc = r["noc_runs"] + r["noc_times"] + r["noc_schedule"]
     print(
         f"{args.dialect} synth IR, mesh {args.mesh}, {size / 1e6:.0f} MB, {r['workloads']:,} workloads, "
-        f"{r['steps']:,} layer steps, {r['links']:,} (step, link) rows"
+        f"{r['steps']:,} layer steps, {r['runs']:,} routed runs"
     )
     print("| step | seconds | / json.loads | / dependency |")
     print("|---|---|---|---|")
-    for name in ("parse", "dependency", "noc_links", "noc_times", "noc_schedule"):
+    for name in ("parse", "dependency", "noc_runs", "noc_times", "noc_schedule"):
         t = r[name]
         print(f"| {name} | {t:.2f} | {t / r['parse']:.2f} | {t / r['dependency']:.2f} |")
     print(f"| noc model in all | {noc:.2f} | {noc / r['parse']:.2f} | {noc / r['dependency']:.2f} |")

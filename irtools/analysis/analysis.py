@@ -145,7 +145,7 @@ class Analysis:
         """The run's energy by term with a NoC model of `bandwidth` (the energy does not depend on it: a
         sweep's runs that wrote one IR share it)."""
         model = NocModel(bandwidth, self.options.noc_frequency, self.options.dram_bw)
-        steps = noc_times(self.index, model, self.noc_links)
+        steps = noc_times(self.index, model, self.noc_runs)
         return energy_summary(
             layer_cost_table(self.index, steps, model, self.energy_model), self.energy_model
         )
@@ -170,7 +170,7 @@ class Analysis:
         """Per layer step: its heaviest link, the link's bytes and the NoC time; needs a NoC bandwidth."""
         if self.noc_model is None:
             raise AnalysisError("the NoC time needs a NoC bandwidth (noc_bw)")
-        return noc_times(self.index, self.noc_model, self.noc_links)
+        return noc_times(self.index, self.noc_model, self.noc_runs)
 
     def makespan(self, model: str) -> int | None:
         """Cycles until the last workload ends under a timing model; None when a wait cycle leaves some
@@ -181,7 +181,7 @@ class Analysis:
         """The noc model's makespan at another NoC bandwidth, on this index and its routed links (a sweep's
         runs that wrote the same IR differ only in it)."""
         model = NocModel(bandwidth, self.options.noc_frequency, self.options.dram_bw)
-        return noc_schedule(self.index, model, noc_times(self.index, model, self.noc_links)).makespan
+        return noc_schedule(self.index, model, noc_times(self.index, model, self.noc_runs)).makespan
 
     def critical_path(self, model: str) -> list[tuple[int, int]]:
         """(core_id, position) of the workloads on the model's critical path, in time order."""

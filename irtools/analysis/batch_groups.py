@@ -19,13 +19,38 @@ as in Gemini.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, fields
+
 import numpy as np
 import pandas as pd
 
+from irtools.analysis.link_grid import step_link_sums
 from irtools.analysis.routing import DIRECTIONS
 from irtools.loading.index import IRIndex
 
 LINK_KEYS = ["x", "y", "direction", "to_x", "to_y"]
+
+
+@dataclass(frozen=True, slots=True)
+class RoutedSteps:
+    """The routed runs of one link or more (noc.routed_steps), as columns: each run's layer step, its
+    links as a line span (routing.line_spans: code, line, lo..hi), its bytes per link and number of links,
+    whether it carries a DRAM weight read, and how many of its links (0 or 1) leave or enter a DRAM port
+    (where step_traffic counts a DRAM byte)."""
+
+    step: np.ndarray
+    code: np.ndarray
+    line: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+    size: np.ndarray
+    count: np.ndarray
+    weight: np.ndarray
+    dram: np.ndarray
+
+    def take(self, keep: np.ndarray) -> RoutedSteps:
+        """The runs `keep` (a mask) selects, in their order."""
+        return RoutedSteps(*(getattr(self, f.name)[keep] for f in fields(self)))
 
 
 def weight_transfers(index: IRIndex) -> np.ndarray:
@@ -65,8 +90,39 @@ def step_link_loads(links: pd.DataFrame, steps: pd.DataFrame, weights: np.ndarra
     size = links["bytes"].to_numpy(dtype=np.int64)
     loads = pd.Series(size).groupby(key).sum()
     weight = is_weight(links, weights)
-    if weight.any():
-        own = pd.Series(size[weight]).groupby(key[weight]).sum()
+    own = pd.Series(size[weight]).groupby(key[weight]).sum() if weight.any() else None
+    return _weights_shared(loads, own, codec, steps)
+
+
+def run_step_link_loads(routed: RoutedSteps, steps: pd.DataFrame) -> pd.DataFrame:
+    """`step_link_loads` from the routed runs, without a row per link and transfer: the same frame."""
+    if not len(routed.step):
+        return _weights_shared(pd.Series([], dtype="int64"), None, _LinkCodec(0, 1, 0, 1), steps)
+    grid, ids, step, size = step_link_sums(
+        routed.step, routed.code, routed.line, routed.lo, routed.hi, routed.size, idle=True
+    )
+    x, y, _, _, code = grid.ends(ids)
+    codec = _LinkCodec(
+        int(x.min()), int(x.max()) - int(x.min()) + 1, int(y.min()), int(y.max()) - int(y.min()) + 1
+    )
+    loads = pd.Series(size, index=step * codec.size + codec.encode_ends(x, y, code)).sort_index()
+    own = None
+    if routed.weight.any():
+        mine = routed.take(routed.weight)
+        grid, ids, step, size = step_link_sums(
+            mine.step, mine.code, mine.line, mine.lo, mine.hi, mine.size, idle=True
+        )
+        x, y, _, _, code = grid.ends(ids)
+        own = pd.Series(size, index=step * codec.size + codec.encode_ends(x, y, code)).sort_index()
+    return _weights_shared(loads, own, codec, steps)
+
+
+def _weights_shared(
+    loads: pd.Series, own: pd.Series | None, codec: _LinkCodec, steps: pd.DataFrame
+) -> pd.DataFrame:
+    """The frame of step_link_loads from its bytes per (step, link) key (`loads`, sorted) and, when some
+    link carries a DRAM weight read, the weight reads' own bytes per key (`own`)."""
+    if own is not None:
         layer_codes, layer_names = pd.factorize(steps["layer_name"])
         layer_of_step = np.zeros(int(steps["step"].max()) + 1, dtype=np.int64)
         layer_of_step[steps["step"].to_numpy()] = layer_codes
@@ -125,6 +181,11 @@ class _LinkCodec:
         code: np.ndarray = (x * self.ny + y) * len(DIRECTIONS) + direction
         return code
 
+    def encode_ends(self, x: np.ndarray, y: np.ndarray, direction: np.ndarray) -> np.ndarray:
+        """`encode` of links given by their start and direction code."""
+        code: np.ndarray = ((x - self.x0) * self.ny + (y - self.y0)) * len(DIRECTIONS) + direction
+        return code
+
     def decode(self, code: np.ndarray) -> pd.DataFrame:
         direction = code % len(DIRECTIONS)
         cell = code // len(DIRECTIONS)
@@ -159,9 +220,28 @@ def step_traffic(links: pd.DataFrame, steps: pd.DataFrame, weights: np.ndarray, 
     write = (links["kind"] == "dram_write").to_numpy()
     dram = (read & port & ~to_port) | (write & to_port & ~port)
     size = links["bytes"].to_numpy(dtype=np.int64)
+    return _traffic(links["step"].to_numpy(dtype=np.int64), weight, size, np.where(dram, size, 0), steps)
+
+
+def run_step_traffic(routed: RoutedSteps, steps: pd.DataFrame) -> pd.DataFrame:
+    """`step_traffic` from the routed runs, without a row per link and transfer: the same frame."""
+    size = routed.size.astype(np.int64, copy=False)
+    return _traffic(
+        routed.step.astype(np.int64, copy=False),
+        routed.weight,
+        size * routed.count,
+        size * routed.dram,
+        steps,
+    )
+
+
+def _traffic(
+    step: np.ndarray, weight: np.ndarray, hops: np.ndarray, dram: np.ndarray, steps: pd.DataFrame
+) -> pd.DataFrame:
+    """step_traffic's frame from per-row (or per-run) steps, weight flags, bytes x hops and DRAM bytes."""
     # One integer key per (step, weight or not): 2 * step + weight.
-    key = links["step"].to_numpy(dtype=np.int64) * 2 + weight
-    sums = pd.DataFrame({"hops": size, "dram_bytes": np.where(dram, size, 0)}).groupby(key).sum()
+    key = step * 2 + weight
+    sums = pd.DataFrame({"hops": hops, "dram_bytes": dram}).groupby(key).sum()
     n_steps = int(steps["step"].max()) + 1 if len(steps) else 0
     own = np.zeros((n_steps, 2), dtype=np.int64)
     shared = np.zeros((n_steps, 2), dtype=np.int64)

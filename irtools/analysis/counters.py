@@ -14,7 +14,8 @@ import numpy as np
 import pandas as pd
 
 from irtools.analysis.core_time import placed_rows
-from irtools.analysis.link_load import LinkGrid, LinkLoads, Window
+from irtools.analysis.link_grid import step_link_sums
+from irtools.analysis.link_load import LinkLoads, Window
 from irtools.analysis.noc import KindRuns
 from irtools.analysis.routing import line_spans, link_label
 from irtools.reference import fast_path
@@ -78,10 +79,9 @@ def _link_steps_reference(routed: list[KindRuns], loads: LinkLoads) -> pd.DataFr
 def run_link_steps(routed: list[KindRuns], loads: LinkLoads) -> pd.DataFrame:
     """`link_steps` from the routed runs (noc.noc_runs), without a row per link and transfer.
 
-    Each run adds its bytes to an interval of link ids (LinkGrid) in its step: as +bytes at the
-    interval's start and -bytes past its end, sorted by (step, id), the running sum is each link's load
-    between two events of a step; only the links a step loads are written out. Linear in runs and in
-    the (link, step) pairs loaded, whatever the mesh's size.
+    The runs' bytes are summed per (step, link) over intervals of link ids (link_grid.step_link_sums);
+    only the links a step loads are written out. Linear in runs and in the (link, step) pairs loaded,
+    whatever the mesh's size.
     """
     parts = []
     for routed_kind in routed:
@@ -98,25 +98,13 @@ def run_link_steps(routed: list[KindRuns], loads: LinkLoads) -> pd.DataFrame:
     step, code, line, lo, hi, size = (c[scheduled] for c in (step, code, line, lo, hi, size))
     if not len(step):
         return _no_link_steps()
-    grid = LinkGrid.of(line, lo, hi)
-    first, stop = grid.interval(code, line, lo, hi)
-    at_step = np.concatenate([step, step])
-    at_id = np.concatenate([first, stop])
-    order = np.lexsort((at_id, at_step))
-    at_step, at_id = at_step[order], at_id[order]
-    level = np.cumsum(np.concatenate([size, -size]).astype(np.int64)[order])
-    # The load from each event to the next one of the same step (a step's events sum to zero).
-    width = np.diff(at_id)
-    loaded = np.flatnonzero((at_step[1:] == at_step[:-1]) & (width > 0) & (level[:-1] > 0))
-    counts = width[loaded]
-    ids = np.repeat(at_id[loaded] - np.cumsum(counts) + counts, counts) + np.arange(int(counts.sum()))
+    grid, ids, steps, sizes = step_link_sums(step, code, line, lo, hi, size)
     x, y, to_x, to_y, _ = grid.ends(ids)
-    steps = np.repeat(at_step[loaded], counts)
     frame = pd.DataFrame(
         {
             "link": _link_keys(x, y, to_x, to_y),
             "step": steps,
-            "bytes": np.repeat(level[loaded], counts),
+            "bytes": sizes,
             "start": loads.step_start[steps],
             "end": loads.step_end[steps],
         }

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from irtools.analysis.link_grid import LinkGrid
 from irtools.analysis.noc import KINDS, KindRuns, noc_links, noc_transfers, workload_steps
 from irtools.analysis.routing import DIRECTIONS, STEP_X, STEP_Y, line_spans, link_label
 from irtools.analysis.tables import NOC_LINKS
@@ -242,47 +243,6 @@ def whole_schedule_links(
     }
     frame = NOC_LINKS.frame({k: list(v) for k, v in out.items()})
     return frame.sort_values(["bytes", "link"], ascending=[False, True], kind="stable").reset_index(drop=True)
-
-
-@dataclass(frozen=True, slots=True)
-class LinkGrid:
-    """Directed links numbered along lines (routing.line_spans): a run's links are the ids start..stop-1.
-
-    Lines are rows for east/west links and columns for north/south ones, 4 directions each; each line has
-    one position beyond its last, where a difference array's closing entries go.
-    """
-
-    low: int
-    line_low: int
-    n_pos: int
-    n_line: int
-
-    @classmethod
-    def of(cls, line: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> LinkGrid:
-        """The grid holding runs on `line` from positions `lo` to `hi` (routing.line_spans)."""
-        low, line_low = int(lo.min()), int(line.min())
-        return cls(low, line_low, int(hi.max()) - low + 2, int(line.max()) - line_low + 1)
-
-    @property
-    def size(self) -> int:
-        """How many ids: every line's positions and its closing one, in 4 directions."""
-        return 4 * self.n_line * self.n_pos
-
-    def interval(
-        self, code: np.ndarray, line: np.ndarray, lo: np.ndarray, hi: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """The ids [start, stop) of the links lo..hi of each run's line."""
-        flat_line = (code * self.n_line + (line - self.line_low)) * self.n_pos
-        return flat_line + (lo - self.low), flat_line + (hi - self.low) + 1
-
-    def ends(self, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """x, y, to_x, to_y and direction code of each link id."""
-        rest, pos = np.divmod(ids, self.n_pos)
-        code, line = np.divmod(rest, self.n_line)
-        position, line = pos + self.low, line + self.line_low
-        along_x = (code == 0) | (code == 2)
-        x, y = np.where(along_x, position, line), np.where(along_x, line, position)
-        return x, y, x + STEP_X[code], y + STEP_Y[code], code
 
 
 def _interval_sums(start: np.ndarray, stop: np.ndarray, value: np.ndarray, size: int) -> np.ndarray:

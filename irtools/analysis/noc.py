@@ -24,7 +24,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from irtools.analysis.batch_groups import step_link_loads, step_traffic, weight_transfers
+from irtools.analysis.batch_groups import (
+    RoutedSteps,
+    run_step_link_loads,
+    run_step_traffic,
+    step_link_loads,
+    step_traffic,
+    weight_transfers,
+)
 from irtools.analysis.noc_columns import reads_and_sends
 from irtools.analysis.routing import (
     DRAM_CHANNELS,
@@ -33,6 +40,7 @@ from irtools.analysis.routing import (
     dram_write_runs,
     expand,
     from_dram,
+    line_spans,
     link_label,
     link_loads,
     narrowest,
@@ -274,7 +282,19 @@ def step_frame(index: IRIndex) -> pd.DataFrame:
     )
 
 
-def noc_times(index: IRIndex, model: NocModel, links: pd.DataFrame | None = None) -> pd.DataFrame:
+def _noc_times_reference(
+    index: IRIndex, model: NocModel, routed: list[KindRuns] | None = None
+) -> pd.DataFrame:
+    """noc_times through a row per link and transfer (noc_links): the reference core's."""
+    steps = step_frame(index)
+    links = noc_links(index, routed)
+    weights = weight_transfers(index)
+    traffic = step_traffic(links, steps, weights, index.ir.xlen or 0)
+    return _step_times(index, model, steps, step_link_loads(links, steps, weights), traffic)
+
+
+@fast_path(reference=_noc_times_reference)
+def noc_times(index: IRIndex, model: NocModel, routed: list[KindRuns] | None = None) -> pd.DataFrame:
     """One row per step: layer_name, instance, link_bytes, noc_time, link (label of the heaviest link),
     hops and dram_bytes (what Gemini counts for the step), dram_time (with a DRAM bandwidth), and the
     layer's own: layer_link_bytes, layer_link, layer_noc_time (over all its steps).
@@ -284,12 +304,21 @@ def noc_times(index: IRIndex, model: NocModel, links: pd.DataFrame | None = None
     the segment takes `max(its groups' times, its own NoC time)` (`Cut::construct`: `noc *= num_bgrp`,
     then the time once, truncated once). So the last step's noc_time is raised to what the layer's NoC
     time leaves after its earlier steps, when that is more (a few cycles of rounding on the shared runs).
+
+    `routed`: noc_runs(index), when the caller has it already. The bytes per (step, link) and each step's
+    hops and DRAM bytes are summed from the runs (batch_groups.run_step_link_loads, run_step_traffic).
     """
     steps = step_frame(index)
-    links = noc_links(index) if links is None else links
-    weights = weight_transfers(index)
-    loads = step_link_loads(links, steps, weights)
-    traffic = step_traffic(links, steps, weights, index.ir.xlen or 0)
+    runs = routed_steps(
+        noc_runs(index) if routed is None else routed, weight_transfers(index), index.ir.xlen or 0
+    )
+    return _step_times(index, model, steps, run_step_link_loads(runs, steps), run_step_traffic(runs, steps))
+
+
+def _step_times(
+    index: IRIndex, model: NocModel, steps: pd.DataFrame, loads: pd.DataFrame, traffic: pd.DataFrame
+) -> pd.DataFrame:
+    """noc_times' frame from the bytes per (step, link) (`loads`) and each step's hops and DRAM bytes."""
     heaviest = step_loads(loads)
     xlen = index.ir.xlen or 0
     merged = steps.merge(heaviest, on="step", how="left")
@@ -332,6 +361,40 @@ def noc_times(index: IRIndex, model: NocModel, links: pd.DataFrame | None = None
             "layer_noc_time": layer_noc_time,
         }
     )
+
+
+def routed_steps(routed: list[KindRuns], weights: np.ndarray, xlen: int) -> RoutedSteps:
+    """The runs of one link or more of every kind (noc_runs) as batch_groups.RoutedSteps; `weights`: the
+    transfer ids read as weights (weight_transfers)."""
+    parts = []
+    for kind_runs in routed:
+        runs = kind_runs.runs
+        keep = runs.count > 0
+        code, line, lo, hi = line_spans(runs)
+        if kind_runs.kind == "dram_read":
+            weight = np.isin(runs.transfer, weights)
+        else:
+            weight = np.zeros(len(code), dtype=bool)
+        dram = _port_links(kind_runs.kind, code, lo, hi, xlen)
+        columns = (kind_runs.step, code, line, lo, hi, runs.size, runs.count, weight, dram)
+        parts.append([column[keep] for column in columns])
+    if not parts:
+        no = np.zeros(0, dtype=np.int64)
+        return RoutedSteps(no, no, no, no, no, no, no, weight=np.zeros(0, dtype=bool), dram=no)
+    return RoutedSteps(*(np.concatenate(column) for column in zip(*parts, strict=True)))
+
+
+def _port_links(kind: str, code: np.ndarray, lo: np.ndarray, hi: np.ndarray, xlen: int) -> np.ndarray:
+    """Per run: 1 when one of its links leaves a DRAM port column (a read) or enters one (a write), where
+    step_traffic counts the DRAM bytes. Only an east or west run crosses a port's edge, and at most once:
+    a read's link starts at x = -1 going east or at x = xlen going west; a write's at x = xlen - 1 going
+    east or at x = 0 going west (line_spans' positions are the links' starts)."""
+    if kind not in ("dram_read", "dram_write"):
+        return np.zeros(len(code), dtype=np.int64)
+    east, west = (-1, xlen) if kind == "dram_read" else (xlen - 1, 0)
+    edge = np.where(code == 0, east, west)
+    crosses: np.ndarray = ((code == 0) | (code == 2)) & (lo <= edge) & (edge <= hi)
+    return crosses.astype(np.int64)
 
 
 def layer_heaviest(loads: pd.DataFrame, steps: pd.DataFrame, xlen: int = 0) -> pd.DataFrame:

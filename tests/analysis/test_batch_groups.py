@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 
-from irtools.analysis.batch_groups import step_link_loads, step_traffic
+from irtools.analysis.batch_groups import run_step_link_loads, run_step_traffic, step_link_loads, step_traffic
+from irtools.analysis.noc import KINDS, KindRuns, noc_links, routed_steps
+from irtools.analysis.routing import Runs
 
 # conv runs in 3 groups (steps 0-2), pool in 1 (step 3), on a 2x1 mesh (ports at x = -1 and x = 2).
 STEPS = pd.DataFrame(
@@ -54,3 +57,37 @@ def test_without_weights_nothing_moves() -> None:
     links = LINKS[LINKS["transfer"] != 7]
     loads = step_link_loads(links, STEPS, WEIGHTS)
     assert loads["bytes"].sum() == links["bytes"].sum() and set(loads["step"]) == {0, 1, 2, 3}
+
+
+def _random_runs(seed: int, xlen: int = 3, ylen: int = 2) -> list[KindRuns]:
+    """Runs of every kind anywhere on a mesh and its port columns (x = -1, xlen), some of no link or of
+    no bytes, some reading weights: what the run-based sums must agree with the rows on."""
+    rng = np.random.default_rng(seed)
+    routed = []
+    for kind in KINDS:
+        n = int(rng.integers(0, 40))
+        runs = Runs(
+            transfer=rng.integers(0, 12, n),
+            x=rng.integers(-1, xlen + 1, n),
+            y=rng.integers(0, ylen, n),
+            code=rng.integers(0, 4, n),
+            count=rng.integers(0, 4, n),
+            size=rng.choice([0, 1, 7, 40], n),
+        )
+        routed.append(KindRuns(kind, runs, rng.integers(0, len(STEPS), n)))
+    return routed
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_sums_over_runs_are_the_sums_over_their_rows(seed: int) -> None:
+    routed = _random_runs(seed)
+    weights = np.array([2, 5, 7])
+    rows = noc_links(None, routed)  # type: ignore[arg-type]  # the runs given: no index read
+    runs = routed_steps(routed, weights, xlen=3)
+    # A link that only runs of no bytes cross is a (step, link) of 0 bytes in both (its step then has a link).
+    pd.testing.assert_frame_equal(
+        run_step_link_loads(runs, STEPS), step_link_loads(rows, STEPS, weights), check_exact=True
+    )
+    pd.testing.assert_frame_equal(
+        run_step_traffic(runs, STEPS), step_traffic(rows, STEPS, weights, xlen=3), check_exact=True
+    )

@@ -6,11 +6,13 @@ import csv
 import json
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from irtools.analysis import AnalysisOptions, analyze
-from irtools.analysis.noc import NocModel
-from tests.analysis.builders import MESH
+from irtools.analysis.noc import NocModel, noc_times
+from irtools.reference import reference_core
+from tests.analysis.builders import MESH, ROOT
 from tests.conftest import FIXTURES, NO_FIXTURES, RunCli
 
 
@@ -158,3 +160,24 @@ def test_noc_added_counts_every_batch_group_step() -> None:
     assert times.loc[("pool1", 1), "layer_noc_time"] == 77193 and times.loc[("pool1", 1), "noc_time"] == 38597
     # Here every layer waits for the one before, so the layers' NoC cycles add up to the makespan's.
     assert layers["noc_added"].sum() == a.makespan("noc") - a.makespan("dependency")
+
+
+NOC_FILES = sorted((FIXTURES / "gemini-noc").glob("*_ir.json")) + [
+    FIXTURES / "gemini-raw" / "resnet_4x4_b4_ff1_ss2_rr50_ir.json",
+    FIXTURES / "gemini-alloc" / "resnet_4x4_b4_ff1_ss2_rr50_alloc.json",
+    MESH,
+    ROOT / "sample_ir" / "invalid" / "GIR502-deadlock.json",
+]
+
+
+@pytest.mark.parametrize("path", NOC_FILES, ids=lambda p: p.name)
+def test_the_step_times_from_runs_are_the_routed_rows(path: Path) -> None:
+    # The link loads, hops and DRAM bytes of every step summed over the runs, not a row per link and transfer.
+    if not path.is_file():
+        pytest.skip(NO_FIXTURES)
+    a = analyze(path)
+    model = NocModel(8)
+    fast = noc_times(a.index, model, a.noc_runs)
+    assert fast["link_bytes"].sum() > 0  # some step loads its links
+    with reference_core():
+        pd.testing.assert_frame_equal(fast, noc_times(a.index, model, a.noc_runs), check_exact=True)

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import ctypes
 import os
 import socket
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import quote
@@ -94,8 +96,31 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     add_settings(rep, "report")
 
 
+def fewer_malloc_arenas(environ: Mapping[str, str] = os.environ) -> bool:
+    """Ask glibc's malloc for at most two arenas, unless MALLOC_ARENA_MAX says otherwise; whether it took.
+
+    The server answers each request in a thread of its own, and glibc gives threads that allocate at once
+    arenas of their own (up to 8 per core), whose freed memory goes back to the system late if ever: on a
+    67 MB 64-core file the server's peak was 61-211 MB lower with two arenas in six paired runs of the
+    dashboard benchmark, its times unchanged. Call it before any thread starts.
+    """
+    if "MALLOC_ARENA_MAX" in environ or not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(None)
+        mallopt = libc.mallopt
+    except (OSError, AttributeError):  # not glibc (musl has no mallopt)
+        return False
+    return bool(mallopt(_M_ARENA_MAX, 2))
+
+
+_M_ARENA_MAX = -8
+"""mallopt's parameter number of M_ARENA_MAX (glibc's malloc.h)."""
+
+
 def run_serve(args: argparse.Namespace) -> int:
     """`irtools serve`: check the arguments, then serve the dashboard until stopped; the exit code."""
+    fewer_malloc_arenas()
     path = Path(args.path)
     if not path.exists():
         raise UsageError(f"{path} does not exist")

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 from irtools.cli.main import build_parser
 from tests.conftest import RunCli, WriteIR
@@ -126,3 +130,13 @@ def test_a_report_at_a_noc_bandwidth_ranks_links_by_the_cycles_they_add(
         table.index("DRAM W0-&gt;(0,0)") < table.index("DRAM W1-&gt;DRAM W2") < table.index("(0,1)-&gt;(0,0)")
     )
     assert '<td class="num">64,378</td><td class="num">5</td>' in table and "<th>busy</th>" in table
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's malloc")
+def test_serve_asks_malloc_for_two_arenas_unless_the_user_set_them() -> None:
+    # Each request's thread would get an arena of its own: hundreds of MB more at the server's peak.
+    probe = (
+        "from irtools.cli.serve import fewer_malloc_arenas as f; print(f({}), f({'MALLOC_ARENA_MAX': '8'}))"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert out.stdout.split() == ["True", "False"]

@@ -9,17 +9,15 @@ so a finding is the reference's own: same text, pointer and order (irtools.refer
 from __future__ import annotations
 
 import weakref
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import compress
-from operator import attrgetter
 from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
-from irtools.loading.boxes import ints, tensor_columns
-from irtools.model.view import DestinationView, is_core
+from irtools.loading.boxes import Group, ints, tensor_columns
 
 if TYPE_CHECKING:
     from irtools.loading.index import IRIndex
@@ -82,23 +80,14 @@ class TransferColumns:
         read_row, weight_row = ifmaps.row[read_at], weights.row[weight_at]
         ofmaps = tensors.ofmaps
         ofmap_tid = _checked(ofmaps.ints("transfer_id"))
-        dest: tuple[list[int], list[int], list[int], list[int], list[int]] = ([], [], [], [], [])
-        for k, entry in enumerate(index.ir.dram.out):
-            _destinations(dest, -1, k, entry.transfer_id, entry.destination)
-        dram = [_ints(column) for column in dest]
-        sent = ofmaps.children("destination")
-        to_core = np.fromiter(map(is_core, sent.objects), bool, len(sent))
-        targets = list(compress(sent.objects, to_core))
-        ofmap_at = sent.row[to_core]
+        outs = Group(list(index.ir.dram.out), np.arange(len(index.ir.dram.out), dtype=np.int64))
+        out_tid = _checked(outs.ints("transfer_id"))
+        out_at, out_core, out_wid = _sent_to_cores(outs)
+        dram = [np.full(len(out_at), -1, dtype=np.int64), out_at, out_tid[out_at], out_core, out_wid]
+        ofmap_at, ofmap_core, ofmap_wid = _sent_to_cores(ofmaps)
         # The ofmap's index in its workload: its place in the group less its workload's first.
         position = np.arange(len(ofmaps), dtype=np.int64) - np.searchsorted(ofmaps.row, ofmaps.row)
-        ofmap_dest = [
-            ofmaps.row[ofmap_at],
-            position[ofmap_at],
-            ofmap_tid[ofmap_at],
-            _checked(ints(map(attrgetter("core_id"), targets), len(targets))),
-            _checked(ints(map(attrgetter("workload_id"), targets), len(targets))),
-        ]
+        ofmap_dest = [ofmaps.row[ofmap_at], position[ofmap_at], ofmap_tid[ofmap_at], ofmap_core, ofmap_wid]
         return cls(
             core,
             wid,
@@ -108,7 +97,7 @@ class TransferColumns:
             weight_tid,
             ofmaps.row,
             ofmap_tid,
-            _ints([e.transfer_id for e in index.ir.dram.out]),
+            out_tid,
             *(np.concatenate([a, b]) for a, b in zip(dram, ofmap_dest, strict=True)),
         )
 
@@ -181,20 +170,14 @@ def int64(values: Iterable[int]) -> Ints:
     return _ints([v for v in values if -(2**63) <= v < 2**63])
 
 
-def _destinations(
-    dest: tuple[list[int], list[int], list[int], list[int], list[int]],
-    row: int,
-    producer: int,
-    tid: int,
-    destinations: Sequence[DestinationView],
-) -> None:
-    for d in destinations:
-        if is_core(d):
-            dest[0].append(row)
-            dest[1].append(producer)
-            dest[2].append(tid)
-            dest[3].append(d.core_id)
-            dest[4].append(d.workload_id)
+def _sent_to_cores(senders: Group) -> tuple[Ints, Ints, Ints]:
+    """Every destination on a core of `senders`' objects, in order: the sender's index in the group, and
+    the receiving core and workload id. Raises OverflowError when an id is not an int64."""
+    sent = senders.children("destination")
+    to_core = sent.equals("type", "core")  # is_core, without a Python call per destination
+    at = sent.row[to_core]
+    targets = Group(list(compress(sent.objects, to_core)), at)
+    return at, _checked(targets.ints("core_id")), _checked(targets.ints("workload_id"))
 
 
 def pair_keys(a: Ints, b: Ints, a_other: Ints, b_other: Ints) -> tuple[Ints, Ints] | None:

@@ -82,6 +82,8 @@ class RawCoreDestination:
     """The receiving workload on that core."""
     layer_name: StrictStr | None = None
     """Layer of the receiving workload."""
+    RENAMES: ClassVar[dict[str, str]] = {"core_id": "id"}
+    """Properties that only rename a field: the columns read the field (no property call per object)."""
 
     @property
     def core_id(self) -> int:

@@ -86,8 +86,9 @@ class Group:
     def _renamed(self, name: str) -> str:
         """The field that the property `name` only renames, when every object's class says so (`RENAMES`):
         reading it skips a property call per object."""
-        fields = {getattr(c, "RENAMES", {}).get(name) for c in set(map(type, self.objects))}
-        return fields.pop() if len(fields) == 1 and None not in fields else name
+        fields: set[str | None] = {getattr(c, "RENAMES", {}).get(name) for c in set(map(type, self.objects))}
+        field = fields.pop() if len(fields) == 1 else None
+        return name if field is None else field
 
     def equals(self, name: str, value: object, negate: bool = False) -> Bools:
         """Whether the attribute `name` of each object is `value` (a string, a flag or None), or

@@ -86,9 +86,14 @@ class Group:
     def _renamed(self, name: str) -> str:
         """The field that the property `name` only renames, when every object's class says so (`RENAMES`):
         reading it skips a property call per object."""
-        fields: set[str | None] = {getattr(c, "RENAMES", {}).get(name) for c in set(map(type, self.objects))}
-        field = fields.pop() if len(fields) == 1 else None
+        field = self._class_constant("RENAMES", name)
         return name if field is None else field
+
+    def _class_constant(self, constant: str, name: str) -> str | None:
+        """What every object's class maps `name` to in its class constant `constant`, None if not all
+        agree."""
+        fields: set[str | None] = {getattr(c, constant, {}).get(name) for c in set(map(type, self.objects))}
+        return fields.pop() if len(fields) == 1 else None
 
     def equals(self, name: str, value: object, negate: bool = False) -> Bools:
         """Whether the attribute `name` of each object is `value` (a string, a flag or None), or
@@ -104,7 +109,12 @@ class Group:
         return self._lists[name]
 
     def _flatten(self, name: str) -> tuple[Ints, Ints] | None:
-        values = [v or () for v in map(attrgetter(name), self.objects)]
+        written = self._class_constant("FLAT_AS_WRITTEN", name)
+        if written is not None:  # the field as written, when it holds ints only (`[[t]]` does not)
+            as_written = self._flatten(written)
+            if as_written is not None:
+                return as_written
+        values = _lists(list(map(attrgetter(name), self.objects)))
         counts = np.fromiter(map(len, values), np.int64, len(values))
         flat = ints(chain.from_iterable(values), int(counts.sum()))
         if flat is None:
@@ -123,10 +133,15 @@ class Group:
     def children(self, name: str) -> Group:
         """The objects of list attribute `name` (None as empty) of every object, as a group; its
         `row` is the owning object's index in this group (not the workload row)."""
-        lists = [v or () for v in map(attrgetter(name), self.objects)]
+        lists = _lists(list(map(attrgetter(name), self.objects)))
         counts = np.fromiter(map(len, lists), np.int64, len(lists))
         owner = np.repeat(np.arange(len(lists), dtype=np.int64), counts)
         return Group(list(chain.from_iterable(lists)), owner)
+
+
+def _lists(values: list[Any]) -> list[Any]:
+    """`values` (lists or None) with None as empty; the same list when none is None (a C-level scan)."""
+    return [v or () for v in values] if None in values else values
 
 
 def ints(values: Iterable[Any], count: int) -> Ints | None:

@@ -101,6 +101,8 @@ class IRIndex:
         Not so when a workload between them broke the schema and was left out: comparing the two as
         neighbours would report what only the gap causes.
         """
+        if not self.loaded.kept:  # nothing left out: a pointer per workload would cost more than the check
+            return True
         positions = self.loaded.kept.get(jp.join(str(ref.core_id)))
         return positions is None or (
             ref.position > 0 and positions[ref.position] == positions[ref.position - 1] + 1

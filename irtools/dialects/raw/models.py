@@ -225,6 +225,8 @@ class RawBufferEntry(WrittenBox):
         None
     )
     """Ids of the sources; weight entries of the unpatched scheduler nest each one: `[[t]]`."""
+    FLAT_AS_WRITTEN: ClassVar[dict[str, str]] = {"transfer_id": "transfer_id_as_written"}
+    """List properties that give the field as written when it holds ints only: the columns read the field."""
 
     @property
     def layer_name(self) -> str:

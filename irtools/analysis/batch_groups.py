@@ -26,6 +26,7 @@ import pandas as pd
 
 from irtools.analysis.link_grid import step_link_sums
 from irtools.analysis.routing import DIRECTIONS
+from irtools.loading.boxes import tensor_columns
 from irtools.loading.index import IRIndex
 
 LINK_KEYS = ["x", "y", "direction", "to_x", "to_y"]
@@ -55,7 +56,10 @@ class RoutedSteps:
 
 def weight_transfers(index: IRIndex) -> np.ndarray:
     """Transfer ids that some workload reads as its weight (sorted, unique)."""
-    ids = [
+    read = tensor_columns(index).weights.lists("transfer_id")
+    if read is not None:
+        return np.unique(read[1])
+    ids = [  # an id beyond int64: the objects say which (and np.array then raises, as it always did)
         t
         for ref in index.workloads()
         if ref.workload.weight is not None

@@ -19,6 +19,7 @@ import math
 import weakref
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
@@ -422,10 +423,11 @@ def layer_heaviest(loads: pd.DataFrame, steps: pd.DataFrame, xlen: int = 0) -> p
 def step_compute(index: IRIndex) -> np.ndarray:
     """Per step: its longest workload's `time` (the IR's compute time of that batch group)."""
     of_workload, keys = workload_steps(index)
+    rows = index.rows
+    step = np.fromiter(of_workload.values(), np.int64, len(of_workload))  # in `rows` order, as built
+    time = np.fromiter(map(attrgetter("time"), map(attrgetter("workload"), rows)), np.int64, len(rows))
     longest = np.zeros(len(keys), dtype=np.int64)
-    for ref in index.workloads():
-        step = of_workload[(ref.core_id, ref.position)]
-        longest[step] = max(longest[step], ref.workload.time)
+    np.maximum.at(longest, step, time)
     return longest
 
 

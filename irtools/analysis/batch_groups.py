@@ -59,7 +59,7 @@ def weight_transfers(index: IRIndex) -> np.ndarray:
     read = tensor_columns(index).weights.lists("transfer_id")
     if read is not None:
         return np.unique(read[1])
-    ids = [  # an id beyond int64: the objects say which (and np.array then raises, as it always did)
+    ids = [  # an id beyond int64, which the columns cannot hold: np.array raises here, as it always did
         t
         for ref in index.workloads()
         if ref.workload.weight is not None

@@ -67,8 +67,8 @@ class IRIndex:
         given = {Capability.L2_SIZE} if self.l2_size else set()
         self.capabilities: frozenset[Capability] = loaded.dialect.capabilities | given
         """What this file holds (its dialect's capabilities, and an L2 size when one is known)."""
-        # A ref per workload: with the collector on, its passes over the loaded file's millions of lists
-        # took 0.35-0.55 s of a 67-98 MB 64-core file's 0.07 s here (`irtools analyze` freezes it after).
+        # A ref per workload, with the collector paused: its passes over the loaded file's millions of
+        # lists made this 0.42-0.62 s on 67-98 MB 64-core files, not 0.04-0.08 s (analyze freezes it later).
         with gc_paused():
             self.cores: dict[int, list[WorkloadRef]] = {
                 int(key): _refs(int(key), jp.join(key), workloads)

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import numpy as np
+
 from irtools import pointer as jp
 from irtools.findings import Finding, Severity
+from irtools.loading.boxes import max_before
+from irtools.loading.columns import transfer_columns
 from irtools.loading.index import IRIndex
 from irtools.rules.context import CheckContext
 from irtools.rules.registry import rule
@@ -16,7 +20,19 @@ def order_message(workload_id: int, previous: int) -> str:
     return f"workload_id {workload_id} follows workload_id {previous} (ids must ascend)"
 
 
-@rule("GIR501", "workload-order", Severity.ERROR)
+def unordered_rows(ir: IRIndex) -> list[int] | None:
+    """GIR501's screen: the workloads whose id is not above every earlier id on their core (a repeat or a
+    step down); None when the ids do not fit the columns. Nothing flagged: the check has nothing to find."""
+    columns = transfer_columns(ir)
+    if columns is None or not len(columns.workload_id):
+        return None if columns is None else []
+    wid, core = columns.workload_id, columns.core
+    if (int(wid.max()) + 2) * len(ir.cores) >= 2**62:  # max_before lifts each core above the ones before
+        return None
+    return np.flatnonzero(wid <= max_before(wid, core, -1)).tolist()
+
+
+@rule("GIR501", "workload-order", Severity.ERROR, screen=unordered_rows, whole_file=True)
 def workload_order(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     """Workload ids within a core are duplicated or not ascending.
 

@@ -152,15 +152,16 @@ def ints(values: Iterable[Any], count: int) -> Ints | None:
         return None
 
 
-def quads(values: Sequence[Any]) -> Ints | None:
-    """Lists of 4 ints as an (n, 4) int64 array, or None when one is not a list of 4 int64 values.
+def quads(values: Sequence[Any], lists_of_four: bool = False) -> Ints | None:
+    """Lists of 4 ints as an (n, 4) int64 array, or None when one is not a list of 4 int64 values;
+    `lists_of_four`: the caller has checked that every value is a list of 4 (`coords`).
 
     The models share equal coordinate lists (`model.base._share`), so each distinct list is read
     once: on large files, reaching the int objects costs more than sorting the lists' ids. The typed
     decoder's Structs share none (irtools.loading.fast_types): their lists are read straight, as
     sorting ids that are all distinct only adds to it."""
     if len(values) > _SAMPLE and len(set(map(id, values[:_SAMPLE]))) == _SAMPLE:
-        if not set(map(type, values)) <= {list} or not set(map(len, values)) <= {4}:
+        if not lists_of_four and (not set(map(type, values)) <= {list} or not set(map(len, values)) <= {4}):
             return None
         flat = ints(chain.from_iterable(values), 4 * len(values))
         return None if flat is None else flat.reshape(-1, 4)
@@ -188,13 +189,13 @@ def coords(values: Sequence[Any]) -> tuple[Ints, Ints] | None:
     length[is_list] = np.fromiter(map(len, compress(values, is_list)), np.int64, int(is_list.sum()))
     four = length == 4
     if four.all():
-        out = quads(values)
+        out = quads(values, lists_of_four=True)
         return None if out is None else (length, out)
     shorter = is_list & ~four
     scalars = list(compress(values, ~is_list))
     if not set(map(type, scalars)) <= {int} or int(length.max(initial=0)) > 4:
         return None  # a bool, a float or a fifth coordinate is no bound the models allow
-    whole = quads(list(compress(values, four)))
+    whole = quads(list(compress(values, four)), lists_of_four=True)
     first = ints(scalars, len(scalars))
     numbers = ints(chain.from_iterable(compress(values, shorter)), int(length[shorter].sum()))
     if whole is None or first is None or numbers is None:

@@ -45,6 +45,7 @@ class Group:
         self._bounds: dict[str, tuple[Ints, Ints] | None] = {}
         self._ints: dict[str, Ints | None] = {}
         self._lists: dict[str, tuple[Ints, Ints] | None] = {}
+        self._children: dict[str, Group] = {}
 
     def __len__(self) -> int:
         return len(self.objects)
@@ -53,20 +54,15 @@ class Group:
         """The attribute `name` of every object, a list of 4 ints each, as an (n, 4) array (kept:
         several rules read the same coordinates)."""
         if name not in self._quads:
-            written = self._written_as(name)
+            # The attribute that `name` pads to four coordinates, when every object's class says so:
+            # reading it as written skips a property call and a list per object.
+            written = self._class_constant("COORDS_WRITTEN_AS", name)
             if written is None:
                 self._quads[name] = quads(list(map(attrgetter(name), self.objects)))
             else:
                 shaped = self.bounds(written)
                 self._quads[name] = None if shaped is None else shaped[1]
         return self._quads[name]
-
-    def _written_as(self, name: str) -> str | None:
-        """The attribute that `name` pads to four coordinates, when every object's class says so
-        (`COORDS_WRITTEN_AS`): reading it as written skips a property call and a list per object."""
-        classes = set(map(type, self.objects))
-        written = {getattr(c, "COORDS_WRITTEN_AS", {}).get(name) for c in classes}
-        return written.pop() if len(written) == 1 and None not in written else None
 
     def bounds(self, name: str) -> tuple[Ints, Ints] | None:
         """The attribute `name` of every object, an int or a list of at most 4 ints: (its length, -1
@@ -132,11 +128,14 @@ class Group:
 
     def children(self, name: str) -> Group:
         """The objects of list attribute `name` (None as empty) of every object, as a group; its
-        `row` is the owning object's index in this group (not the workload row)."""
-        lists = _lists(list(map(attrgetter(name), self.objects)))
-        counts = np.fromiter(map(len, lists), np.int64, len(lists))
-        owner = np.repeat(np.arange(len(lists), dtype=np.int64), counts)
-        return Group(list(chain.from_iterable(lists)), owner)
+        `row` is the owning object's index in this group (not the workload row). Kept: the transfer
+        columns and GIR205's screen both read the ofmaps' destinations."""
+        if name not in self._children:
+            lists = _lists(list(map(attrgetter(name), self.objects)))
+            counts = np.fromiter(map(len, lists), np.int64, len(lists))
+            owner = np.repeat(np.arange(len(lists), dtype=np.int64), counts)
+            self._children[name] = Group(list(chain.from_iterable(lists)), owner)
+        return self._children[name]
 
 
 def _lists(values: list[Any]) -> list[Any]:

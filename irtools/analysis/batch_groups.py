@@ -102,23 +102,26 @@ def run_step_link_loads(routed: RoutedSteps, steps: pd.DataFrame) -> pd.DataFram
     """`step_link_loads` from the routed runs, without a row per link and transfer: the same frame."""
     if not len(routed.step):
         return _weights_shared(pd.Series([], dtype="int64"), None, _LinkCodec(0, 1, 0, 1), steps)
-    grid, ids, step, size = step_link_sums(
-        routed.step, routed.code, routed.line, routed.lo, routed.hi, routed.size, idle=True
-    )
-    x, y, _, _, code = grid.ends(ids)
+    x, y, code, step, size = _link_sums(routed)
     codec = _LinkCodec(
         int(x.min()), int(x.max()) - int(x.min()) + 1, int(y.min()), int(y.max()) - int(y.min()) + 1
     )
     loads = pd.Series(size, index=step * codec.size + codec.encode_ends(x, y, code)).sort_index()
     own = None
-    if routed.weight.any():
-        mine = routed.take(routed.weight)
-        grid, ids, step, size = step_link_sums(
-            mine.step, mine.code, mine.line, mine.lo, mine.hi, mine.size, idle=True
-        )
-        x, y, _, _, code = grid.ends(ids)
+    if routed.weight.any():  # the weight reads' links are among all runs': the same codec holds them
+        x, y, code, step, size = _link_sums(routed.take(routed.weight))
         own = pd.Series(size, index=step * codec.size + codec.encode_ends(x, y, code)).sort_index()
     return _weights_shared(loads, own, codec, steps)
+
+
+def _link_sums(routed: RoutedSteps) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """x, y, direction code, step and bytes of every (step, link) the runs cross (links crossed only by runs
+    of no bytes too, with 0 bytes, as the rows' sums keep them)."""
+    grid, ids, step, size = step_link_sums(
+        routed.step, routed.code, routed.line, routed.lo, routed.hi, routed.size, idle=True
+    )
+    x, y, _, _, code = grid.ends(ids)
+    return x, y, code, step, size
 
 
 def _weights_shared(

@@ -16,8 +16,8 @@ import pandas as pd
 from irtools.analysis.core_time import placed_rows
 from irtools.analysis.link_grid import step_link_sums
 from irtools.analysis.link_load import LinkLoads, Window
-from irtools.analysis.noc import KindRuns
-from irtools.analysis.routing import line_spans, link_label
+from irtools.analysis.noc import KindRuns, routed_steps
+from irtools.analysis.routing import link_label
 from irtools.reference import fast_path
 
 Link = tuple[int, int, int, int]
@@ -83,22 +83,14 @@ def run_link_steps(routed: list[KindRuns], loads: LinkLoads) -> pd.DataFrame:
     only the links a step loads are written out. Linear in runs and in the (link, step) pairs loaded,
     whatever the mesh's size.
     """
-    parts = []
-    for routed_kind in routed:
-        runs = routed_kind.runs
-        keep = np.flatnonzero((runs.count > 0) & (runs.size > 0))
-        code, line, lo, hi = line_spans(runs)
-        parts.append((routed_kind.step[keep], code[keep], line[keep], lo[keep], hi[keep], runs.size[keep]))
-    if not parts:
+    runs = routed_steps(routed, np.zeros(0, dtype=np.int64), loads.xlen)
+    step = runs.step.astype(np.int64, copy=False)
+    # A run of no bytes loads nothing; a step that cannot be scheduled (a wait cycle) has no span: both
+    # left out, as the rows' NaN start is.
+    runs = runs.take((runs.size > 0) & ~np.isnan(loads.step_start[step]))
+    if not len(runs.step):
         return _no_link_steps()
-    step, code, line, lo, hi, size = (np.concatenate(column) for column in zip(*parts, strict=True))
-    step = step.astype(np.int64)
-    # A step that cannot be scheduled (a wait cycle) has no span: left out, as the rows' NaN start is.
-    scheduled = ~np.isnan(loads.step_start[step])
-    step, code, line, lo, hi, size = (c[scheduled] for c in (step, code, line, lo, hi, size))
-    if not len(step):
-        return _no_link_steps()
-    grid, ids, steps, sizes = step_link_sums(step, code, line, lo, hi, size)
+    grid, ids, steps, sizes = step_link_sums(runs.step, runs.code, runs.line, runs.lo, runs.hi, runs.size)
     x, y, to_x, to_y, _ = grid.ends(ids)
     frame = pd.DataFrame(
         {

@@ -78,7 +78,8 @@ def blocks_figure(
             trace.x = np.append(trace.x, last)
             trace.y = np.append(trace.y, trace.y[-1])
             trace.customdata = np.append(trace.customdata, trace.customdata[-1])
-        fig.update_xaxes(title=f"cycles ({cycles} model, as the timeline)")
+        # Cycle counts reach billions: SI ticks (1.2G) as the timeline writes them, not Plotly's 1.2B.
+        fig.update_xaxes(title=f"cycles ({cycles} model, as the timeline)", tickformat="~s")
         end = x_extent or last
         # Not just this core's snapshots (a core done early showed only its first 3% after a reset).
         fig.add_trace(span_ends(end))

@@ -101,7 +101,9 @@ def measured_timeline_figure(
         zeroline=False,
         showgrid=False,
     )
-    fig.update_xaxes(title="cycles (the trace's unit is the IR's time unit)", rangemode="tozero")
+    fig.update_xaxes(
+        title="cycles (the trace's unit is the IR's time unit)", rangemode="tozero", tickformat="~s"
+    )
     if window is not None:
         fig.update_xaxes(range=list(window))
     summary = measured.summary()

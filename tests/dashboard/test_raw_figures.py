@@ -27,6 +27,8 @@ def test_block_map_stacks_types_and_marks_snapshots_over_l2() -> None:
     assert [t.name for t in areas] == ["ifmap", "weight", "ofmap"] and len(areas[0].x) == 73
     assert areas[0].x[-1] == a.timeline.query("model == 'dependency' and core_id == 1")["end"].max()
     assert fig.layout.xaxis.title.text == "cycles (dependency model, as the timeline)"
+    # Ticks as the timeline above it writes them (1.2G), not Plotly's default (1.2B).
+    assert fig.layout.xaxis.tickformat == "~s"
     by_position, _ = core_maps(a, 1, cycles=False)
     assert (
         len(by_position.data[0].x) == 72

@@ -324,9 +324,13 @@ class Analysis:
     def _window_links(self, model: str, window: tuple[float, float]) -> pd.DataFrame:
         loads = self.link_loads(model)
         if loads is None:
-            return noc_links_table(None, self.options.noc_bw)
+            return noc_links_table(None, self.options.noc_bw, self.options.noc_frequency)
         return noc_links_table(
-            loads, self.options.noc_bw, window, window_rows(self.index, self.noc_runs, loads, window)
+            loads,
+            self.options.noc_bw,
+            self.options.noc_frequency,
+            window,
+            window_rows(self.index, self.noc_runs, loads, window),
         )
 
     def _whole_links(self, model: str) -> pd.DataFrame:
@@ -483,7 +487,9 @@ def _routed_rows(analysis: Analysis) -> Callable[[], pd.DataFrame]:
 
 
 def _whole_links_reference(analysis: Analysis, model: str) -> pd.DataFrame:
-    return noc_links_table(analysis.link_loads(model), analysis.options.noc_bw)
+    return noc_links_table(
+        analysis.link_loads(model), analysis.options.noc_bw, analysis.options.noc_frequency
+    )
 
 
 @fast_path(reference=_whole_links_reference)
@@ -492,9 +498,10 @@ def whole_links(analysis: Analysis, model: str) -> pd.DataFrame:
     makespan comes from the schedule and the rows need no timing (link_load.whole_schedule_links)."""
     xlen = analysis.index.ir.xlen
     if xlen is None or analysis.index.ir.ylen is None:
-        return noc_links_table(None, analysis.options.noc_bw)
+        return noc_links_table(None, analysis.options.noc_bw, analysis.options.noc_frequency)
     span = schedule_span(analysis.timeline, model)
-    return whole_schedule_links(analysis.noc_runs, analysis.options.noc_bw, span, xlen)
+    options = analysis.options
+    return whole_schedule_links(analysis.noc_runs, options.noc_bw, options.noc_frequency, span, xlen)
 
 
 def analyze(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 import pandas as pd
@@ -22,6 +23,8 @@ from irtools.analysis.tables import NOC_LINKS
 from irtools.loading.boxes import max_before
 from irtools.loading.index import IRIndex
 from irtools.reference import fast_path
+
+ArrayT = TypeVar("ArrayT", pd.Series, np.ndarray)
 
 Window = tuple[float, float]
 
@@ -116,14 +119,16 @@ def in_window(start: np.ndarray, end: np.ndarray, window: Window | None) -> np.n
 def noc_links_table(
     loads: LinkLoads | None,
     bandwidth: int | None,
+    frequency: float,
     window: Window | None = None,
     rows: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """One row per directed link that carries bytes (in `window`, or over the whole schedule), heaviest first.
 
-    `bandwidth` is bytes per cycle per directed link (Gemini's NoC bandwidth); with it each link's
-    busy cycles (bytes / bandwidth) and busy share of the window (or of the makespan). `rows`: the
-    routed rows that can load `window` (`window_rows`), in the rows' order; all of them by default.
+    `bandwidth` is bytes per NoC cycle per directed link (Gemini's NoC bandwidth); with it each link's
+    busy cycles (bytes / bandwidth) and busy share of the window (or of the makespan), in the IR's time
+    unit (`busy_share`). `rows`: the routed rows that can load `window` (`window_rows`), in the rows' order;
+    all of them by default.
     """
     if loads is None:
         return NOC_LINKS.empty()
@@ -162,7 +167,9 @@ def noc_links_table(
         "dram_write_bytes": table["dram_write"].round().astype("int64"),
         "transfers": table["transfers"].astype("int64"),
         "busy_cycles": busy.round() if bandwidth else busy,
-        "busy_share": busy / length if bandwidth and length > 0 else pd.Series(np.nan, index=table.index),
+        "busy_share": busy_share(busy, frequency, length)
+        if bandwidth
+        else pd.Series(np.nan, index=table.index),
     }
     frame = NOC_LINKS.frame({k: list(v) for k, v in out.items()})
     return frame.sort_values(["bytes", "link"], ascending=[False, True], kind="stable").reset_index(drop=True)
@@ -186,7 +193,7 @@ def window_rows(
 
 
 def whole_schedule_links(
-    routed: list[KindRuns], bandwidth: int | None, span: Window, xlen: int
+    routed: list[KindRuns], bandwidth: int | None, frequency: float, span: Window, xlen: int
 ) -> pd.DataFrame:
     """The noc_links table over the whole schedule, straight from the routed runs (noc.noc_runs).
 
@@ -239,10 +246,20 @@ def whole_schedule_links(
         "dram_write_bytes": np.round(by_kind[:, 2]).astype(np.int64),
         "transfers": transfers.astype(np.int64),
         "busy_cycles": np.round(busy) if bandwidth else busy,
-        "busy_share": busy / length if bandwidth and length > 0 else np.full(len(used), np.nan),
+        "busy_share": busy_share(busy, frequency, length) if bandwidth else np.full(len(used), np.nan),
     }
     frame = NOC_LINKS.frame({k: list(v) for k, v in out.items()})
     return frame.sort_values(["bytes", "link"], ascending=[False, True], kind="stable").reset_index(drop=True)
+
+
+def busy_share(busy_cycles: ArrayT, frequency: float, length: float) -> ArrayT:
+    """The share of a span of `length` IR cycles that links are busy `busy_cycles` NoC cycles: Gemini's
+    NoC time in the IR's unit is the NoC cycles over its `frequency` (docs/noc.md), so a link moves
+    bandwidth x frequency bytes per IR cycle, as the noc model and the counter track have it. NaN for
+    an empty span."""
+    if not length > 0:
+        return busy_cycles * np.nan
+    return busy_cycles / frequency / length
 
 
 def _interval_sums(start: np.ndarray, stop: np.ndarray, value: np.ndarray, size: int) -> np.ndarray:

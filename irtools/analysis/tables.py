@@ -421,13 +421,15 @@ NOC_LINKS = TableSpec(
             "busy_cycles",
             "float64",
             "cycles",
-            "bytes / --noc-bw (bytes per cycle per link); empty without it.",
+            "bytes / --noc-bw (bytes per NoC cycle per link): NoC cycles, before Gemini's frequency; empty without it.",
         ),
         _c(
             "busy_share",
             "float64",
             "fraction",
-            "busy_cycles / the makespan of the dependency model: the share of the schedule the link is busy.",
+            "busy_cycles / --noc-frequency / the makespan of the dependency model: the share of the schedule "
+            "the link is busy, in the IR's time unit (a link moves bandwidth x frequency bytes per IR cycle, as "
+            "in the noc model).",
         ),
     ),
 )

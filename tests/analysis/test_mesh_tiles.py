@@ -12,6 +12,7 @@ import pytest
 from irtools.analysis import AnalysisOptions, analyze
 from irtools.analysis.link_load import crossing, noc_links_table
 from irtools.analysis.tiles import mesh_shape
+from irtools.gemini import GEMINI_FREQUENCY
 from irtools.reference import reference_core
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -64,15 +65,19 @@ def test_one_link_against_the_transfers_in_the_file(real: object) -> None:
     with reference_core():
         every_row = crossing(real.link_loads(), real.noc_runs, (3, 3, 3, 2))  # type: ignore[attr-defined]
     pd.testing.assert_frame_equal(listed, every_row, check_exact=True)
-    assert row["busy_share"] == pytest.approx(row["bytes"] / 16 / real.makespan("dependency"))  # type: ignore[attr-defined]
+    # 16 B per NoC cycle, 1.3 NoC cycles per IR cycle (Gemini's frequency): the share of the makespan.
+    makespan = real.makespan("dependency")  # type: ignore[attr-defined]
+    assert row["busy_share"] == pytest.approx(row["bytes"] / 16 / GEMINI_FREQUENCY / makespan)
 
 
 def test_windows_add_up_to_the_whole_schedule(real: object) -> None:
     loads = real.link_loads()  # type: ignore[attr-defined]
-    whole = noc_links_table(loads, None).set_index("link")["bytes"]
+    whole = noc_links_table(loads, None, GEMINI_FREQUENCY).set_index("link")["bytes"]
     middle = 700_000.0
-    first = noc_links_table(loads, None, (0.0, middle)).set_index("link")["bytes"]
-    second = noc_links_table(loads, None, (middle, loads.span[1])).set_index("link")["bytes"]
+    first = noc_links_table(loads, None, GEMINI_FREQUENCY, (0.0, middle)).set_index("link")["bytes"]
+    second = noc_links_table(loads, None, GEMINI_FREQUENCY, (middle, loads.span[1])).set_index("link")[
+        "bytes"
+    ]
     halves = first.add(second, fill_value=0).reindex(whole.index)
     assert (halves - whole).abs().max() <= 2  # pro rata split, each half rounded to whole bytes
     assert first.sum() < whole.sum() and second.sum() < whole.sum()

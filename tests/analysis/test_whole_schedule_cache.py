@@ -10,6 +10,7 @@ import pandas as pd
 from irtools.analysis import analyze
 from irtools.analysis.analysis import WINDOWS_KEPT
 from irtools.analysis.link_load import noc_links_table
+from irtools.gemini import GEMINI_FREQUENCY
 
 ROOT = Path(__file__).resolve().parents[2]
 MESH = ROOT / "sample_ir" / "valid" / "mesh2x2_conv_b1_c4_bw16_stschedule.json"
@@ -30,7 +31,7 @@ def test_the_whole_schedules_link_table_and_tiles_are_kept_per_model() -> None:
     for model in ("dependency", "sequential"):
         links = a.link_table(model)
         assert a.link_table(model) is links
-        pd.testing.assert_frame_equal(links, noc_links_table(a.link_loads(model), None))
+        pd.testing.assert_frame_equal(links, noc_links_table(a.link_loads(model), None, GEMINI_FREQUENCY))
         tiles = a.tiles(model)
         assert a.tiles(model) is tiles
         pd.testing.assert_frame_equal(tiles, a._tiles(model, None))
@@ -50,7 +51,9 @@ def test_the_last_windows_tables_are_kept_for_the_next_view_of_the_same_range() 
     window = (0.0, end / 4)
     links, tiles = a.link_table("dependency", window), a.tiles("dependency", window)
     assert a.link_table("dependency", window) is links and a.tiles("dependency", window) is tiles
-    pd.testing.assert_frame_equal(links, noc_links_table(a.link_loads("dependency"), None, window))
+    pd.testing.assert_frame_equal(
+        links, noc_links_table(a.link_loads("dependency"), None, GEMINI_FREQUENCY, window)
+    )
     assert a.tiles("sequential", window) is not tiles  # by model too
     # Only the last few are kept: after as many other windows, the first is computed again, equal.
     for k in range(1, WINDOWS_KEPT + 1):

@@ -202,10 +202,12 @@ def progress(
         return "", True, key if key != shown else no_update
     store.start(key)
     now = store.loading(key)
+    # The views keep the file they show until the new one is ready: say which, lest it be taken for the new.
+    still = f"; the views still show {shown}" if shown and shown != key else ""
     if now is None:
-        return opening_note(store, key), False, no_update  # the load's first stage has not begun
+        return opening_note(store, key) + still, False, no_update  # the load's first stage has not begun
     what, seconds = now
-    return f"Loading {key}: {what}, {seconds:.0f} s so far", False, no_update
+    return f"Loading {key}: {what}, {seconds:.0f} s so far{still}", False, no_update
 
 
 def header(

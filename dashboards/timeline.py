@@ -321,6 +321,10 @@ def _busy_map(
     for i, color in enumerate(palette):
         scale += [[i / len(palette), color], [(i + 1) / len(palette), color]]
     names = np.array([html.escape(k, quote=False) for k in kinds], dtype=object)
+    # The hover's shares in float32, the stall's only where a model stalls: a 64-core view sent 0.8 MB of
+    # float64 pairs for them (four times its colours), on every model switch and reset.
+    stalled = bool(stall.any())
+    shares = np.stack([share, stall_share], axis=-1) if stalled else share
     traces: list[go.BaseTraceType] = [
         go.Heatmap(
             z=z.astype(np.float32),  # small integers and gaps: half the bytes of float64 to the browser
@@ -330,10 +334,13 @@ def _busy_map(
             zmax=len(palette) - 0.5,
             colorscale=scale,
             showscale=False,
-            customdata=np.stack([np.round(share, 3), np.round(stall_share, 3)], axis=-1),
+            customdata=np.round(shares, 3).astype(np.float32),
             text=names[strongest],
-            hovertemplate="%{y}, cycles ~%{x:,.0f}<br>computing %{customdata[0]:.0%}, mostly %{text}"
-            + ("<br>NoC-stalled %{customdata[1]:.0%}" if stall.any() else "")
+            hovertemplate=(
+                "%{y}, cycles ~%{x:,.0f}<br>computing %{customdata[0]:.0%}, mostly %{text}<br>NoC-stalled %{customdata[1]:.0%}"
+                if stalled
+                else "%{y}, cycles ~%{x:,.0f}<br>computing %{customdata:.0%}, mostly %{text}"
+            )
             + "<extra></extra>",
             name="busy time",
             xgap=0,
@@ -341,7 +348,7 @@ def _busy_map(
         )
     ]
     legend = list(zip(kinds, colors, strict=True))
-    if stall.any():
+    if stalled:
         legend.append(("NoC-stalled (more than computing)", STALL_COLOR))
     for kind, color in legend:  # legend entries, as the bars have
         traces.append(

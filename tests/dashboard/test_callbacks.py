@@ -169,6 +169,16 @@ def test_progress_loads_the_file_then_shows_it_once(tmp_path: Path) -> None:
     assert callbacks.progress(fresh, Trigger("current"), 2, None, MESH_FILE) == ("", True, None)
 
 
+def test_while_another_file_loads_the_note_names_the_file_the_views_still_show(tmp_path: Path) -> None:
+    (tmp_path / MESH_FILE).write_bytes((SAMPLE_DIR / MESH_FILE).read_bytes())
+    fresh = FileStore(tmp_path, 10**7)
+    note, stopped, shown = callbacks.progress(fresh, Trigger("current"), 0, MESH_FILE, "old.json")
+    assert note.endswith("; the views still show old.json") and not stopped and shown is no_update
+    first_load = callbacks.progress(fresh, Trigger("current"), 0, MESH_FILE, None)[0]
+    assert "still show" not in first_load  # nothing was shown before
+    _poll(fresh, MESH_FILE)
+
+
 def test_a_file_that_cannot_be_loaded_is_shown_with_its_error(tmp_path: Path) -> None:
     (tmp_path / "broken.json").write_text('{"xlen": 2, ')
     fresh = FileStore(tmp_path, 10**7)

@@ -231,6 +231,7 @@ def main() -> int:
             for d in args.dialects.split(",")
             if d
             for s in args.sizes.split(",")
+            if s  # --sizes "" (or --dialects ""): only the --files
         ]
         targets += [(Path(f).name, Path(f)) for f in args.files]
         print(HEADER, flush=True)

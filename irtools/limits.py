@@ -1,15 +1,16 @@
 """Input size guard: refuse a file before reading it when checking it would exhaust memory.
 
-Loading keeps a model object per entry; peak memory measured on 100 MB files is about 4 times
-the file size for validate and 5 for analyze (docs/benchmarks.md). The default limit, 1024 MB, keeps a
-run within about 5 GB; `--max-mb` raises or lowers it.
+Loading keeps an object per entry (the typed decoder's Structs, 3.6x the file on their own); validate's
+peak measured 5.3x the file on a 512 MB raw file and 5.9-6.2x on the 67-74 MB stand-ins, analyze's about
+8x (docs/speed.md). The default limit, 1024 MB, keeps a check within about 6 GB; `--max-mb` raises or
+lowers it.
 """
 
 from __future__ import annotations
 
 DEFAULT_MAX_MB = 1024
-MEMORY_PER_BYTE = 5
-"""Peak resident memory per byte of input, measured (benchmarks/bench_scale.py)."""
+MEMORY_PER_BYTE = 6
+"""Validate's peak resident memory per byte of input, measured (benchmarks/bench_speed.py)."""
 
 
 def size_problem(size: int, max_bytes: int | None) -> str | None:

@@ -110,10 +110,13 @@ def validate_paths(
     max_bytes: int | None = None,
     allow_empty: bool = False,
     per_file: Callable[[str], tuple[RunOptions, frozenset[str]]] | None = None,
+    starting: Callable[[str, int, int], None] | None = None,
 ) -> Report:
     """Validate files and directories; raises UsageError for missing paths, directories with no IR
     file (unless `allow_empty`) or unknown codes. `per_file` gives each file its own options and
-    enabled codes (its nearest configuration file's), instead of `options`, `select` and `ignore`."""
+    enabled codes (its nearest configuration file's), instead of `options`, `select` and `ignore`.
+    `progress(done, total)` follows each file; `starting(path, done, total)` precedes each file checked
+    in this process (not those a pool of `jobs` checks)."""
     options = options or RunOptions()
     enabled = resolve_selection(select, ignore)
     files = discover(paths, allow_empty)
@@ -127,6 +130,8 @@ def validate_paths(
                     progress(len(reports), len(files))
     else:
         for item in work:
+            if starting:
+                starting(item[0], len(reports), len(files))
             reports.append(_validate_one(item))
             if progress:
                 progress(len(reports), len(files))

@@ -68,12 +68,37 @@ def file_progress(verb: str) -> Callable[[int, int], None] | None:
         return None
 
     def report(done: int, total: int) -> None:
-        sys.stderr.write(f"\r{verb} {done}/{total} files")
+        sys.stderr.write(f"{_NEW_LINE}{verb} {done}/{total} files")
         if done == total:
             sys.stderr.write("\n")
         sys.stderr.flush()
 
     return report
+
+
+_NEW_LINE = "\r\x1b[K"
+"""Back to the line's start and clear it: a shorter line must not leave the end of a longer one."""
+
+LARGE_FILE = 20 * 10**6
+"""Bytes from which a file's check takes seconds: the terminal names it while it is read."""
+
+
+def large_file_note(verb: str) -> Callable[[str, int, int], None] | None:
+    """Names a large file on stderr while it is checked (a 300 MB file takes half a minute, and the
+    `done/total` counter moves only when it is done), or None where progress is not shown."""
+    if not show_progress():
+        return None
+
+    def note(path: str, done: int, total: int) -> None:
+        try:
+            size = os.path.getsize(path)
+        except OSError:
+            return  # the check reports it
+        if size >= LARGE_FILE:
+            sys.stderr.write(f"{_NEW_LINE}{verb} {done}/{total} files; now {path} ({size / 1e6:,.0f} MB)…")
+            sys.stderr.flush()
+
+    return note
 
 
 EXCEL_SAFE_HELP = (

@@ -20,6 +20,7 @@ from irtools.cli.common import (
     EXIT_USAGE,
     add_allow_empty,
     file_progress,
+    large_file_note,
 )
 from irtools.config import add_settings
 from irtools.errors import AnalysisError
@@ -127,6 +128,7 @@ def run_validate(args: argparse.Namespace) -> int:
         args.paths,
         jobs=run["jobs"],
         progress=file_progress("checked"),
+        starting=large_file_note("checked"),
         max_bytes=max_bytes,
         allow_empty=args.allow_empty,
         per_file=file_settings,

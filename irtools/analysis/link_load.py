@@ -167,9 +167,7 @@ def noc_links_table(
         "dram_write_bytes": table["dram_write"].round().astype("int64"),
         "transfers": table["transfers"].astype("int64"),
         "busy_cycles": busy.round() if bandwidth else busy,
-        "busy_share": busy_share(busy, frequency, length)
-        if bandwidth
-        else pd.Series(np.nan, index=table.index),
+        "busy_share": busy_share(busy, frequency, length),  # NaN without a bandwidth, as `busy` is
     }
     frame = NOC_LINKS.frame({k: list(v) for k, v in out.items()})
     return frame.sort_values(["bytes", "link"], ascending=[False, True], kind="stable").reset_index(drop=True)
@@ -250,7 +248,7 @@ def whole_schedule_links(
         "dram_write_bytes": np.round(by_kind[:, 2]).astype(np.int64),
         "transfers": transfers.astype(np.int64),
         "busy_cycles": np.round(busy) if bandwidth else busy,
-        "busy_share": busy_share(busy, frequency, length) if bandwidth else np.full(len(used), np.nan),
+        "busy_share": busy_share(busy, frequency, length),  # NaN without a bandwidth, as `busy` is
     }
     frame = NOC_LINKS.frame({k: list(v) for k, v in out.items()})
     return frame.sort_values(["bytes", "link"], ascending=[False, True], kind="stable").reset_index(drop=True)

@@ -32,9 +32,13 @@ MAX_BARS = 4_000
 LEFT_MARGIN = 110
 """Left margin (px) of the timeline and of the counter tracks under it: wide enough for `core 78 (7,7)`."""
 TIME_BINS = 600
+"""Time bins of the aggregated timeline: about one per two pixels of a wide screen."""
 MAX_HANDOFFS = 200
 """Core-to-core steps of the critical path drawn on the aggregated timeline at most (zoom in for more)."""
-"""Time bins of the aggregated timeline: about one per two pixels of a wide screen."""
+CRITICAL_AXIS = "y2"
+"""The aggregated critical path's axis: linear, laid over the category axis's rows (row i at i)."""
+STRIP_BANDS = (0, 1, 2, 1, 0)
+"""A row's fifths, bottom up, in the critical path's strip: clear, black, yellow, black, clear."""
 
 
 def timeline_figure(
@@ -89,17 +93,19 @@ def timeline_figure(
     if len(shown) > MAX_BARS:
         lo, hi = window or (0.0, float(placed["end"].max()))
         selected = shown if not layers else shown[shown["layer_name"].isin(list(layers))]
-        for trace in _busy_map(selected, kinds, labels, lo, hi):
+        # The bins hide single workloads, not the chain that sets the makespan: its strip, its
+        # hand-offs from core to core and what it runs in each bin (on hover) are drawn over them.
+        critical = shown[shown["critical"].to_numpy(bool)]
+        edges = np.linspace(lo, hi, TIME_BINS + 1)
+        on_path, path_text = _critical_bins(critical, labels, edges)
+        for trace in _busy_map(selected, kinds, labels, edges, path_text):
             fig.add_trace(trace)
         _row_gaps(fig, len(cores))
-        # The bins hide single workloads, not the chain that sets the makespan: its rail and its
-        # hand-offs from core to core are drawn over them.
-        critical = shown[shown["critical"].to_numpy(bool)]
         where = "zoom in for single ones" if zoomable else "irtools serve shows single ones when zoomed"
         if not critical.empty:
             moves = _moves(critical)
+            fig.add_trace(_critical_strips(on_path, edges))
             # A few hand-offs show the chain; thousands (a chain hopping cores every step) cover the bins.
-            fig.add_traces(_critical_cells(critical, labels, np.linspace(lo, hi, TIME_BINS + 1)))
             if moves <= MAX_HANDOFFS:
                 fig.add_trace(_handoffs(critical, labels))
             else:
@@ -138,6 +144,15 @@ def timeline_figure(
         range=[-0.5, len(cores) - 0.5],
         title=None,
     )
+    if any(trace.yaxis == CRITICAL_AXIS for trace in fig.data):
+        # The strips' axis keeps the rows' range: a zoom of the plot area moves both alike.
+        strips_axis = {
+            "overlaying": "y",
+            "type": "linear",
+            "range": [-0.5, len(cores) - 0.5],
+            "visible": False,
+        }
+        fig.update_layout({"yaxis" + CRITICAL_AXIS[1:]: strips_axis})
     if focus and focus.core_id in labels:  # a core picked (on the mesh): its row stands out
         row = list(reversed(cores)).index(focus.core_id)
         fig.add_hrect(
@@ -152,7 +167,6 @@ def timeline_figure(
     if row < 34:
         fig.update_yaxes(tickfont={"size": 10 if row == 20 else 9})
     fig = finish_layout(fig, title, max(260, 60 + row * len(cores)))
-    _fit_strips(fig, len(cores))
     # A fixed left margin, as the counter tracks under it have: their cycles axes line up.
     fig.update_layout(margin={"l": LEFT_MARGIN})
     return fig
@@ -284,16 +298,21 @@ def _bound_text(placed: pd.DataFrame) -> list[str]:
 
 
 def _busy_map(
-    placed: pd.DataFrame, kinds: list[str], labels: dict[int, str], lo: float, hi: float
+    placed: pd.DataFrame,
+    kinds: list[str],
+    labels: dict[int, str],
+    edges: np.ndarray,
+    path_text: np.ndarray,
 ) -> list[go.BaseTraceType]:
-    """Per core and time bin: the busy share, colored by the layer type busiest in the bin.
+    """Per core and time bin (between `edges`): the busy share, colored by the layer type busiest in
+    the bin, and on hover what the critical path runs there (`path_text`, per row and bin: "" where
+    it does not pass).
 
     A core runs one workload at a time, so the busy time before x is a prefix sum over the
     workloads started before x, minus what the last of them runs past x: one searchsorted per
     (core, layer type), linear in the workloads.
     """
-    edges = np.linspace(lo, hi, TIME_BINS + 1)
-    rows = {core: i for i, core in enumerate(labels)}
+    rows = _rows_bottom_up(labels)
     busy = np.zeros((len(kinds), len(rows), TIME_BINS))
     stall = np.zeros((len(rows), TIME_BINS))
     types = {kind: i for i, kind in enumerate(kinds)}
@@ -307,7 +326,7 @@ def _busy_map(
             group["computed"].to_numpy(float)[order], group["end"].to_numpy(float)[order], edges
         )
     total = busy.sum(axis=0)
-    width = max((hi - lo) / TIME_BINS, 1e-9)
+    width = max((edges[-1] - edges[0]) / TIME_BINS, 1e-9)
     share = total / width
     stall_share = stall / width
     strongest = busy.argmax(axis=0)
@@ -329,13 +348,13 @@ def _busy_map(
         go.Heatmap(
             z=z.astype(np.float32),  # small integers and gaps: half the bytes of float64 to the browser
             x=(edges[:-1] + edges[1:]) / 2,
-            y=list(labels.values()),
+            y=[labels[core] for core in rows],
             zmin=-0.5,
             zmax=len(palette) - 0.5,
             colorscale=scale,
             showscale=False,
             customdata=np.round(shares, 3).astype(np.float32),
-            text=names[strongest],
+            text=names[strongest] + path_text,
             hovertemplate=(
                 "%{y}, cycles ~%{x:,.0f}<br>computing %{customdata[0]:.0%}, mostly %{text}<br>NoC-stalled %{customdata[1]:.0%}"
                 if stalled
@@ -372,6 +391,13 @@ def _row_gaps(fig: go.Figure, rows: int) -> None:
     fig.update_layout(
         shapes=[*fig.layout.shapes, *({**gap, "y0": r + 0.5, "y1": r + 0.5} for r in range(rows - 1))]
     )
+
+
+def _rows_bottom_up(labels: dict[int, str]) -> dict[int, int]:
+    """Each core's row in the aggregated heatmaps, as the category axis counts them: from the bottom.
+    Plotly looks a heatmap cell's hover text and data up by the row's place on a category axis, so
+    rows in any other order hover with another core's numbers."""
+    return {core: i for i, core in enumerate(reversed(labels))}
 
 
 def _covered(start: np.ndarray, end: np.ndarray, edges: np.ndarray) -> np.ndarray:
@@ -412,16 +438,14 @@ def _critical_path(critical: pd.DataFrame, labels: dict[int, str]) -> list[go.Sc
     ]
 
 
-def _critical_cells(critical: pd.DataFrame, labels: dict[int, str], edges: np.ndarray) -> list[go.Heatmap]:
-    """The critical path over the bins: per core and time bin the chain passes through, a
-    yellow-on-black strip in the middle of the row, with what runs there on hover.
-
-    Drawn as heatmaps, one image each: as lines and a dot per workload (thousands of SVG points
-    on a 64-core file), the browser redrew them for one to two seconds on every zoom.
-    """
-    rows = {core: i for i, core in enumerate(labels)}
-    z = np.full((len(rows), len(edges) - 1), np.nan)
-    text = np.full(z.shape, "", dtype=object)
+def _critical_bins(
+    critical: pd.DataFrame, labels: dict[int, str], edges: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per row (`_rows_bottom_up`) and time bin between `edges`: whether the critical path passes,
+    and what it runs there as the busy map's hover adds it ("" where it does not pass)."""
+    rows = _rows_bottom_up(labels)
+    on_path = np.zeros((len(rows), len(edges) - 1), dtype=bool)
+    text = np.full(on_path.shape, "", dtype=object)
     for core, group in critical.groupby("core_id"):
         chain = group.sort_values("start")  # a core runs one workload at a time
         start, end = chain["start"].to_numpy(float), chain["end"].to_numpy(float)
@@ -434,33 +458,44 @@ def _critical_cells(critical: pd.DataFrame, labels: dict[int, str], edges: np.nd
         row = rows[core]
         for b in np.flatnonzero(covered > 0):
             count = last[b] - first[b] + 1
-            text[row, b] = f"<b>{names[first[b]]}</b>" + (
+            text[row, b] = f"<br>critical path: <b>{names[first[b]]}</b>" + (
                 f" … <b>{names[last[b]]}</b> ({count:,} workloads)" if count > 1 else ""
             )
-            z[row, b] = 1.0
-    mid = (edges[:-1] + edges[1:]) / 2
-    # A strip in the middle of each row, wider and black under the yellow: `meta` is its share of
-    # the row, made a ygap (px) once the row's height is known (_fit_strips). The yellow one hovers.
-    common = {"z": z.astype(np.float32), "x": mid, "y": list(labels.values()), "showscale": False, "xgap": 0}
-    common |= {"hoverongaps": False, "name": "critical path", "legendgroup": "critical"}
-    black = go.Heatmap(common, colorscale=[[0, "#111111"], [1, "#111111"]], meta=0.45, hoverinfo="skip")
-    yellow = go.Heatmap(
-        common,
-        colorscale=[[0, CRITICAL_COLOR], [1, CRITICAL_COLOR]],
-        meta=0.25,
+            on_path[row, b] = True
+    return on_path, text
+
+
+def _critical_strips(on_path: np.ndarray, edges: np.ndarray) -> go.Heatmap:
+    """The critical path over the bins between `edges` (`on_path`, rows bottom up): a yellow-on-black
+    strip through the middle of each row where it passes, visible on any bin's color.
+
+    One heatmap of a pixel per cell: as lines and a dot per workload (thousands of SVG points on a
+    64-core file) the browser redrew them for one to two seconds on every zoom, and as strips
+    narrowed by a `ygap` Plotly painted them cell by cell (95-150 ms of every redraw). Its rows are
+    fifths of the timeline's rows, on an evenly spaced linear axis laid over the category one
+    (`CRITICAL_AXIS`); its hover is the busy map's.
+    """
+    rows, bins = on_path.shape
+    bands = np.array(STRIP_BANDS, dtype=np.uint8)
+    z = (on_path[:, None, :] * bands[None, :, None]).reshape(rows * len(bands), bins)
+    clear, black, yellow = "rgba(0,0,0,0)", "#111111", CRITICAL_COLOR
+    scale = [[0, clear], [1 / 3, clear], [1 / 3, black], [2 / 3, black], [2 / 3, yellow], [1, yellow]]
+    return go.Heatmap(
+        z=z,  # uint8: a quarter of float32's bytes to the browser, and 0 (clear) where nothing runs
+        x0=(edges[0] + edges[1]) / 2,
+        dx=edges[1] - edges[0],  # even bins, as the rows: Plotly then draws a pixel per cell, scaled
+        y0=-0.5 + 0.5 / len(bands),
+        dy=1 / len(bands),
+        yaxis=CRITICAL_AXIS,
+        zmin=0,
+        zmax=2,
+        colorscale=scale,
+        showscale=False,
+        hoverinfo="skip",
+        name="critical path",
+        legendgroup="critical",
         showlegend=True,
-        text=text,
-        hovertemplate="critical path on %{y}: %{text}<br>cycles ~%{x:,.0f}<extra></extra>",
     )
-    return [black, yellow]
-
-
-def _fit_strips(fig: go.Figure, rows: int) -> None:
-    """Each critical-path heatmap's ygap for its strip (`meta`, a share of the row) at the figure's height."""
-    cell = (fig.layout.height - fig.layout.margin.t - fig.layout.margin.b) / max(rows, 1)
-    for trace in fig.data:
-        if trace.type == "heatmap" and trace.name == "critical path":
-            trace.ygap = max(cell - max(2.0, round(cell * trace.meta)), 0.0)
 
 
 def _moves(critical: pd.DataFrame) -> int:

@@ -7,6 +7,7 @@ Set IRTOOLS_SCREENSHOTS=DIR to keep the screenshots for a look.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -64,11 +65,51 @@ def test_the_aggregated_timeline_shows_the_critical_path(
     dash_duo.start_server(create_app(NOC_DIR, open_file=VGG))
     names = wait_until(lambda: (n := _trace_names(dash_duo, "timeline")) and "busy time" in n and n, 60)
     assert "critical path" in names and "critical path: core to core" in names
-    # The rail is drawn over the bins as two images (black under yellow) beside the busy map's.
-    assert len(dash_duo.find_elements("#timeline .heatmaplayer image")) == 3
-    assert dash_duo.get_logs() == []
+    # The strips are drawn over the bins as one image (yellow on black) beside the busy map's.
+    assert len(dash_duo.find_elements("#timeline .heatmaplayer image")) == 2
+    # Hovering a bin the path passes names that row's core and what the path runs there (Plotly
+    # looks the hover up by the row's place on the axis: rows in another order showed another core's).
     dash_duo.driver.execute_script("document.getElementById('timeline').scrollIntoView();")
+    label, expected = _hover_a_critical_bin(dash_duo)
+    shown = wait_until(lambda: dash_duo.driver.execute_script(_HOVER_TEXT), 10)
+    assert shown.startswith(label + ", cycles")
+    assert shown.split("<br>")[-1] == re.sub(
+        "<[^>]+>", "", expected.split("<br>")[-1]
+    )  # "critical path: conv1"
+    assert dash_duo.get_logs() == []
     _keep(dash_duo, tmp_path, "aggregated-critical-path.png")
+
+
+_HOVER_TEXT = (
+    "const t = document.querySelector('#timeline .hovertext text');"
+    "return t ? Array.from(t.querySelectorAll('tspan.line')).map(l => l.textContent).join('<br>') : '';"
+)
+
+
+def _hover_a_critical_bin(dash_duo: Any) -> tuple[str, str]:
+    """Moves the mouse to the middle of a busy-map bin the critical path passes; returns its row's
+    label and its hover text as the figure holds it."""
+    from selenium.webdriver.common.actions.action_builder import ActionBuilder
+
+    found = dash_duo.driver.execute_script(
+        """
+        const g = document.querySelector('#timeline .js-plotly-plot');
+        const busy = g.data.find(t => t.name === 'busy time'), cell = g.calcdata[g.data.indexOf(busy)][0];
+        const l = g._fullLayout, box = g.getBoundingClientRect();
+        for (let r = 0; r < busy.text.length; r++)
+          for (let c = 0; c < busy.text[r].length; c++)
+            if (busy.text[r][c].includes('critical path')) {
+              const x = (cell.x[c] + cell.x[c + 1]) / 2, row = l.yaxis._categoriesMap[busy.y[r]];
+              return [box.left + l.xaxis._offset + l.xaxis.l2p(x), box.top + l.yaxis._offset + l.yaxis.l2p(row),
+                      busy.y[r], busy.text[r][c]];
+            }
+        """
+    )
+    x, y, label, text = found
+    move = ActionBuilder(dash_duo.driver)
+    move.pointer_action.move_to_location(int(x), int(y))
+    move.perform()
+    return label, text
 
 
 @needs_fixtures

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import plotly.graph_objects as go
 import pytest
 
 from dashboards import figures, timeline
@@ -174,6 +175,19 @@ def _schedule(*workloads: tuple[int, str, int, int]) -> pd.DataFrame:
     )
 
 
+def _by_row(heat: go.Heatmap, values: object) -> dict[str, list[float]]:
+    """A heatmap's rows of `values` (its z, customdata...) by the row's label."""
+    return {
+        label: np.asarray(row, dtype=float).tolist()
+        for label, row in zip(heat.y, np.asarray(values), strict=True)
+    }
+
+
+def _texts(heat: go.Heatmap) -> dict[str, list[str]]:
+    """A heatmap's hover texts by the row's label."""
+    return {label: list(row) for label, row in zip(heat.y, heat.text, strict=True)}
+
+
 def test_many_workloads_become_busy_time_per_bin(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(timeline, "MAX_BARS", 2)
     monkeypatch.setattr(timeline, "TIME_BINS", 4)
@@ -183,11 +197,13 @@ def test_many_workloads_become_busy_time_per_bin(monkeypatch: pytest.MonkeyPatch
     [heat] = [t for t in fig.data if t.type == "heatmap"]
     assert not [t for t in fig.data if t.type == "bar"]
     # The hover's computing share per bin, float32; no NoC-stalled share where nothing stalls.
-    np.testing.assert_allclose(np.asarray(heat.customdata), [[1, 1, 1, 1], [0.4, 0, 0, 0]], rtol=1e-6)
+    computing = _by_row(heat, heat.customdata)
+    np.testing.assert_allclose(computing["core 0"], [1, 1, 1, 1], rtol=1e-6)
+    np.testing.assert_allclose(computing["core 1"], [0.4, 0, 0, 0], rtol=1e-6)
     assert "NoC-stalled" not in heat.hovertemplate  # no stall outside the noc model
-    z = np.asarray(heat.z, dtype=float)
-    assert z[0].tolist() == [0, 0, 1, 1]  # pe, pe, vp, vp (layer types sorted: pe=0, vp=1)
-    assert z[1, 0] == 2 and np.isnan(z[1, 1:]).all()  # pale pe (under half busy), then idle
+    z = _by_row(heat, heat.z)
+    assert z["core 0"] == [0, 0, 1, 1]  # pe, pe, vp, vp (layer types sorted: pe=0, vp=1)
+    assert z["core 1"][0] == 2 and np.isnan(z["core 1"][1:]).all()  # pale pe (under half busy), then idle
     assert sorted(t.name for t in fig.data if t.type == "scatter") == ["pe", "vp"]  # the legend
 
 
@@ -220,10 +236,10 @@ def test_the_aggregated_rows_count_noc_stalls_apart_and_colour_bins_mostly_stall
     fig = timeline_figure(frame, "noc")
     [heat] = [t for t in fig.data if t.type == "heatmap"]
     custom = np.asarray(heat.customdata)
-    assert custom[..., 0].tolist() == [[1, 0, 0, 0], [1, 1, 1, 1]]  # computing
-    assert custom[..., 1].tolist() == [[0, 1, 1, 1], [0, 0, 0, 0]]  # NoC-stalled
-    z = np.asarray(heat.z, dtype=float)
-    assert z[0].tolist() == [0, 2, 2, 2]  # pe, then the stall colour (index 2k with one layer type)
+    assert _by_row(heat, custom[..., 0]) == {"core 0": [1, 0, 0, 0], "core 1": [1, 1, 1, 1]}  # computing
+    assert _by_row(heat, custom[..., 1]) == {"core 0": [0, 1, 1, 1], "core 1": [0, 0, 0, 0]}  # NoC-stalled
+    # pe, then the stall colour (index 2k with one layer type)
+    assert _by_row(heat, heat.z)["core 0"] == [0, 2, 2, 2]
     assert "NoC-stalled (more than computing)" in [t.name for t in fig.data if t.type == "scatter"]
 
 
@@ -321,16 +337,21 @@ def test_the_aggregated_timeline_draws_the_critical_path_and_its_hand_offs(
     frame["critical"] = [True, False, True]
     fig = timeline_figure(frame, "dependency")
     assert [t for t in fig.data if t.name == "busy time"]  # aggregated
-    # The rail: the bins (25 cycles each) the chain passes through, per core (rows listed top-down
-    # as the labels: core 0, core 1), black under yellow.
-    black, yellow = [t for t in fig.data if t.name == "critical path"]
-    assert black.type == yellow.type == "heatmap" and yellow.showlegend and not black.showlegend
-    assert [[v == 1 for v in row] for row in yellow.z] == [
-        [True, True, False, False],
-        [False, False, True, True],
-    ]
-    assert list(yellow.text[0][:2]) == ["<b>L0</b>", "<b>L0</b>"]
-    assert 0 < black.ygap < yellow.ygap  # the yellow strip is the thinner, over the black one
+    # The strip: the bins (25 cycles each) the chain passes through, per core, yellow on black in
+    # the middle fifth of the row: rows bottom up (core 1, core 0) as the category axis counts them.
+    [strip] = [t for t in fig.data if t.name == "critical path"]
+    assert strip.type == "heatmap" and strip.showlegend and strip.hoverinfo == "skip"
+    core_1 = [[0, 0, 0, 0], [0, 0, 1, 1], [0, 0, 2, 2], [0, 0, 1, 1], [0, 0, 0, 0]]
+    core_0 = [[0, 0, 0, 0], [1, 1, 0, 0], [2, 2, 0, 0], [1, 1, 0, 0], [0, 0, 0, 0]]
+    assert np.asarray(strip.z).tolist() == core_1 + core_0  # 0 clear, 1 black, 2 yellow
+    # Evenly spaced fifths (Plotly then draws one image, not cell by cell) centred on the rows,
+    # on an axis over the category one with its range, so a zoom moves both alike.
+    assert (strip.y0, strip.dy, strip.x0, strip.dx) == (-0.4, 0.2, 12.5, 25)
+    assert strip.yaxis == "y2" and fig.layout.yaxis2.overlaying == "y" and not fig.layout.yaxis2.visible
+    assert list(fig.layout.yaxis2.range) == list(fig.layout.yaxis.range) == [-0.5, 1.5]
+    # What runs there, on the busy map's hover.
+    [busy] = [t for t in fig.data if t.name == "busy time"]
+    assert _texts(busy)["core 0"][:2] == ["pe<br>critical path: <b>L0</b>"] * 2
     [hand] = [t for t in fig.data if t.name == "critical path: core to core"]
     assert list(hand.x) == [50, 60, None] and list(hand.y) == ["core 0", "core 1", None]
 
@@ -345,11 +366,12 @@ def test_the_aggregated_critical_path_names_what_runs_in_each_bin(monkeypatch: p
     )
     frame["critical"] = True
     fig = timeline_figure(frame, "dependency")
-    yellow = [t for t in fig.data if t.name == "critical path"][-1]
-    assert [list(row) for row in yellow.text] == [
-        ["<b>L0</b> … <b>L2</b> (3 workloads)", "", "<b>L3</b>", ""],
-        ["", "", "", "<b>L4</b>"],
-    ]
+    [busy] = [t for t in fig.data if t.name == "busy time"]
+    path = "pe<br>critical path: "
+    assert _texts(busy) == {
+        "core 0": [path + "<b>L0</b> … <b>L2</b> (3 workloads)", "pe", path + "<b>L3</b>", "pe"],
+        "core 1": ["pe", "pe", "pe", path + "<b>L4</b>"],
+    }
     # Zoomed in (bars), every critical workload keeps its own segment of the rail.
     monkeypatch.setattr(timeline, "MAX_BARS", 100)
     rail = [t for t in timeline_figure(frame, "dependency").data if t.name == "critical path"][-1]

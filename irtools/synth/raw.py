@@ -3,7 +3,7 @@
 `to_raw` rewrites a generated documented IR the way the scheduler writes it before L2 addresses
 exist: cores keyed by Gemini's mesh ids y*(xlen+2)+x+1, one ifmap object with max_workload_id,
 destinations and sources naming cores by `id`, weights as output-channel ranges, buffer entries
-as 1 KiB `block` counts, sizes in bits, and no buffersize, ring regions, WL0, tiles or addresses.
+as 1 KiB `block` counts (an ofmap entry with its size and no source), sizes in bits, and no buffersize, ring regions, WL0, tiles or addresses.
 The same generator and seed give the same schedule in both dialects.
 
 `inject_raw` adds one defect per code (GIR201, GIR203, GIR204, GIR502) and predicts the checker's
@@ -132,7 +132,9 @@ def _raw_entry(b: Doc, wl: Doc, core: dict[int, int]) -> Doc:
         "type": b["type"],
         "upper": _channels(b["upper"]) if weight else b["upper"],
     }
-    if b.get("source") is not None:
+    # The scheduler writes an ofmap entry with its size and no source or transfer id (every real raw
+    # file's 3,712 ofmap entries), although the documented form names the core as its source.
+    if b.get("source") is not None and b["type"] != "ofmap":
         entry["source"] = [_raw_source(s, weight, core) for s in b["source"]]
         entry["transfer_id"] = b.get("transfer_id") or sorted({s["transfer_id"] for s in b["source"]})
     else:

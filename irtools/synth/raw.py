@@ -3,7 +3,8 @@
 `to_raw` rewrites a generated documented IR the way the scheduler writes it before L2 addresses
 exist: cores keyed by Gemini's mesh ids y*(xlen+2)+x+1, one ifmap object with max_workload_id,
 destinations and sources naming cores by `id`, weights as output-channel ranges, buffer entries
-as 1 KiB `block` counts (an ofmap entry with its size and no source), sizes in bits, and no buffersize, ring regions, WL0, tiles or addresses.
+as 1 KiB `block` counts (an ofmap entry with its size and no source), sizes in bits, and no
+buffersize, ring regions, WL0, tiles or addresses.
 The same generator and seed give the same schedule in both dialects.
 
 `inject_raw` adds one defect per code (GIR201, GIR203, GIR204, GIR502) and predicts the checker's

@@ -44,6 +44,9 @@ def test_table_scatter_and_a_click_opens_the_schedule(dash_duo: Any, tmp_path: P
     dx, dy = where[0] - plot.size["width"] / 2, where[1] - plot.size["height"] / 2  # from its center
     ActionChains(dash_duo.driver).move_to_element(plot).move_by_offset(dx, dy).click().perform()
     wait_until(lambda: "?file=" in dash_duo.driver.current_url, 30)
+    # The schedule loaded, not only the page drawn: a test that ends while the file still loads in the
+    # server's background thread has that thread stopped mid-read (an unclosed file at teardown).
+    dash_duo.wait_for_contains_text("#status", "4 cores", timeout=60)
     dash_duo.wait_for_element("#timeline .main-svg", timeout=60)
     assert (
         "vgg_2x2_b1_noc" in dash_duo.driver.current_url and "_ul1024_ir.json" in dash_duo.driver.current_url

@@ -128,11 +128,10 @@ L2 = [
         ],
         _kib(100),
     ),
-    # Raw sources: an ofmap entry as the scheduler writes it (no source, no ids) brings nothing in and is
-    # no defect; an input entry with no source says what it carries, ids listed as the format does.
-    Case(
-        "GIR305-raw-ofmap-entry-without-source", _raw_entry("1", 9, 3, "source", "transfer_id"), "GIR305", []
-    ),
+    # Raw sources: an ofmap entry as the scheduler writes it (no source, no ids; synth writes it so)
+    # brings nothing in and is no defect; an input entry with no source says what it carries, ids
+    # listed as the format does.
+    Case("GIR305-raw-ofmap-entry-without-source", _raw_entry("1", 9, 3), "GIR305", []),
     Case(
         "GIR305-raw-input-without-source-with-ids",
         _raw_entry("1", 1, 1, "source", transfer_id=[2, 7]),

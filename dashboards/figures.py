@@ -19,7 +19,7 @@ import plotly.graph_objects as go
 import plotly.io as pio
 from plotly.subplots import make_subplots
 
-from irtools.analysis.units import format_bytes
+from irtools.analysis.units import byte_ticks, format_bytes
 
 TEMPLATE = "plotly_white"
 # The house look is the default template of every figure made in this process: a template set per
@@ -158,18 +158,6 @@ def _pieces(tensors: pd.DataFrame) -> pd.DataFrame:
     return tensors.assign(lo=tensors["address"], hi=tensors["address"] + tensors["size"])
 
 
-def byte_ticks(top: float) -> tuple[list[int], list[str]]:
-    """Tick values and binary-unit labels (B, KiB, MiB) for a byte axis from 0 to `top`: about six
-    ticks a power of two (or 1.5x one) apart, so they read as round KiB/MiB, never as "500m"."""
-    step = 1
-    while top / step > 8:
-        step *= 2
-    if top / step < 4 and step >= 4:
-        step //= 2
-    values = list(range(0, int(top) + 1, step))
-    return values, [format_bytes(v) for v in values]
-
-
 def occupancy_figure(
     tensors: pd.DataFrame,
     occupancy: pd.DataFrame,
@@ -260,10 +248,10 @@ def occupancy_figure(
             col=1,
         )
         top = int(highest * 1.05)
-    values, labels = byte_ticks(top)
+    values, labels = byte_ticks(top, 8)
     fig.update_yaxes(title="address", range=[0, top], row=1, col=1, tickvals=values, ticktext=labels)
     held_top = max(int(snapshots["total_bytes"].max()) if len(snapshots) else 0, capacity or 0, 1)
-    values, labels = byte_ticks(held_top)
+    values, labels = byte_ticks(held_top, 8)
     fig.update_yaxes(
         title="held", row=2, col=1, range=[0, held_top * 1.05], tickvals=values[::2], ticktext=labels[::2]
     )

@@ -21,17 +21,24 @@ def format_bytes(n: float, space: str = " ") -> str:
     return f"{int(n):,}{space}B"
 
 
+_STEPS = (0.125, 0.25, 0.5) + tuple(m * 10**k for k in range(7) for m in (1, 2, 2.5, 5))
+"""Tick steps in the axis's unit: below one unit, powers of two (128, 256, 512 of the unit below)."""
+
+
 def byte_ticks(top: float, count: int = 5) -> tuple[list[float], list[str]]:
-    """About `count` round tick values from 0 to `top` bytes, and their labels in binary units."""
+    """About `count` round tick values from 0 to `top` bytes, and their labels in binary units.
+
+    The unit is the one `format_bytes` writes `top` in, and the step a round number of it (or an eighth,
+    a quarter, a half): every tick then reads round, "512 KiB" and "1.5 MiB", never "0.98 MiB" (a step
+    of 1,000 KiB) or "205 KiB" (a fifth of a MiB).
+    """
     if not top > 0 or not math.isfinite(top):
         return [0.0], ["0 B"]
-    raw = top / count
-    unit = next((scale for _, scale in _UNITS if raw >= scale), 1)
-    mantissa = raw / unit
-    power = 10 ** math.floor(math.log10(mantissa))
-    step = next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= mantissa) * unit
+    unit = next((scale for _, scale in _UNITS if top >= scale * 1000 / 1024), 1)
+    wanted = top / max(count, 1) / unit
+    step = next((m for m in _STEPS if m >= wanted and m * unit >= 1), _STEPS[-1]) * unit
     values = [i * step for i in range(int(top // step) + 1)]
-    return values, [format_bytes(v) if v else "0" for v in values]
+    return values, [format_bytes(v) for v in values]
 
 
 _ENERGY_UNITS = (("J", 1e12), ("mJ", 1e9), ("µJ", 1e6), ("nJ", 1e3))

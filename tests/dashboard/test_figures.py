@@ -303,7 +303,7 @@ def test_a_layer_filter_keeps_only_its_transfers(mesh) -> None:  # type: ignore[
 
 
 def test_byte_axes_use_binary_units() -> None:
-    values, labels = figures.byte_ticks(1 << 20)
+    values, labels = figures.byte_ticks(1 << 20, 8)
     assert values[1] == 128 * 1024
     assert labels[:3] == ["0 B", "128 KiB", "256 KiB"] and labels[-1] == "1 MiB"
     assert figures.format_bytes(448) == "448 B" and figures.format_bytes(13 * 1024) == "13 KiB"

@@ -97,6 +97,24 @@ def test_bytes_read_in_binary_units_without_exponents(n: int, text: str) -> None
     assert format_bytes(n) == text
 
 
+@pytest.mark.parametrize(
+    "top", [1000 * 1024, 2 << 20, 1.05 * 1.5 * 2**20, 3 << 30, 700, 11.1 * 2**20, 999 * 2**20]
+)
+@pytest.mark.parametrize("count", [3, 5, 8])
+def test_byte_ticks_read_round(top: float, count: int) -> None:
+    # The counter track's L2 axis read "0.98 MiB" and "1.95 MiB" at a 2 MiB L2 (steps of 1,000 KiB).
+    values, labels = byte_ticks(top, count)
+    numbers = [float(label.split()[0].replace(",", "")) for label in labels]
+    assert all(n == int(n) or (4 * n) == int(4 * n) for n in numbers), labels
+    assert values[0] == 0 and values[-1] <= top and 1 <= len(values) - 1 <= 2 * count
+
+
+def test_byte_ticks_at_a_2_mib_l2() -> None:
+    assert byte_ticks(2 << 20, 3)[1] == ["0 B", "1 MiB", "2 MiB"]
+    assert byte_ticks(2 << 20, 5)[1] == ["0 B", "512 KiB", "1 MiB", "1.5 MiB", "2 MiB"]
+    assert byte_ticks(1000 * 1024, 5)[1] == ["0 B", "256 KiB", "512 KiB", "768 KiB"]  # not 205 KiB
+
+
 def test_byte_colour_bars_tick_in_binary_units() -> None:
     values, labels = byte_ticks(11.1 * 2**20)
     assert labels[1:3] == ["2.5 MiB", "5 MiB"] and values[-1] <= 11.1 * 2**20

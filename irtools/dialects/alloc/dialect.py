@@ -150,7 +150,8 @@ ALLOC = Dialect(
     note=(
         "Gemini scheduler IR after the SET allocator's L2 address allocation (alloc dialect: raw "
         "buffer entries plus address, in 1 KiB blocks, and start_loading); checked against its own "
-        "schema (irtools schema --dialect alloc); the file records no L2 size (give --l2-size)"
+        "schema (irtools schema --dialect alloc); the file records no L2 size (GIR301 takes it from "
+        "--l2-size)"
     ),
     capabilities=RAW_CAPABILITIES | {Capability.L2_ADDRESSES, Capability.NEWLY_ADDED},
     # The raw parts with placed buffer entries: the DRAM section, scalars and omissions are raw's own.

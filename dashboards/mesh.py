@@ -27,7 +27,7 @@ from irtools.analysis import Analysis
 from irtools.analysis.chiplets import ChipletCut
 from irtools.analysis.link_cost import ranked_links
 from irtools.analysis.tiles import METRICS, MeshShape, mesh_shape
-from irtools.analysis.units import byte_ticks, format_bytes
+from irtools.analysis.units import byte_ticks, count_ticks, format_bytes
 
 TILE = 0.56
 """Tile side in mesh units: the rest of each unit is the gap the links run in."""
@@ -457,12 +457,12 @@ def _link_colorbar(scale: LinkScale) -> go.Scatter:
     n = len(LINK_COLORS)
     colorscale = [[edge, color] for k, color in enumerate(LINK_COLORS) for edge in (k / n, (k + 1) / n)]
     if scale.rank_by == "cycles added":
-        ticks: dict[str, Any] = {"tickformat": ",.0f"}
+        values, labels = count_ticks(top)
         title = "links: NoC<br>cycles added"
     else:
         values, labels = byte_ticks(top)
-        ticks = {"tickvals": values, "ticktext": labels}
         title = "links:<br>bytes"
+    ticks = {"tickvals": values, "ticktext": labels}
     return go.Scatter(
         x=[None],
         y=[None],

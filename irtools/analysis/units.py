@@ -41,6 +41,19 @@ def byte_ticks(top: float, count: int = 5) -> tuple[list[float], list[str]]:
     return values, [format_bytes(v) for v in values]
 
 
+def count_ticks(top: float, count: int = 5) -> tuple[list[float], list[str]]:
+    """About `count` round tick values from 0 to `top` of a count (cycles, say), whole numbers only,
+    and their labels ("2,500"): a bar up to 1 reads 0 and 1, never 0, 1, 1 (0.5 rounded)."""
+    if not top > 0 or not math.isfinite(top):
+        return [0.0], ["0"]
+    wanted = max(top / max(count, 1), 1.0)
+    power = 10 ** math.floor(math.log10(wanted))
+    steps = (1, 2, 2.5, 5, 10) if power >= 10 else (1, 2, 5, 10)  # 2.5 is whole from 25 up
+    step = next(m * power for m in steps if m * power >= wanted)
+    values = [float(i * step) for i in range(int(top // step) + 1)]
+    return values, [f"{v:,.0f}" for v in values]
+
+
 _ENERGY_UNITS = (("J", 1e12), ("mJ", 1e9), ("µJ", 1e6), ("nJ", 1e3))
 
 

@@ -39,6 +39,18 @@ def test_with_a_bandwidth_the_costliest_link_is_the_one_the_noc_timeline_blames(
     )
 
 
+def _link_bar(fig) -> list[str]:  # type: ignore[no-untyped-def]
+    return list(next(t for t in fig.data if t.name == "link scale").marker.colorbar.ticktext)
+
+
+def test_the_cycles_added_colour_bar_ticks_whole_cycles(vgg8) -> None:  # type: ignore[no-untyped-def]
+    assert _link_bar(mesh_view(vgg8, "noc")) == ["0", "20,000", "40,000", "60,000"]  # top +64,378
+    # Darknet19 2x2 at 32 B/cycle: no link adds a cycle, the bar runs to 1 and read "0, 1, 1" (0.5 rounded).
+    quiet = analyze(VGG.with_name("darknet19_2x2_b1_noc32-128_ul512_ir.json"), AnalysisOptions(noc_bw=32))
+    assert mesh_links(quiet, "noc", None)[1].top == 0
+    assert _link_bar(mesh_view(quiet, "noc")) == ["0", "1"]
+
+
 def test_without_a_bandwidth_links_rank_by_bytes_and_the_page_says_so() -> None:
     a = analyze(VGG)
     links, scale = mesh_links(a, "dependency", None)

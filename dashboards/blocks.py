@@ -7,6 +7,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from dashboards.figures import CONFLICT_COLOR, TYPE_COLORS, empty_figure, escape, finish_layout, span_ends
+from irtools.analysis.units import byte_ticks
 
 
 def blocks_figure(
@@ -86,5 +87,7 @@ def blocks_figure(
         fig.update_xaxes(range=list(window) if window is not None else [0, end])
     else:
         fig.update_xaxes(title="workload position on the core")
-    fig.update_yaxes(title="KiB held", rangemode="tozero")
+    # Binary units, as the counter track above and the allocated files' map write bytes (not 1,200).
+    values, labels = byte_ticks(max(peak, capacity_kib or 0, 1) * 1024, 6)
+    fig.update_yaxes(title="held", rangemode="tozero", tickvals=[v / 1024 for v in values], ticktext=labels)
     return finish_layout(fig, title, 420)

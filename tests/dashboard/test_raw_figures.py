@@ -38,6 +38,9 @@ def test_block_map_stacks_types_and_marks_snapshots_over_l2() -> None:
     blocks = a.l2_blocks[a.l2_blocks.core_id == 1]
     assert len(over) == 1 and len(over[0].x) == int((blocks.held_kib > 512).sum()) > 0
     assert fig.layout.title.text == "L2 KiB held on core 1 (0,0) (blocks; no addresses): peak 716 of 512"
+    # The KiB axis labelled in binary units, as the counter track above it writes bytes (peak 716 KiB).
+    assert list(fig.layout.yaxis.ticktext) == ["0 B", "200 KiB", "400 KiB", "600 KiB"]
+    assert list(fig.layout.yaxis.tickvals) == [0, 200, 400, 600]  # the axis counts KiB
     assert wl0 is None  # the dialect has no WL0: no panel rather than an empty one saying so
 
 

@@ -138,23 +138,17 @@ def timeline_figure(
     )
     fig.update_layout(barmode="overlay", bargap=0.35, showlegend=True)  # also for one layer type in view
     # Every core gets its row, also one whose workloads cannot be placed.
+    rows_bottom_up = _rows_bottom_up(labels)
+    rows_range = [-0.5, len(cores) - 0.5]
     fig.update_yaxes(
-        categoryorder="array",
-        categoryarray=[labels[c] for c in reversed(cores)],
-        range=[-0.5, len(cores) - 0.5],
-        title=None,
+        categoryorder="array", categoryarray=[labels[c] for c in rows_bottom_up], range=rows_range, title=None
     )
     if any(trace.yaxis == CRITICAL_AXIS for trace in fig.data):
         # The strips' axis keeps the rows' range: a zoom of the plot area moves both alike.
-        strips_axis = {
-            "overlaying": "y",
-            "type": "linear",
-            "range": [-0.5, len(cores) - 0.5],
-            "visible": False,
-        }
+        strips_axis = {"overlaying": "y", "type": "linear", "range": rows_range, "visible": False}
         fig.update_layout({"yaxis" + CRITICAL_AXIS[1:]: strips_axis})
     if focus and focus.core_id in labels:  # a core picked (on the mesh): its row stands out
-        row = list(reversed(cores)).index(focus.core_id)
+        row = rows_bottom_up[focus.core_id]
         fig.add_hrect(
             y0=row - 0.5, y1=row + 0.5, fillcolor="#ffe9a8", opacity=0.45, line_width=0, layer="below"
         )

@@ -68,7 +68,7 @@ def file_progress(verb: str) -> Callable[[int, int], None] | None:
         return None
 
     def report(done: int, total: int) -> None:
-        sys.stderr.write(f"{_NEW_LINE}{verb} {done}/{total} files")
+        sys.stderr.write(_counted(verb, done, total))
         if done == total:
             sys.stderr.write("\n")
         sys.stderr.flush()
@@ -78,6 +78,12 @@ def file_progress(verb: str) -> Callable[[int, int], None] | None:
 
 _NEW_LINE = "\r\x1b[K"
 """Back to the line's start and clear it: a shorter line must not leave the end of a longer one."""
+
+
+def _counted(verb: str, done: int, total: int) -> str:
+    """The progress line's start, shared by the counter and the large-file note: `checked 2/6 files`."""
+    return f"{_NEW_LINE}{verb} {done}/{total} files"
+
 
 LARGE_FILE = 20 * 10**6
 """Bytes from which a file's check takes seconds: the terminal names it while it is read."""
@@ -95,7 +101,7 @@ def large_file_note(verb: str) -> Callable[[str, int, int], None] | None:
         except OSError:
             return  # the check reports it
         if size >= LARGE_FILE:
-            sys.stderr.write(f"{_NEW_LINE}{verb} {done}/{total} files; now {path} ({size / 1e6:,.0f} MB)…")
+            sys.stderr.write(f"{_counted(verb, done, total)}; now {path} ({size / 1e6:,.0f} MB)…")
             sys.stderr.flush()
 
     return note

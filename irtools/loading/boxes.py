@@ -273,7 +273,11 @@ class TensorColumns:
         return self._group(attrgetter("wl0_entries"))
 
     def workload_boxes(self) -> tuple[Ints, Ints] | None:
-        """Each workload's own range (lower, upper)."""
+        """Each workload's own range (lower, upper), kept: GIR504's and GIR505's screens both read it."""
+        return self._workload_boxes
+
+    @cached_property
+    def _workload_boxes(self) -> tuple[Ints, Ints] | None:
         boxes = self.field("workload")
         if any(len(b) != 2 for b in boxes):
             return None

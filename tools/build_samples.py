@@ -596,7 +596,8 @@ RAW_ALLOC_INVALID: dict[str, tuple[str, Mutation]] = {
     "GIR301-raw-blocks-over-l2": ("raw", _set("1/2/buffer/4/block", 250)),
     # Workload 9's ofmap (21 blocks) placed at block 240: it ends at block 261, past the 256 of the L2.
     "GIR301-alloc-address-past-l2": ("alloc", _set("1/5/buffer/1/address", 240)),
-    # Workload 0's input says it is held for workload 5, but workload 2 runs next on the core.
+    # Workload 0's input says it is held for workload 5, which runs later on the core, but the snapshot
+    # of workload 2 between them does not hold it.
     "GIR304-raw-held-for-another": ("raw", _set("1/0/buffer/0/workload_id", 5)),
     # Workload 2's weight is marked loaded again, though the snapshot before holds it at the same address.
     "GIR304-alloc-start-loading": ("alloc", _set("1/1/buffer/0/start_loading", True)),

@@ -28,7 +28,7 @@ class Capability(StrEnum):
     NEWLY_ADDED = "per-tensor load flags (newly_added or start_loading)"
     BLOCK_COUNTS = "1 KiB block counts"
     DRAM_WAITS = "max_workload_id"
-    HELD_AHEAD = "inputs held ahead for the next workload (workload_id in the snapshot)"
+    HELD_AHEAD = "inputs held ahead for a later workload (workload_id in the snapshot)"
     SOURCE_CHANNELS = "sources in the producer's frame with channel"
     L2_SIZE = "an L2 size (buffersize in the file, or --l2-size)"
 

@@ -555,7 +555,28 @@ BUFFERS = [
             (
                 "GIR304",
                 "/1/0/buffer/3/workload_id",
-                "ifmap of layer 'Conv_0' is held for workload 4, but workload 2 runs next on this core",
+                "ifmap of layer 'Conv_0' is held for workload 4, but the next snapshot on this core "
+                "(workload 2) does not hold it",
+            )
+        ],
+    ),
+    # As the scheduler holds an input from a core: from its producer's workload to its reader's, in
+    # every snapshot between (workload 4's input, transfer 10, also held at workloads 0 and 2).
+    Case(
+        "GIR304-raw-held-two-ahead-through-every-snapshot",
+        lambda: edited(_held((2, 3), 0, 4)(), (("1", 1, "buffer", 4, "workload_id"), 4)),
+        "GIR304",
+        [],
+    ),
+    Case(
+        "GIR304-raw-held-for-an-earlier-workload",
+        _held((0, 0), 1, 0),
+        "GIR304",
+        [
+            (
+                "GIR304",
+                "/1/1/buffer/5/workload_id",
+                "ifmap of layer 'Conv_0' is held for workload 0, which does not run later on this core",
             )
         ],
     ),
@@ -591,7 +612,8 @@ BUFFERS = [
             (
                 "GIR304",
                 "/1/0/buffer/3/workload_id",
-                "ifmap of layer 'Conv_0' is held for workload 4, but workload 1 runs next on this core",
+                "ifmap of layer 'Conv_0' is held for workload 4, but the next snapshot on this core "
+                "(workload 1) does not hold it",
             )
         ],
         _L2,

@@ -1,5 +1,5 @@
 """GIR304 snapshot-continuity: consecutive L2 snapshots of a core disagree about a tensor; on the raw
-and alloc dialects, an input held ahead for the next workload does not reach it."""
+and alloc dialects, an input held ahead for a later workload does not reach it."""
 
 from __future__ import annotations
 
@@ -68,8 +68,9 @@ def snapshot_continuity(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     Why: the assembler loads exactly the newly added tensors; a wrong flag loads data twice or
     never.
     Example: `/0/5/buffer/1/newly_added: GIR304 warning ifmap tensor 3 [transfer 39] is marked not newly added but was absent before`
-    On the raw dialect (no tensor ids, no addresses), an input listed ahead for the next
-    workload (`workload_id`) must be for the workload that runs next and be in its snapshot. On the
+    On the raw dialect (no tensor ids, no addresses), an input listed ahead for a later workload
+    (`workload_id`) must be for a workload that runs later on the core and be in every snapshot
+    until then (the scheduler keeps an input from a core in L2 from its producer to its reader). On the
     alloc dialect both forms run: `start_loading` is `newly_added`, for tensors numbered as the SET
     allocator's parser numbers them.
     Fix: recompute newly_added from the previous snapshot.
@@ -110,42 +111,49 @@ def snapshot_continuity(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
 def raw_snapshot_continuity(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     """GIR304 on the raw dialect: an input held ahead for a later workload must reach that workload.
 
-    The scheduler lists an ifmap (or a weight from an ofmap) of workload w also in the snapshot of
-    the workload before w on the same core, when it is already loaded then (`workload_id` = w). That
-    entry must be for the next workload on the core, and w's own snapshot must hold it (same layer,
-    same transfer ids).
+    The scheduler tags an input in L2 with the workload that reads it (`workload_id`), and lists it in
+    every snapshot of that core from when it is there until that workload runs (GEMINI-HPCA2024
+    `SchNode::IR_gen`: an input from a core stays in `curr_ifmap` from its producer's workload to its
+    reader's; one from DRAM also goes into the snapshot just before its reader's). So an entry held
+    for another workload w must be for a workload that runs later on the same core, and the next
+    snapshot must hold it too (same layer, same transfer ids, tagged w): w's own when w runs next.
     """
     for core_id, refs in ir.cores.items():
+        # Each workload id's last position on the core: an id held for runs later when that is after.
+        last_at = {ir.raw(ref).workload_id: ref.position for ref in refs}
         for ref in refs:
             wl = ir.raw(ref)
             if ref.position + 1 < len(refs) and not ir.follows(refs[ref.position + 1]):
                 continue  # the workload after it in the file was left out: its next one is unknown
             nxt = ir.raw(refs[ref.position + 1]) if ref.position + 1 < len(refs) else None
             for i, entry in enumerate(wl.buffer):
-                if entry.workload_id is None or entry.workload_id == wl.workload_id:
+                held_for = entry.workload_id
+                if held_for is None or held_for == wl.workload_id:
                     continue
-                ptr = jp.extend(ref.pointer, "buffer", i, "workload_id")
-                where: dict[str, Any] = {"core_id": core_id, "workload_id": wl.workload_id}
-                if nxt is None or nxt.workload_id != entry.workload_id:
-                    after = "no workload" if nxt is None else f"workload {nxt.workload_id}"
-                    yield ctx.finding(
-                        "GIR304",
-                        f"{entry.type} of layer {entry.layer!r} is held for workload {entry.workload_id}, "
-                        f"but {after} runs next on this core",
-                        ptr,
-                        **where,
-                    )
+                held = f"{entry.type} of layer {entry.layer!r} is held for workload {held_for}"
+                if nxt is None:
+                    problem = "but no workload runs next on this core"
+                elif last_at.get(held_for, -1) <= ref.position:
+                    problem = "which does not run later on this core"
+                elif _holds(nxt.buffer, entry):
                     continue
-                key = (entry.layer, flat_ids(entry.transfer_id_as_written))
-                if not any(
-                    e.workload_id == entry.workload_id
-                    and (e.layer, flat_ids(e.transfer_id_as_written)) == key
-                    for e in nxt.buffer
-                ):
-                    yield ctx.finding(
-                        "GIR304",
-                        f"{entry.type} of layer {entry.layer!r} is held for workload {entry.workload_id}, "
-                        "whose own snapshot does not hold it",
-                        ptr,
-                        **where,
-                    )
+                elif nxt.workload_id == held_for:
+                    problem = "whose own snapshot does not hold it"
+                else:
+                    problem = f"but the next snapshot on this core (workload {nxt.workload_id}) does not hold it"
+                yield ctx.finding(
+                    "GIR304",
+                    f"{held}, {problem}",
+                    jp.extend(ref.pointer, "buffer", i, "workload_id"),
+                    core_id=core_id,
+                    workload_id=wl.workload_id,
+                )
+
+
+def _holds(snapshot: Any, entry: Any) -> bool:
+    """Whether `snapshot` lists `entry`'s tensor for the same workload: same layer, same transfer ids."""
+    key = (entry.layer, flat_ids(entry.transfer_id_as_written))
+    return any(
+        e.workload_id == entry.workload_id and (e.layer, flat_ids(e.transfer_id_as_written)) == key
+        for e in snapshot
+    )

@@ -140,7 +140,9 @@ def raw_snapshot_continuity(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]
                 elif nxt.workload_id == held_for:
                     problem = "whose own snapshot does not hold it"
                 else:
-                    problem = f"but the next snapshot on this core (workload {nxt.workload_id}) does not hold it"
+                    problem = (
+                        f"but the next snapshot on this core (workload {nxt.workload_id}) does not hold it"
+                    )
                 yield ctx.finding(
                     "GIR304",
                     f"{held}, {problem}",

@@ -594,18 +594,20 @@ RAW_ALLOC_INVALID: dict[str, tuple[str, Mutation]] = {
     "GIR204-alloc-max-workload-id": ("alloc", _set("1/4/ifmap/max_workload_id", 5)),
     # Workload 4's snapshot lists 250 blocks for one input: 299 blocks in all, past the 256 of the L2.
     "GIR301-raw-blocks-over-l2": ("raw", _set("1/2/buffer/4/block", 250)),
-    # Workload 9's ofmap (21 blocks) placed at block 240: it ends at block 261, past the 256 of the L2.
-    "GIR301-alloc-address-past-l2": ("alloc", _set("1/5/buffer/1/address", 240)),
+    # Workload 9's ofmap (its 10-block staging buffer) placed at block 250: it ends at block 260, past the
+    # 256 of the L2.
+    "GIR301-alloc-address-past-l2": ("alloc", _set("1/5/buffer/1/address", 250)),
     # Workload 0's input says it is held for workload 5, which runs later on the core, but the snapshot
     # of workload 2 between them does not hold it.
     "GIR304-raw-held-for-another": ("raw", _set("1/0/buffer/0/workload_id", 5)),
     # Workload 2's weight is marked loaded again, though the snapshot before holds it at the same address.
     "GIR304-alloc-start-loading": ("alloc", _set("1/1/buffer/0/start_loading", True)),
-    # Workload 2's input lists transfer 2 besides its source's transfer 7.
-    "GIR305-raw-source-ids": ("raw", _set("1/1/buffer/3/transfer_id", [2, 7])),
+    # Workload 2's input lists transfer 7 besides its source's transfer 6 (an entry of one snapshot only:
+    # one held ahead would no longer match its copy in the next snapshot).
+    "GIR305-raw-source-ids": ("raw", _set("1/1/buffer/1/transfer_id", [6, 7])),
     # On core 2, the source of workload 3's input stops one row short of the input's range (an entry of
     # one snapshot only: the allocator's parser tells tensors apart by the whole entry, sources too).
-    "GIR305-alloc-source-box": ("alloc", _set("2/1/buffer/2/source/0/upper", [0, 2, 43, 55])),
+    "GIR305-alloc-source-box": ("alloc", _set("2/1/buffer/1/source/0/upper", [0, 2, 43, 55])),
 }
 
 

@@ -3,8 +3,8 @@
 `to_raw` rewrites a generated documented IR the way the scheduler writes it before L2 addresses
 exist: cores keyed by Gemini's mesh ids y*(xlen+2)+x+1, one ifmap object with max_workload_id,
 destinations and sources naming cores by `id`, weights as output-channel ranges, buffer entries
-as 1 KiB `block` counts (an ofmap entry with its size and no source), sizes in bits, and no
-buffersize, ring regions, WL0, tiles or addresses.
+as 1 KiB `block` counts (inputs held for their reader, outputs leaving the core as 10-block ofmap
+entries: `_raw_core`), sizes in bits, and no buffersize, ring regions, WL0, tiles or addresses.
 The same generator and seed give the same schedule in both dialects.
 
 `inject_raw` adds one defect per code (GIR201, GIR203, GIR204, GIR502) and predicts the checker's
@@ -35,6 +35,8 @@ Node = tuple[str, int]
 
 BLOCK = 1024
 BITS = 8
+OFMAP_BLOCKS = 10
+"""The blocks the scheduler lists for every ofmap entry: a staging buffer, not the whole output."""
 
 
 def _mesh_key(linear: int, xlen: int) -> int:
@@ -66,7 +68,7 @@ def to_raw(document: Doc) -> Doc:
             producer.setdefault(e["transfer_id"], max(written))
     raw: Doc = {"-1": _raw_dram(document["-1"], core)}
     for key in sorted((k for k in document if k.isdigit()), key=int):
-        raw[str(core[int(key)])] = [_raw_workload(wl, core, producer) for wl in document[key]]
+        raw[str(core[int(key)])] = _raw_core(document[key], int(key), core, producer)
     raw.update(top_batch_cut=document["top_batch_cut"], xlen=document["xlen"], ylen=document["ylen"])
     return raw
 
@@ -124,34 +126,96 @@ def _raw_source(s: Doc, weight: bool, core: dict[int, int]) -> Doc:
     return out
 
 
-def _raw_entry(b: Doc, wl: Doc, core: dict[int, int]) -> Doc:
+def _raw_core(program: list[Doc], home: int, core: dict[int, int], producer: dict[int, int]) -> list[Doc]:
+    """One core's workloads in the raw dialect, their snapshots as the scheduler lists them
+    (GEMINI-HPCA2024 `SchNode::IR_gen`, every real raw file):
+
+    - an input under its reader's layer and range, tagged with its reader's workload id, in every
+      snapshot from when it is in L2 (from its producer's workload, when that runs on this core) until
+      its reader runs; one entry per reader, so an input read twice is listed twice;
+    - the workload's own output, when it leaves the core (for DRAM or another core), as an ofmap
+      entry; an output read on this core is an input of its reader;
+    - weights as the generator holds them.
+    """
+    made_here = {o["transfer_id"]: p for p, wl in enumerate(program) for o in wl["ofmap"]}
+    holds = [{t for entry in wl["buffer"] for t in entry["transfer_id"]} for wl in program]
+    listed: list[list[Doc]] = [[] for _ in program]
+    ahead: list[list[Doc]] = [[] for _ in program]
+    for position, wl in enumerate(program):
+        wanted = {t for ifmap in wl["ifmap"] for t in ifmap["transfer_id"]}
+        own = {o["transfer_id"] for o in wl["ofmap"]}
+        leaves = any(d["core_id"] != home for o in wl["ofmap"] for d in o["destination"])
+        for entry in wl["buffer"]:
+            ids = entry["transfer_id"]
+            if entry["type"] == "weight":
+                listed[position].append(_raw_entry(entry, wl, core))
+                continue
+            if entry["type"] == "ifmap" and not wanted.isdisjoint(ids):
+                read = _raw_entry(entry, wl, core, held_for=wl["workload_id"])
+                listed[position].append(read)
+                for before in range(_arrival(position, ids, holds, made_here), position):
+                    ahead[before].append(_copied(read))
+            if not own.isdisjoint(ids) and (entry["type"] == "ofmap" or leaves):
+                listed[position].append(_raw_output(entry, wl))
+    return [_raw_workload(wl, listed[p] + ahead[p], core, producer) for p, wl in enumerate(program)]
+
+
+def _arrival(position: int, ids: list[int], holds: list[set[int]], made_here: dict[int, int]) -> int:
+    """The first position from which the core holds the input `ids` read at `position`: where its
+    producer ran on this core, or where the generator's snapshots start holding it without a break."""
+    start = position
+    while start > 0 and not holds[start - 1].isdisjoint(ids):
+        start -= 1
+    return min([start, *(made_here[t] for t in ids if made_here.get(t, position) < position)])
+
+
+def _copied(entry: Doc) -> Doc:
+    """A copy sharing no list or dict with `entry`: defects are injected into one snapshot only."""
+    copy = {k: list(v) if isinstance(v, list) and k != "source" else v for k, v in entry.items()}
+    if "source" in entry:
+        copy["source"] = [
+            {k: list(v) if isinstance(v, list) else v for k, v in s.items()} for s in entry["source"]
+        ]
+    return copy
+
+
+def _raw_output(entry: Doc, wl: Doc) -> Doc:
+    """The scheduler's ofmap entry: a fixed 10-block staging buffer, its size in bits (every real raw
+    file's 3,712 ofmap entries), although the documented form names the core as its source."""
+    return {
+        "block": OFMAP_BLOCKS,
+        "layer": wl["layer_name"],
+        "lower": entry["lower"],
+        "size": _bits(entry["size"]),
+        "type": "ofmap",
+        "upper": entry["upper"],
+    }
+
+
+def _raw_entry(b: Doc, wl: Doc, core: dict[int, int], held_for: int | None = None) -> Doc:
+    """An input or weight entry; `wl` is the workload whose layer it is listed under."""
     weight = b["type"] == "weight"
     entry: Doc = {
         "block": -(-b["size"] // BLOCK),
-        "layer": b.get("layer_name") or wl["layer_name"],
+        "layer": (b.get("layer_name") or wl["layer_name"]) if weight else wl["layer_name"],
         "lower": _channels(b["lower"]) if weight else b["lower"],
+        "source": [_raw_source(s, weight, core) for s in b["source"]],
+        "transfer_id": b.get("transfer_id") or sorted({s["transfer_id"] for s in b["source"]}),
         "type": b["type"],
         "upper": _channels(b["upper"]) if weight else b["upper"],
     }
-    # The scheduler writes an ofmap entry with its size and no source or transfer id (every real raw
-    # file's 3,712 ofmap entries), although the documented form names the core as its source.
-    if b.get("source") is not None and b["type"] != "ofmap":
-        entry["source"] = [_raw_source(s, weight, core) for s in b["source"]]
-        entry["transfer_id"] = b.get("transfer_id") or sorted({s["transfer_id"] for s in b["source"]})
-    else:
-        entry["size"] = _bits(b["size"])
-    if b.get("cur_wl_ifmap"):
-        entry["workload_id"] = wl["workload_id"]  # the scheduler tags the inputs of the current workload
+    if held_for is not None:
+        entry["workload_id"] = held_for
     return entry
 
 
-def _raw_workload(wl: Doc, core: dict[int, int], producer: dict[int, int]) -> Doc:
+def _raw_workload(wl: Doc, buffer: list[Doc], core: dict[int, int], producer: dict[int, int]) -> Doc:
     ids = sorted({t for i in wl["ifmap"] for t in i["transfer_id"]})
     lower = [min(i["lower"][d] for i in wl["ifmap"]) for d in range(4)] if wl["ifmap"] else wl["workload"][0]
     upper = [max(i["upper"][d] for i in wl["ifmap"]) for d in range(4)] if wl["ifmap"] else wl["workload"][1]
     made = [producer[t] for t in ids if t in producer]
     raw: Doc = {
-        "buffer": [_raw_entry(b, wl, core) for b in wl["buffer"]],
+        "buffer": buffer,
         "ifmap": {
             "lower": lower,
             "max_workload_id": max(made) if made else 0,

@@ -83,14 +83,49 @@ def test_raw_synth_writes_l2_entries_with_the_keys_gemini_writes() -> None:
     for path in RAW_DIR.glob("*.json"):
         for kind, sets in _buffer_keys(json.loads(path.read_text())).items():
             real.setdefault(kind, set()).update(sets)
-    # An ofmap entry has a size and no source or transfer id in every real file.
+    # An ofmap entry has a size and no source or transfer id in every real file; an ifmap entry
+    # names the workload it is held for.
     assert real["ofmap"] == {("block", "layer", "lower", "size", "type", "upper")}
-    # Not ifmaps yet: Gemini tags every ifmap entry with the workload it is loaded for (a later one
-    # for 40% of them), synth only those of the current workload.
+    assert all("workload_id" in keys for keys in real["ifmap"])
     for index in range(len(BASES)):
         for kind, sets in _buffer_keys(json.loads(_raw(index))).items():
-            if kind != "ifmap":
-                assert sets <= real[kind], (index, kind, sets - real[kind])
+            assert sets <= real[kind], (index, kind, sets - real[kind])
+
+
+def _held_inputs(document: dict[str, Any]) -> dict[str, set[Any]]:
+    """How a raw file lists inputs and outputs in L2: how far ahead an input is held (in workloads on
+    its core), whether it carries its reader's layer, the ofmap entries' block counts."""
+    found: dict[str, set[Any]] = {"ahead": set(), "reader's layer": set(), "ofmap blocks": set()}
+    for core, workloads in document.items():
+        if not core.isdigit():
+            continue
+        at = {w["workload_id"]: p for p, w in enumerate(workloads)}
+        for position, workload in enumerate(workloads):
+            for entry in workload["buffer"] or ():
+                if entry["type"] == "ifmap":
+                    reader = at.get(entry["workload_id"], -1)
+                    found["ahead"].add(reader - position if reader >= position else "not later")
+                    found["reader's layer"].add(
+                        reader >= 0 and entry["layer"] == workloads[reader]["layer_name"]
+                    )
+                elif entry["type"] == "ofmap":
+                    found["ofmap blocks"].add(entry["block"])
+    return found
+
+
+@pytest.mark.skipif(not RAW_DIR.is_dir(), reason="../shared/fixtures not present")
+def test_raw_synth_holds_inputs_for_their_readers_as_gemini_does() -> None:
+    """Gemini lists an input from when it is in L2 until its reader runs, under the reader's layer and
+    id (SchNode::IR_gen); an ofmap entry is a 10-block staging buffer. Synth holds inputs from cores
+    further ahead than the real files do (up to 2 workloads here: pipelined stages)."""
+    real = [_held_inputs(json.loads(path.read_text())) for path in sorted(RAW_DIR.glob("*.json"))]
+    assert set().union(*(r["ahead"] for r in real)) == {0, 1}
+    assert set().union(*(r["reader's layer"] for r in real)) == {True}
+    assert set().union(*(r["ofmap blocks"] for r in real)) == {10}
+    for index in range(len(BASES)):
+        synth = _held_inputs(json.loads(_raw(index)))
+        assert synth["ahead"] and all(isinstance(a, int) and a >= 0 for a in synth["ahead"]), index
+        assert synth["reader's layer"] == {True} and synth["ofmap blocks"] == {10}, index
 
 
 @settings(max_examples=examples(12), deadline=None)

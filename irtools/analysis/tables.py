@@ -328,7 +328,8 @@ L2_BLOCKS = TableSpec(
     "One row per L2 snapshot (core, workload): 1 KiB blocks held before the workload starts, by "
     "tensor type, against the core's L2 size when known. The measure the scheduler allocates with "
     "before addresses exist: the raw dialect's `block` counts; in documented files each entry's "
-    "size rounded up to whole KiB. An input held ahead for the next workload counts in both snapshots.",
+    "size rounded up to whole KiB. An input held ahead for a later workload counts in every snapshot "
+    "that lists it.",
     (
         *_OCCUPANCY_KEY,
         _c("tensors", "int64", "", "Number of buffer entries in the snapshot."),

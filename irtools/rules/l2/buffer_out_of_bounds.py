@@ -50,7 +50,7 @@ def buffer_out_of_bounds(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     Example: `/0/4/buffer/2: GIR301 error ifmap tensor 7 [transfer 40]: starts at 0x800000, past buffersize 0x800000`
     On files that record no L2 size (raw, alloc) it runs with `--l2-size`, once per core that exceeds
     it: on block counts (raw), a warning at the snapshot listing the most blocks (IR_gen lists inputs
-    whole and the next workload's held ahead, while the scheduler tiles tensors larger than the L2: the
+    whole and held ahead for later workloads, while the scheduler tiles tensors larger than the L2: the
     sum is what an allocator taking the file as written must place, not proof the schedule overflows);
     on block addresses (alloc), the entry reaching the highest block, with the most blocks held at once
     and how many entries end past it.
@@ -78,9 +78,9 @@ def blocks_over_capacity(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     """GIR301 on block counts without addresses: a snapshot lists more 1 KiB blocks than the L2 size.
 
     A warning, not an error: SchNode::IR_gen lists each input whole (`block` = ceil(bytes / 1024)),
-    every ofmap as its 10-block staging buffer, and the next workload's DRAM input held ahead, while
-    the scheduler itself tiles a layer whose input or weight exceeds the L2 (`fetch`, which the IR
-    does not record). So the sum is what an allocator must place to take the file as written (the
+    every ofmap as its 10-block staging buffer, and inputs held ahead (one from a core from its
+    producer's workload on, one from DRAM in the snapshot before its reader's), while the scheduler
+    itself tiles a layer whose input or weight exceeds the L2 (`fetch`, which the IR does not record). So the sum is what an allocator must place to take the file as written (the
     SET allocator's lower bound, and the overflow it then writes), not proof that the schedule does
     not fit.
     """

@@ -41,6 +41,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # run as a script: the benchmarks package beside irtools
 
 from benchmarks.browser import chromium, free_port
+from benchmarks.trees import compiled
 
 SAMPLE = ROOT / "sample_ir" / "valid" / "mesh2x2_conv_b1_c4_bw16_stschedule.json"
 FIXTURE = (
@@ -278,7 +279,7 @@ def main() -> int:
         from benchmarks.dashboard_goals import measure, synth_files
 
         files = {p.name: p.resolve() for p in args.files} if args.files else synth_files(args.keep)
-        trees = ({"before": args.before.resolve()} if args.before else {}) | {"after": ROOT}
+        trees = compiled(({"before": args.before.resolve()} if args.before else {}) | {"after": ROOT})
         for folder in (args.screenshots, args.profile):
             if folder:
                 folder.mkdir(parents=True, exist_ok=True)

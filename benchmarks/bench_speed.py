@@ -43,6 +43,9 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # run as a script: the benchmarks package beside irtools
+
+from benchmarks.trees import compiled
 
 PARSE = "import gc,json,sys; gc.disable(); json.loads(open(sys.argv[1],'rb').read())"
 """The reference: the issue's gc-off parse, byte for byte."""
@@ -235,7 +238,7 @@ def main() -> int:
         ]
         targets += [(Path(f).name, Path(f)) for f in args.files]
         print(HEADER, flush=True)
-        trees = ({"before": Path(args.before).resolve()} if args.before else {}) | {"after": ROOT}
+        trees = compiled(({"before": Path(args.before).resolve()} if args.before else {}) | {"after": ROOT})
         results = {}
         for name, path in targets:
             results[name] = measure(path, args.runs, trees)

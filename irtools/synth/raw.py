@@ -180,8 +180,9 @@ def _copied(entry: Doc) -> Doc:
 
 
 def _raw_output(entry: Doc, wl: Doc) -> Doc:
-    """The scheduler's ofmap entry: a fixed 10-block staging buffer, its size in bits (every real raw
-    file's 3,712 ofmap entries), although the documented form names the core as its source."""
+    """The scheduler's ofmap entry: a fixed 10-block staging buffer, its size in bits, no source (all
+    9,128 ofmap entries of the 22 raw fixtures), although the documented form names the core as its
+    source."""
     return {
         "block": OFMAP_BLOCKS,
         "layer": wl["layer_name"],

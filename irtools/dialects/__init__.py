@@ -8,7 +8,7 @@ has the raw dialect's shape).
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from typing import Any
 
 from irtools.dialects.alloc.dialect import ALLOC
@@ -30,6 +30,7 @@ __all__ = [
     "RAW",
     "Capability",
     "Dialect",
+    "dialect_of",
     "register",
     "sniff",
     "unregister",
@@ -82,6 +83,11 @@ def dram_dialect(section: Any) -> Dialect | None:
     return None
 
 
+def _shown(key: str, value: Any) -> Dialect | None:
+    """The dialect one member shows: a core by its workloads' shape, any other member by its key alone."""
+    return core_dialect(value) if CORE_KEY.match(key) else next((d for d in DIALECTS if key in d.marks), None)
+
+
 def sniff(members: Iterable[tuple[str, Any]]) -> tuple[Dialect, Iterator[tuple[str, Any]]]:
     """The file's dialect, and all the members again (none lost).
 
@@ -93,12 +99,19 @@ def sniff(members: Iterable[tuple[str, Any]]) -> tuple[Dialect, Iterator[tuple[s
     seen: list[tuple[str, Any]] = []
     for key, value in stream:
         seen.append((key, value))
-        found = (
-            core_dialect(value)
-            if CORE_KEY.match(key)
-            else next((d for d in DIALECTS if key in d.marks), None)
-        )
+        found = _shown(key, value)
         if found is not None:
             return found, itertools.chain(seen, stream)
     dram = next((value for key, value in seen if key == "-1"), None)
     return dram_dialect(dram) or DOCUMENTED, iter(seen)
+
+
+def dialect_of(keys: Collection[str], read: Callable[[str], Any]) -> Dialect:
+    """The file's dialect as `sniff` judges it, from its member keys in file order, reading (`read`) only
+    the members that decide: the cores up to the first that shows a shape, the DRAM section only when
+    none does (the typed decoder's way: the DRAM section of a large file is megabytes, a key decides)."""
+    for key in keys:
+        found = _shown(key, read(key) if CORE_KEY.match(key) else None)
+        if found is not None:
+            return found
+    return (dram_dialect(read("-1")) if "-1" in keys else None) or DOCUMENTED

@@ -30,7 +30,7 @@ import msgspec
 
 from irtools import pointer as jp
 from irtools import reference
-from irtools.dialects import Dialect, sniff
+from irtools.dialects import Dialect, dialect_of
 from irtools.dialects.base import PartModels
 from irtools.findings import Finding
 from irtools.loading.fast_types import INTERNAL_PREFIX, LOOSE, decoder_for, extension_keys
@@ -92,9 +92,9 @@ class Split:
         return value
 
     def dialect(self) -> Dialect:
-        """The file's dialect, sniffed as the models' loader sniffs it (members parsed until it is known)."""
-        found, _ = sniff((key, self._peek(key)) for key in self.spans)
-        return found
+        """The file's dialect, judged as the models' loader judges it, parsing only the members that
+        decide (`dialect_of`: the first cores, not the megabytes of the DRAM section)."""
+        return dialect_of(self.spans.keys(), self._peek)
 
     def _peek(self, key: str) -> Any:
         _, start, end = self.spans[key]

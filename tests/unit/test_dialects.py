@@ -8,10 +8,13 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from irtools.dialects import ALLOC, DIALECTS, DOCUMENTED, RAW, Capability, Dialect, sniff
+from irtools.dialects import ALLOC, DIALECTS, DOCUMENTED, RAW, Capability, Dialect, dialect_of, sniff
 from irtools.findings import Finding, Severity
 from irtools.loading.load import load_ir
+from irtools.model.base import CORE_KEY
 from irtools.rules import RULES
 from irtools.rules.context import CheckOptions
 from irtools.rules.registry import register, skipped_note
@@ -102,3 +105,35 @@ def test_sniff_prefers_the_most_specific_shape() -> None:
         members = list(json.loads(_sample(dialect)).items())
         found, again = sniff(members)
         assert found is dialect and list(again) == members
+
+
+def _parts() -> list[tuple[str, Any]]:
+    """Members to build files from: each dialect's DRAM section and cores, cores that show no shape, keys
+    that mark a dialect or none, and a DRAM section whose destinations are not objects."""
+    parts: list[tuple[str, Any]] = []
+    for dialect in DIALECTS:
+        members = json.loads(_sample(dialect))
+        cores = [(k, v) for k, v in members.items() if k.isdigit()]
+        parts += [("-1", members["-1"]), *cores[:2]]
+    parts += [("7", []), ("8", [{"layer_name": "x"}]), ("buffersize", 1 << 20), ("xlen", 2)]
+    return [*parts, ("-1", {"out": [{"destination": True}]})]
+
+
+PARTS = _parts()
+
+
+@given(st.lists(st.sampled_from(PARTS), max_size=6, unique_by=lambda kv: kv[0]))
+def test_dialect_of_judges_as_sniff_does_reading_only_the_members_that_decide(
+    members: list[tuple[str, Any]],
+) -> None:
+    document = dict(members)
+    read: list[str] = []
+
+    def peek(key: str) -> Any:
+        read.append(key)
+        return document[key]
+
+    assert dialect_of(document.keys(), peek) is sniff(members)[0]
+    # Cores in file order, up to the one that decides; the DRAM section last, and only if none did.
+    assert all(CORE_KEY.match(key) for key in read if key != "-1")
+    assert "-1" not in read or read[-1] == "-1"

@@ -117,7 +117,7 @@ def _held_inputs(document: dict[str, Any]) -> dict[str, set[Any]]:
 def test_raw_synth_holds_inputs_for_their_readers_as_gemini_does() -> None:
     """Gemini lists an input from when it is in L2 until its reader runs, under the reader's layer and
     id (SchNode::IR_gen); an ofmap entry is a 10-block staging buffer. Synth holds inputs from cores
-    further ahead than the real files do (up to 2 workloads here: pipelined stages)."""
+    further ahead than the real files do (up to 6 workloads on these files, against 1)."""
     real = [_held_inputs(json.loads(path.read_text())) for path in sorted(RAW_DIR.glob("*.json"))]
     assert set().union(*(r["ahead"] for r in real)) == {0, 1}
     assert set().union(*(r["reader's layer"] for r in real)) == {True}

@@ -13,6 +13,7 @@ findings from the dialect's definitions, never from the checker's output.
 
 from __future__ import annotations
 
+import copy
 import json
 import random
 from collections.abc import Callable, Iterator
@@ -153,8 +154,9 @@ def _raw_core(program: list[Doc], home: int, core: dict[int, int], producer: dic
             if entry["type"] == "ifmap" and not wanted.isdisjoint(ids):
                 read = _raw_entry(entry, wl, core, held_for=wl["workload_id"])
                 listed[position].append(read)
+                # A copy per snapshot: a defect is injected into one snapshot's entry only.
                 for before in range(_arrival(position, ids, holds, made_here), position):
-                    ahead[before].append(_copied(read))
+                    ahead[before].append(copy.deepcopy(read))
             if not own.isdisjoint(ids) and (entry["type"] == "ofmap" or leaves):
                 listed[position].append(_raw_output(entry, wl))
     return [_raw_workload(wl, listed[p] + ahead[p], core, producer) for p, wl in enumerate(program)]
@@ -167,16 +169,6 @@ def _arrival(position: int, ids: list[int], holds: list[set[int]], made_here: di
     while start > 0 and not holds[start - 1].isdisjoint(ids):
         start -= 1
     return min([start, *(made_here[t] for t in ids if made_here.get(t, position) < position)])
-
-
-def _copied(entry: Doc) -> Doc:
-    """A copy sharing no list or dict with `entry`: defects are injected into one snapshot only."""
-    copy = {k: list(v) if isinstance(v, list) and k != "source" else v for k, v in entry.items()}
-    if "source" in entry:
-        copy["source"] = [
-            {k: list(v) if isinstance(v, list) else v for k, v in s.items()} for s in entry["source"]
-        ]
-    return copy
 
 
 def _raw_output(entry: Doc, wl: Doc) -> Doc:

@@ -4,22 +4,31 @@ Findings are located by RFC 6901 pointers; CI annotations and editors want a lin
 keep positions (that would slow every clean file down), so the file is scanned again, only when it has
 findings: containers on a pointer's path are walked token by token, every other value is skipped by
 the C scanner of the `json` module, and the scan stops once every pointer is placed.
+
+Where the loader read the file member by member, the file is read again in pieces: only the members
+the pointers name, and the lines counted chunk by chunk. Decoding the whole file to text (its bytes and
+its text side by side, twice the file) was the peak of `irtools validate` on real 64-core files, though
+their usual findings (the dialect's note, the mesh's numbering) point at the root.
 """
 
 from __future__ import annotations
 
+import bisect
 import codecs
 import dataclasses
 import json
 import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, BinaryIO
 
 from irtools import pointer as jp
 from irtools.findings import Finding, Severity
 
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
+_LEADING_WHITESPACE = re.compile(rb"[ \t\n\r]*")
+_CHUNK = 1 << 22
+"""Bytes read at a time when a file is read in pieces (`_located_in_pieces`)."""
 _SKIP = json.JSONDecoder().scan_once  # type: ignore[attr-defined]  # C scanner: (text, index) -> (value, end)
 _scan_key: Any = json.decoder.scanstring  # type: ignore[attr-defined]
 
@@ -216,16 +225,22 @@ def with_positions(
     """
     if not _unlocated(findings):
         return findings
+    pointers = list(dict.fromkeys(f.pointer for f in findings if f.line is None))
     try:
         if max_bytes is not None and os.stat(path).st_size > max_bytes:
             return findings
         with open(path, "rb") as handle:
-            data = handle.read()
-        # The reader skips a UTF-8 byte order mark too: columns count from the first character after it.
-        text = data.decode("utf-8-sig") if data.startswith(codecs.BOM_UTF8) else data.decode("utf-8")
+            positions = _located_in_pieces(handle, pointers, members) if members else None
+            if positions is None:
+                handle.seek(0)
+                data = handle.read()
+                # The reader skips a UTF-8 byte order mark too: columns count from the first character
+                # after it.
+                text = data.decode("utf-8-sig") if data.startswith(codecs.BOM_UTF8) else data.decode("utf-8")
+                del data
+                positions = locate(text, pointers, members)
     except (OSError, UnicodeDecodeError):
         return findings
-    positions = locate(text, (f.pointer for f in findings if f.line is None), members)
     located = []
     for finding in findings:
         position = positions.get(finding.pointer) if finding.line is None else None
@@ -233,3 +248,98 @@ def with_positions(
             finding = dataclasses.replace(finding, line=position[0], column=position[1])
         located.append(finding)
     return located
+
+
+def _located_in_pieces(
+    handle: BinaryIO, pointers: list[str], members: Mapping[str, tuple[int, int]]
+) -> dict[str, tuple[int, int]] | None:
+    """`locate` over the file open in `handle`, holding only the members the pointers name and a chunk.
+
+    The loader's member offsets count characters; they are byte offsets only in an ASCII file, so a
+    byte outside ASCII met on the way gives None: the caller reads the file whole.
+    """
+    by_member: dict[str, list[str]] = {}
+    at_root: list[str] = []
+    for pointer in pointers:
+        try:
+            tokens = jp.split(pointer)
+        except ValueError:
+            continue  # placed nowhere, as `offsets` does
+        if tokens and tokens[0] in members:
+            by_member.setdefault(tokens[0], []).append(pointer)
+        else:
+            at_root.append(pointer)  # the root, or a member the file lacks: the root is what resolves
+    placed: dict[str, int] = {}
+    if at_root:
+        root = _first_value(handle)
+        if root is not None:
+            placed.update(dict.fromkeys(at_root, root))
+    starts = sorted(key_at for key_at, _ in members.values())
+    for key, wanted in by_member.items():
+        key_at, value_at = members[key]
+        following = bisect.bisect_right(starts, key_at)  # the member ends where the next one's key starts
+        handle.seek(key_at)
+        piece = handle.read(starts[following] - key_at if following < len(starts) else -1)
+        if not piece.isascii():
+            return None
+        local = offsets(piece.decode("ascii"), wanted, {key: (0, value_at - key_at)})
+        placed.update({pointer: key_at + offset for pointer, offset in local.items()})
+    lines = _line_columns_in_chunks(handle, placed.values())
+    if lines is None:
+        return None
+    return {pointer: lines[offset] for pointer, offset in placed.items() if offset in lines}
+
+
+def _first_value(handle: BinaryIO) -> int | None:
+    """The offset of the file's first byte that is not whitespace: where the root value starts (a byte
+    order mark or another byte outside ASCII is refused when the lines are counted). None for a file of
+    whitespace alone, whose pointers `offsets` places nowhere either."""
+    handle.seek(0)
+    position = 0
+    while chunk := handle.read(_CHUNK):
+        start = _LEADING_WHITESPACE.match(chunk)
+        assert start is not None  # "*" matches the empty string
+        if start.end() < len(chunk):
+            return position + start.end()
+        position += len(chunk)
+    return None
+
+
+def _line_columns_in_chunks(handle: BinaryIO, offsets_: Iterable[int]) -> dict[int, tuple[int, int]] | None:
+    """`line_columns` over the file in `handle` read chunk by chunk from its start, up to the last
+    offset; None if a chunk read holds a byte outside ASCII (byte offsets then count no characters)."""
+    targets = sorted(set(offsets_))
+    result: dict[int, tuple[int, int]] = {}
+    line, line_start, chunk_start = 1, 0, 0
+    handle.seek(0)
+    pending = iter(targets)
+    target = next(pending, None)
+    while target is not None:
+        chunk = handle.read(_CHUNK)
+        if chunk.endswith(b"\r"):
+            chunk += handle.read(1)  # a CRLF is one line break: never split it between chunks
+        if not chunk:
+            break  # offsets past the end (none are expected) are placed nowhere
+        if not chunk.isascii():
+            return None
+        previous = 0
+        while target is not None and target <= chunk_start + len(chunk):
+            local = target - chunk_start
+            line, line_start = _advanced(chunk, previous, local, chunk_start, line, line_start)
+            result[target] = (line, target - line_start + 1)
+            previous = local
+            target = next(pending, None)
+        line, line_start = _advanced(chunk, previous, len(chunk), chunk_start, line, line_start)
+        chunk_start += len(chunk)
+    return result
+
+
+def _advanced(chunk: bytes, start: int, end: int, base: int, line: int, line_start: int) -> tuple[int, int]:
+    """(line, offset where it starts) after reading chunk[start:end], the chunk starting at `base`."""
+    breaks = (
+        chunk.count(b"\n", start, end) + chunk.count(b"\r", start, end) - chunk.count(b"\r\n", start, end)
+    )
+    if not breaks:
+        return line, line_start
+    last = max(chunk.rfind(b"\n", start, end), chunk.rfind(b"\r", start, end))
+    return line + breaks, base + last + 1

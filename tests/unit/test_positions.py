@@ -181,3 +181,78 @@ def test_findings_of_a_real_file_are_placed_from_its_members() -> None:
     assert fast == with_positions(str(path), findings)
     # BERT's missing K^T source (GIR305) is on line 13117 of the file.
     assert any(f.code == "GIR305" and f.line == 13117 for f in fast)
+
+
+# --- the file read in pieces: only the members named, lines counted chunk by chunk -------------------
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(
+    doc=st.dictionaries(st.text(max_size=4), json_values, max_size=5),
+    indent=st.sampled_from([None, 2]),
+    newline=st.sampled_from(["\n", "\r\n", "\r"]),
+    ascii=st.booleans(),
+    chunk=st.integers(1, 16),
+)
+def test_reading_in_pieces_places_what_reading_the_whole_file_places(
+    doc: Any, indent: int | None, newline: str, ascii: bool, chunk: int
+) -> None:
+    """Tiny chunks put chunk boundaries everywhere, inside CRLFs too; a file outside ASCII is read whole."""
+    import tempfile
+    from unittest import mock
+
+    from irtools.loading.reader import read_members
+
+    text = json.dumps(doc, indent=indent, ensure_ascii=ascii).replace("\n", newline)
+    members = read_members(text.encode())
+    assert members is not None
+    for _ in members:
+        pass
+    pointers = _pointers(doc) + ["/no such member", "/no such member/0"]
+    findings = [Finding("GIR302", Severity.ERROR, "x", pointer) for pointer in pointers]
+    with tempfile.TemporaryDirectory() as folder, mock.patch("irtools.positions._CHUNK", chunk):
+        path = Path(folder) / "ir.json"
+        path.write_bytes(text.encode())
+        placed = with_positions(str(path), findings, members=members.offsets)
+    whole = locate(text, pointers)
+    assert {f.pointer: (f.line, f.column) for f in placed} == whole
+
+
+def test_findings_at_the_root_read_only_the_files_start(tmp_path: Path) -> None:
+    """The dialect's note and the mesh's numbering point at the root: placing them reads no member."""
+    from unittest import mock
+
+    path = tmp_path / "ir.json"
+    path.write_bytes(b"\n\n  " + json.dumps(DOC, indent=2).encode())
+    reads: list[int] = []
+    real_open = open
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        handle = real_open(*args, **kwargs)
+        read = handle.read
+        handle.read = lambda size=-1: reads.append(len(data := read(size))) or data  # type: ignore[method-assign]
+        return handle
+
+    note = Finding("GIR103", Severity.INFO, "raw dialect", "")
+    with mock.patch("irtools.positions._CHUNK", 16), mock.patch("builtins.open", counted):
+        out = with_positions(str(path), [note], members={"-1": (8, 14), "0": (100, 105)})
+    assert (out[0].line, out[0].column) == (3, 3)
+    assert sum(reads) < path.stat().st_size / 2  # the first chunk (twice: the root's, then its line)
+
+
+def test_a_byte_outside_ascii_before_a_member_reads_the_file_whole(tmp_path: Path) -> None:
+    """Member offsets count characters: after a non-ASCII character they are no byte offsets."""
+    from irtools.loading.reader import read_members
+
+    text = json.dumps({"é": 1, "0": [{"buffer": [1, 2]}]}, ensure_ascii=False, indent=2)
+    path = tmp_path / "ir.json"
+    path.write_bytes(text.encode())
+    members = read_members(text.encode())
+    assert members is not None
+    for _ in members:
+        pass
+    finding = Finding("GIR302", Severity.ERROR, "overlap", "/0/0/buffer/1")
+    out = with_positions(str(path), [finding], members=members.offsets)
+    assert (
+        (out[0].line, out[0].column) == locate(text, ["/0/0/buffer/1"])["/0/0/buffer/1"] == (7, 9)
+    )  # the list's 2

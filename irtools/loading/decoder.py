@@ -63,16 +63,51 @@ class Decoded:
     """The extension keys (GIR103 info) named in the member's bytes: the key scan notes where they are."""
 
 
+@dataclass(frozen=True, slots=True)
+class _Reread:
+    """A file read again member by member, as long as it is the file that was read whole."""
+
+    path: str | os.PathLike[str]
+    stamp: tuple[int, int]
+    """(size, modification time in ns) of the file when it was read whole."""
+
+    def read(self, start: int, end: int) -> bytes:
+        with open(self.path, "rb") as handle:
+            status = os.fstat(handle.fileno())
+            if (status.st_size, status.st_mtime_ns) != self.stamp:
+                raise StreamError("the file changed while it was read")  # the models read it whole again
+            handle.seek(start)
+            return handle.read(end - start)
+
+
 @dataclass(slots=True)
 class Split:
     """A file's top-level members as byte ranges, each decoded when iterated."""
 
-    data: bytes
+    data: bytes | None
+    """The file's bytes; None once `read_again` hands the members over to the file."""
     spans: dict[str, tuple[int, int, int]]
     """key -> (offset of the key, of its value, end of its value)."""
     findings: list[Finding] = field(default_factory=list)
     fallbacks: list[str] = field(default_factory=list)
     """Members read again by the models, and why (for tests and benchmarks)."""
+    _file: _Reread | None = None
+
+    def read_again(self, path: str | os.PathLike[str], stamp: tuple[int, int]) -> None:
+        """Drop the bytes: each member is read again from `path` (whose size and modification time were
+        `stamp` when read) as it is decoded, so the file's bytes and its Structs are never held whole side
+        by side (on real 64-core files, the bytes were a third of loading's peak). A file changed since
+        raises StreamError when a member is read."""
+        self._file = _Reread(path, stamp)
+        self.data = None
+
+    def _member(self, key: str) -> tuple[bytes, int, int]:
+        """The bytes holding the member's value, and where in them it starts and ends."""
+        _, start, end = self.spans[key]
+        if self.data is not None:
+            return self.data, start, end
+        assert self._file is not None
+        return self._file.read(start, end), 0, end - start
 
     @property
     def offsets(self) -> dict[str, tuple[int, int]]:
@@ -81,10 +116,10 @@ class Split:
 
     def parsed(self, key: str) -> Any:
         """The member as JSON values, its GIR102 findings added (the models' way)."""
-        _, start, end = self.spans[key]
+        data, start, end = self._member(key)
         duplicates: list[bool] = []
         try:
-            value = _decoder(duplicates).decode(self.data[start:end].decode("ascii"))
+            value = _decoder(duplicates).decode(data[start:end].decode("ascii"))
         except (ValueError, RecursionError) as exc:  # JSON msgspec took and json does not: read it whole
             raise StreamError(str(exc)) from exc
         if duplicates:
@@ -97,9 +132,9 @@ class Split:
         return dialect_of(self.spans.keys(), self._peek)
 
     def _peek(self, key: str) -> Any:
-        _, start, end = self.spans[key]
+        data, start, end = self._member(key)
         try:
-            return json.loads(self.data[start:end])
+            return json.loads(data[start:end])
         except (ValueError, RecursionError) as exc:  # JSON msgspec took and json does not: read it whole
             raise StreamError(str(exc)) from exc
 
@@ -114,8 +149,7 @@ class Split:
             yield key, self.parsed(key)
 
     def _typed(self, key: str, parts: PartModels) -> Decoded | None:
-        _, start, end = self.spans[key]
-        data = self.data
+        data, start, end = self._member(key)
         annotation = parts.dram_section if key == "-1" else list[parts.workload]  # type: ignore[name-defined]
         member = memoryview(data)[start:end]
         named = tuple(

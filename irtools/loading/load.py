@@ -115,14 +115,19 @@ def load_ir(
         data, name = source, path or "<bytes>"
     else:
         name = path or str(source)
-        size = Path(source).stat().st_size
-        problem = size_problem(size, max_bytes)
+        status = os.stat(source)
+        problem = size_problem(status.st_size, max_bytes)
         if problem:
-            return LoadedIR(name, None, [Finding("GIR100", Severity.ERROR, problem)], size_bytes=size)
+            return LoadedIR(
+                name, None, [Finding("GIR100", Severity.ERROR, problem)], size_bytes=status.st_size
+            )
         data = Path(source).read_bytes()
     size = len(data)
     fast = decoder.split(data) if decoder.enabled() else None
     if fast is not None:
+        if not isinstance(source, bytes):
+            fast.read_again(source, (status.st_size, status.st_mtime_ns))
+            del data
         loaded = LoadedIR(name, None, fast.findings, size_bytes=size)
         try:
             with gc_paused(), sharing_values():
@@ -132,6 +137,8 @@ def load_ir(
             return _finish(loaded)
         except StreamError:
             del fast, loaded  # the models' read below reports the problem exactly
+        if not isinstance(source, bytes):
+            data = Path(source).read_bytes()
     members = read_members(data)
     if members is not None:
         if not isinstance(source, bytes):

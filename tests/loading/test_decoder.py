@@ -4,6 +4,7 @@ so validate's findings are the models' to the byte: what a user sees never depen
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 from unittest import mock
@@ -242,3 +243,44 @@ def test_every_analysis_table_is_the_same_from_the_structs_as_from_the_models(pa
         pd.testing.assert_frame_equal(frame, tables[1][name], check_exact=True, obj=name)
     if "gemini/" in str(path):
         assert tables[0]["tensors"]["to_dram"].any()
+
+
+@pytest.mark.parametrize("dialect", sorted(DOCS))
+def test_a_file_read_again_member_by_member_loads_as_its_bytes_do(dialect: str, tmp_path: Path) -> None:
+    """From a path, the bytes are dropped once split and each member is read again as it is decoded."""
+    path = tmp_path / "ir.json"
+    path.write_bytes(json.dumps(DOCS[dialect], indent=1).encode())
+    reads: list[tuple[int, int]] = []
+    real_read = decoder._Reread.read
+
+    def counted(self: Any, start: int, end: int) -> bytes:
+        reads.append((start, end))
+        return real_read(self, start, end)
+
+    with mock.patch.object(decoder._Reread, "read", counted):
+        from_path = load_ir(path, str(path))
+    assert seen(from_path) == seen(load_ir(path.read_bytes(), str(path)))
+    assert len(reads) >= len(from_path.member_offsets) - 1  # every core, and the DRAM section
+
+
+def test_a_file_changed_while_read_again_is_read_whole_once_more(tmp_path: Path) -> None:
+    """What is loaded is one version of the file, never members of two: here the file is rewritten after
+    two of its members were read again, its members left where they were and every layer renamed."""
+    path = tmp_path / "ir.json"
+    before = json.dumps(DOCS["raw"]).encode()
+    after = before.replace(b'"Conv_', b'"Cnv__')
+    path.write_bytes(before)
+    real_read = decoder._Reread.read
+    reads: list[int] = []
+
+    def rewritten_after_one(self: Any, start: int, end: int) -> bytes:
+        reads.append(start)
+        if len(reads) == 3:  # the dialect judged by core 1, the DRAM section decoded, core 1 not yet
+            path.write_bytes(after)
+            os.utime(path, ns=(1, 1))  # a new modification time, however coarse the file system's clock
+        return real_read(self, start, end)
+
+    with mock.patch.object(decoder._Reread, "read", rewritten_after_one):
+        loaded = load_ir(path, str(path))
+    assert "Conv_" not in repr(loaded.ir)
+    assert seen(loaded) == seen(load_ir(after, str(path)))

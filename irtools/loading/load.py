@@ -6,6 +6,7 @@ import dataclasses
 import functools
 import json
 import os
+import stat
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -111,6 +112,8 @@ def load_ir(
 
     A file larger than `max_bytes` is not read: it gets one GIR100 finding saying why.
     """
+    again: tuple[str | os.PathLike[str], tuple[int, int]] | None = None
+    """The file to read each member from again, and its (size, modification time) when read whole."""
     if isinstance(source, bytes):
         data, name = source, path or "<bytes>"
     else:
@@ -122,11 +125,13 @@ def load_ir(
                 name, None, [Finding("GIR100", Severity.ERROR, problem)], size_bytes=status.st_size
             )
         data = Path(source).read_bytes()
+        if stat.S_ISREG(status.st_mode):  # a pipe cannot be read again
+            again = (source, (status.st_size, status.st_mtime_ns))
     size = len(data)
     fast = decoder.split(data) if decoder.enabled() else None
     if fast is not None:
-        if not isinstance(source, bytes):
-            fast.read_again(source, (status.st_size, status.st_mtime_ns))
+        if again is not None:
+            fast.read_again(*again)
             del data
         loaded = LoadedIR(name, None, fast.findings, size_bytes=size)
         try:
@@ -137,8 +142,8 @@ def load_ir(
             return _finish(loaded)
         except StreamError:
             del fast, loaded  # the models' read below reports the problem exactly
-        if not isinstance(source, bytes):
-            data = Path(source).read_bytes()
+        if again is not None:
+            data = Path(again[0]).read_bytes()
     members = read_members(data)
     if members is not None:
         if not isinstance(source, bytes):

@@ -284,3 +284,21 @@ def test_a_file_changed_while_read_again_is_read_whole_once_more(tmp_path: Path)
         loaded = load_ir(path, str(path))
     assert "Conv_" not in repr(loaded.ir)
     assert seen(loaded) == seen(load_ir(after, str(path)))
+
+
+def test_a_pipe_is_read_once(tmp_path: Path) -> None:
+    """A named pipe cannot be read again: its bytes stay for the members (opening it again would wait
+    for a writer for ever, hence the load in a thread with a time limit)."""
+    import threading
+
+    pipe = tmp_path / "ir.pipe"
+    os.mkfifo(pipe)
+    data = json.dumps(DOCS["raw"]).encode()
+    result: list[LoadedIR] = []
+    writer = threading.Thread(target=pipe.write_bytes, args=(data,), daemon=True)
+    reader = threading.Thread(target=lambda: result.append(load_ir(pipe, "x.json")), daemon=True)
+    writer.start()
+    reader.start()
+    reader.join(timeout=60)
+    assert result, "the load waited on the pipe"
+    assert seen(result[0]) == seen(load_ir(data, "x.json"))

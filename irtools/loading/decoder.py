@@ -35,6 +35,7 @@ from irtools.dialects.base import PartModels
 from irtools.findings import Finding
 from irtools.loading.fast_types import INTERNAL_PREFIX, LOOSE, decoder_for, extension_keys
 from irtools.loading.reader import StreamError, _decoder, _duplicate_key_findings
+from irtools.loading.sharing import share_values
 from irtools.model.base import CORE_KEY
 
 SWITCH = "IRTOOLS_DECODER"
@@ -166,6 +167,7 @@ class Split:
         if LOOSE and _NESTED_IDS.search(data, start, end) and not _one_form(value, key == "-1"):
             self.fallbacks.append(f"{key}: transfer ids mixing [t] and [[t]]")
             return None
+        share_values(value)
         return Decoded(value, named)
 
 

@@ -40,6 +40,7 @@ from pydantic.fields import FieldInfo
 from pydantic.functional_validators import AfterValidator
 
 from irtools.dialects import DIALECTS
+from irtools.loading.sharing import PLANS, Sharing
 from irtools.model.base import EXTENSION, _intern, _share
 
 INTERNAL_PREFIX = "$irtools:"
@@ -246,6 +247,7 @@ def struct_for(model: type, tagged: bool = False) -> type[msgspec.Struct]:
     specs: list[Any] = []
     rename: dict[str, str] = {}
     namespace = _model_namespace(model)
+    plan = Sharing()
     tag: str | None = None
     for name, info in fields.items():
         where = f"{model.__name__}.{name}"
@@ -260,6 +262,14 @@ def struct_for(model: type, tagged: bool = False) -> type[msgspec.Struct]:
             namespace["type"] = tag
             continue
         kind = derive(info.annotation, where, list(info.metadata))
+        keeping = _value_keeping(info.annotation, list(info.metadata))
+        struct_name = f"{name}{OPTIONAL_SUFFIX}" if _optional_inner(model, name, info) else name
+        if _share in keeping:
+            plan.coordinates.append(struct_name)
+        if _intern in keeping:
+            plan.strings.append(struct_name)
+        if _holds_models(info.annotation):
+            plan.nested.append(struct_name)
         default: Any = (
             msgspec.field(default_factory=info.default_factory)  # type: ignore[arg-type]  # no-argument ones only
             if info.default_factory is not None
@@ -269,7 +279,7 @@ def struct_for(model: type, tagged: bool = False) -> type[msgspec.Struct]:
             specs.append((name, kind))
             if key != name:
                 rename[name] = key
-        elif info.init is not False and _presence_needed(model, name, info):
+        elif _optional_inner(model, name, info):
             inner = f"{name}{OPTIONAL_SUFFIX}"
             if inner in fields:
                 raise DerivationError(f"{where}: {inner} is a field of the model")
@@ -283,7 +293,7 @@ def struct_for(model: type, tagged: bool = False) -> type[msgspec.Struct]:
     namespace["__repr__"] = _make_repr(model)
     namespace["__doc__"] = model.__doc__
     options: dict[str, Any] = {"tag_field": "type", "tag": tag} if tag is not None else {}
-    return msgspec.defstruct(
+    struct = msgspec.defstruct(
         model.__name__,
         specs,
         rename=rename,
@@ -295,6 +305,40 @@ def struct_for(model: type, tagged: bool = False) -> type[msgspec.Struct]:
         module=__name__,
         **options,
     )
+    PLANS[struct] = plan
+    return struct
+
+
+def _optional_inner(model: type, name: str, info: FieldInfo) -> bool:
+    """Whether the optional field `name` is held as `name_as_read`, UNSET when the file left it out."""
+    return not (info.is_required() and info.init is not False) and (
+        info.init is not False and _presence_needed(model, name, info)
+    )
+
+
+def _value_keeping(annotation: Any, metadata: list[Any]) -> set[Any]:
+    """The value-keeping validators (`_VALUE_KEEPING`) on a field's own value: in its metadata, its
+    Annotated layers and its union's members, not inside its lists or models."""
+    found: set[Any] = set()
+    for item in metadata:
+        if isinstance(item, FieldInfo):
+            found |= _value_keeping(None, list(item.metadata))
+        elif isinstance(item, AfterValidator) and item.func in _VALUE_KEEPING:
+            found.add(item.func)
+    origin = typing.get_origin(annotation)
+    if origin is typing.Annotated:
+        inner, *extra = typing.get_args(annotation)
+        found |= _value_keeping(inner, extra)
+    elif origin in (typing.Union, types.UnionType):
+        for member in typing.get_args(annotation):
+            found |= _value_keeping(member, [])
+    return found
+
+
+def _holds_models(annotation: Any) -> bool:
+    if isinstance(annotation, type) and hasattr(annotation, "__pydantic_fields__"):
+        return True
+    return any(_holds_models(arg) for arg in typing.get_args(annotation))
 
 
 def was_written(struct: Any, name: str) -> bool:

@@ -24,7 +24,7 @@ import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, BinaryIO
 
 import msgspec
 
@@ -65,20 +65,21 @@ class Decoded:
 
 
 @dataclass(frozen=True, slots=True)
-class _Reread:
-    """A file read again member by member, as long as it is the file that was read whole."""
+class Reread:
+    """An open regular file read again member by member, as long as it is as it was when read whole (a
+    file rewritten since raises StreamError: the models read it whole again)."""
 
-    path: str | os.PathLike[str]
+    handle: BinaryIO
     stamp: tuple[int, int]
-    """(size, modification time in ns) of the file when it was read whole."""
+    """(size, modification time in ns) of the file, taken before it was read whole."""
 
     def read(self, start: int, end: int) -> bytes:
-        with open(self.path, "rb") as handle:
-            status = os.fstat(handle.fileno())
-            if (status.st_size, status.st_mtime_ns) != self.stamp:
-                raise StreamError("the file changed while it was read")  # the models read it whole again
-            handle.seek(start)
-            return handle.read(end - start)
+        """The bytes from `start` to `end`, read from the file as it was."""
+        status = os.fstat(self.handle.fileno())
+        if (status.st_size, status.st_mtime_ns) != self.stamp:
+            raise StreamError("the file changed while it was read")
+        self.handle.seek(start)
+        return self.handle.read(end - start)
 
 
 @dataclass(slots=True)
@@ -92,14 +93,13 @@ class Split:
     findings: list[Finding] = field(default_factory=list)
     fallbacks: list[str] = field(default_factory=list)
     """Members read again by the models, and why (for tests and benchmarks)."""
-    _file: _Reread | None = None
+    _file: Reread | None = None
 
-    def read_again(self, path: str | os.PathLike[str], stamp: tuple[int, int]) -> None:
-        """Drop the bytes: each member is read again from `path` (whose size and modification time were
-        `stamp` when read) as it is decoded, so the file's bytes and its Structs are never held whole side
-        by side (on real 64-core files, the bytes were a third of loading's peak). A file changed since
-        raises StreamError when a member is read."""
-        self._file = _Reread(path, stamp)
+    def read_again(self, file: Reread) -> None:
+        """Drop the bytes: each member is read again from the open regular file they were read from as it
+        is decoded, so the file's bytes and its Structs are never held whole side by side (on real 64-core
+        files, the bytes were a third of loading's peak)."""
+        self._file = file
         self.data = None
 
     def _member(self, key: str) -> tuple[bytes, int, int]:

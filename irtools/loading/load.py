@@ -9,8 +9,7 @@ import os
 import stat
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from pydantic import TypeAdapter, ValidationError
 
@@ -112,26 +111,30 @@ def load_ir(
 
     A file larger than `max_bytes` is not read: it gets one GIR100 finding saying why.
     """
-    again: tuple[str | os.PathLike[str], tuple[int, int]] | None = None
-    """The file to read each member from again, and its (size, modification time) when read whole."""
     if isinstance(source, bytes):
-        data, name = source, path or "<bytes>"
-    else:
-        name = path or str(source)
-        status = os.stat(source)
+        return _load(source, path or "<bytes>", None)
+    name = path or str(source)
+    with open(source, "rb") as handle:
+        status = os.fstat(handle.fileno())
         problem = size_problem(status.st_size, max_bytes)
         if problem:
             return LoadedIR(
                 name, None, [Finding("GIR100", Severity.ERROR, problem)], size_bytes=status.st_size
             )
-        data = Path(source).read_bytes()
-        if stat.S_ISREG(status.st_mode):  # a pipe cannot be read again
-            again = (source, (status.st_size, status.st_mtime_ns))
+        # A regular file is read again rather than held (a pipe cannot be): the same open file, so a
+        # file replaced meanwhile is not read, and one rewritten in place is caught (decoder.Reread).
+        stamp = (status.st_size, status.st_mtime_ns)
+        again = decoder.Reread(handle, stamp) if stat.S_ISREG(status.st_mode) else None
+        return _load(handle.read(), name, again)
+
+
+def _load(data: bytes, name: str, again: decoder.Reread | None) -> LoadedIR:
+    """`data` loaded; `again`: the regular file it was read from, read again instead of holding it."""
     size = len(data)
     fast = decoder.split(data) if decoder.enabled() else None
     if fast is not None:
         if again is not None:
-            fast.read_again(*again)
+            fast.read_again(again)
             del data
         loaded = LoadedIR(name, None, fast.findings, size_bytes=size)
         try:
@@ -143,10 +146,10 @@ def load_ir(
         except StreamError:
             del fast, loaded  # the models' read below reports the problem exactly
         if again is not None:
-            data = Path(again[0]).read_bytes()
+            data = _whole(again.handle)
     members = read_members(data)
     if members is not None:
-        if not isinstance(source, bytes):
+        if again is not None:
             del data  # the decoded text is all that is needed now: a third less peak memory
         loaded = LoadedIR(name, None, members.findings, size_bytes=size)
         try:
@@ -156,8 +159,8 @@ def load_ir(
             return _finish(loaded)
         except StreamError:
             del members, loaded  # the whole-document read below reports the problem exactly
-        if not isinstance(source, bytes):
-            data = Path(source).read_bytes()
+        if again is not None:
+            data = _whole(again.handle)
     raw = read_bytes(data)
     del data
     loaded = LoadedIR(name, None, list(raw.findings), size_bytes=size)
@@ -171,6 +174,11 @@ def load_ir(
         else:
             _not_an_object(doc, loaded)
     return _finish(loaded)
+
+
+def _whole(handle: BinaryIO) -> bytes:
+    handle.seek(0)
+    return handle.read()
 
 
 def _validate_any(

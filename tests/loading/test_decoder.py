@@ -251,13 +251,13 @@ def test_a_file_read_again_member_by_member_loads_as_its_bytes_do(dialect: str, 
     path = tmp_path / "ir.json"
     path.write_bytes(json.dumps(DOCS[dialect], indent=1).encode())
     reads: list[tuple[int, int]] = []
-    real_read = decoder._Reread.read
+    real_read = decoder.Reread.read
 
     def counted(self: Any, start: int, end: int) -> bytes:
         reads.append((start, end))
         return real_read(self, start, end)
 
-    with mock.patch.object(decoder._Reread, "read", counted):
+    with mock.patch.object(decoder.Reread, "read", counted):
         from_path = load_ir(path, str(path))
     assert seen(from_path) == seen(load_ir(path.read_bytes(), str(path)))
     assert len(reads) >= len(from_path.member_offsets) - 1  # every core, and the DRAM section
@@ -270,7 +270,7 @@ def test_a_file_changed_while_read_again_is_read_whole_once_more(tmp_path: Path)
     before = json.dumps(DOCS["raw"]).encode()
     after = before.replace(b'"Conv_', b'"Cnv__')
     path.write_bytes(before)
-    real_read = decoder._Reread.read
+    real_read = decoder.Reread.read
     reads: list[int] = []
 
     def rewritten_after_one(self: Any, start: int, end: int) -> bytes:
@@ -280,7 +280,7 @@ def test_a_file_changed_while_read_again_is_read_whole_once_more(tmp_path: Path)
             os.utime(path, ns=(1, 1))  # a new modification time, however coarse the file system's clock
         return real_read(self, start, end)
 
-    with mock.patch.object(decoder._Reread, "read", rewritten_after_one):
+    with mock.patch.object(decoder.Reread, "read", rewritten_after_one):
         loaded = load_ir(path, str(path))
     assert "Conv_" not in repr(loaded.ir)
     assert seen(loaded) == seen(load_ir(after, str(path)))

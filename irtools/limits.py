@@ -1,15 +1,15 @@
 """Input size guard: refuse a file before reading it when checking it would exhaust memory.
 
-Loading keeps an object per entry (the typed decoder's Structs, 3.6x the file on their own); validate's
-peak measured 5.3x the file on a 512 MB raw file and 5.9-6.2x on the 67-74 MB stand-ins, analyze's about
-8x (docs/speed.md). The default limit, 1024 MB, keeps a check within about 6 GB; `--max-mb` raises or
-lowers it.
+Loading keeps an object per entry (the typed decoder's Structs, 2.4x the file on their own, equal values
+shared); validate's peak measured 4.0x the file on a 512 MB raw file, 3.5-4.6x on the 73-98 MB stand-ins
+and 2.5x on a real 61 MB Gemini file, analyze's about 6.5x (docs/speed.md). The default limit, 1024 MB,
+keeps a check within about 5 GB; `--max-mb` raises or lowers it.
 """
 
 from __future__ import annotations
 
 DEFAULT_MAX_MB = 1024
-MEMORY_PER_BYTE = 6
+MEMORY_PER_BYTE = 5
 """Validate's peak resident memory per byte of input, measured (benchmarks/bench_speed.py)."""
 
 

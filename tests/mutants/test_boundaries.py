@@ -155,6 +155,34 @@ TRANSFERS = [
         ],
     ),
     Case(
+        # Every entry matches its ofmap, but one ofmap sent to DRAM has no entry: the screen must see it too.
+        "GIR205-ofmap-without-entry",
+        _edit(
+            (
+                ("-1", "in"),
+                [
+                    {
+                        "core_id": 2,
+                        "layer_name": "Relu_2",
+                        "lower": [0, 0, 0, 0],
+                        "related_ofmap": [],
+                        "transfer_id": 14,
+                        "upper": [0, 15, 31, 31],
+                        "workload_id": 1,
+                    }
+                ],
+            )
+        ),
+        "GIR205",
+        [
+            (
+                "GIR205",
+                "/3/0/ofmap/0",
+                "ofmap sends transfer 13 to DRAM but the DRAM in list has no entry for it",
+            )
+        ],
+    ),
+    Case(
         "GIR205-other-layer",
         _edit((("-1", "in", 0, "layer_name"), "Conv_1")),
         "GIR205",

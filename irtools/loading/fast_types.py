@@ -311,9 +311,7 @@ def struct_for(model: type, tagged: bool = False) -> type[msgspec.Struct]:
 
 def _optional_inner(model: type, name: str, info: FieldInfo) -> bool:
     """Whether the optional field `name` is held as `name_as_read`, UNSET when the file left it out."""
-    return not (info.is_required() and info.init is not False) and (
-        info.init is not False and _presence_needed(model, name, info)
-    )
+    return info.init is not False and not info.is_required() and _presence_needed(model, name, info)
 
 
 def _value_keeping(annotation: Any, metadata: list[Any]) -> set[Any]:

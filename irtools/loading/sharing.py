@@ -2,8 +2,8 @@
 
 The models share them as they validate (`model.base._share`, `_intern`: a third less memory on a
 100 MB file). msgspec calls no validator per value, so the Structs of a Gemini file held 0.9 million
-coordinate lists for 0.14 million distinct ones, and 0.8 million layer names for 147: well over a
-third of the loaded file. `share_values` does it after each member is decoded, a kind of Struct and a
+coordinate lists for 0.14 million distinct ones, and 0.8 million layer names for 147: a third of the
+loaded file. `share_values` does it after each member is decoded, a kind of Struct and a
 field at a time over all of its objects, in C loops; which fields, the derivation of each Struct from
 its model records (`PLANS`, filled by irtools.loading.fast_types).
 """

@@ -273,14 +273,14 @@ def test_a_file_changed_while_read_again_is_read_whole_once_more(tmp_path: Path)
     real_read = decoder.Reread.read
     reads: list[int] = []
 
-    def rewritten_after_one(self: Any, start: int, end: int) -> bytes:
+    def rewritten_midway(self: Any, start: int, end: int) -> bytes:
         reads.append(start)
         if len(reads) == 3:  # the dialect judged by core 1, the DRAM section decoded, core 1 not yet
             path.write_bytes(after)
             os.utime(path, ns=(1, 1))  # a new modification time, however coarse the file system's clock
         return real_read(self, start, end)
 
-    with mock.patch.object(decoder.Reread, "read", rewritten_after_one):
+    with mock.patch.object(decoder.Reread, "read", rewritten_midway):
         loaded = load_ir(path, str(path))
     assert "Conv_" not in repr(loaded.ir)
     assert seen(loaded) == seen(load_ir(after, str(path)))

@@ -1,5 +1,5 @@
 """The typed decoder's Structs share equal coordinates and strings as the models' validators make them
-share: on Gemini files that is over a third of the loaded file's memory."""
+share: on Gemini files that is a third of the loaded file's memory."""
 
 from __future__ import annotations
 

@@ -262,33 +262,27 @@ def struct_for(model: type, tagged: bool = False) -> type[msgspec.Struct]:
             namespace["type"] = tag
             continue
         kind = derive(info.annotation, where, list(info.metadata))
-        keeping = _value_keeping(info.annotation, list(info.metadata))
-        struct_name = f"{name}{OPTIONAL_SUFFIX}" if _optional_inner(model, name, info) else name
-        if _share in keeping:
-            plan.coordinates.append(struct_name)
-        if _intern in keeping:
-            plan.strings.append(struct_name)
-        if _holds_models(info.annotation):
-            plan.nested.append(struct_name)
         default: Any = (
             msgspec.field(default_factory=info.default_factory)  # type: ignore[arg-type]  # no-argument ones only
             if info.default_factory is not None
             else info.default
         )
+        held_as = name  # the Struct's field
         if info.is_required() and info.init is not False:
             specs.append((name, kind))
             if key != name:
                 rename[name] = key
-        elif _optional_inner(model, name, info):
-            inner = f"{name}{OPTIONAL_SUFFIX}"
-            if inner in fields:
-                raise DerivationError(f"{where}: {inner} is a field of the model")
-            specs.append((inner, kind | msgspec.UnsetType, msgspec.UNSET))
-            rename[inner] = key
-            namespace[name] = _optional_property(inner, info)
+        elif info.init is not False and _presence_needed(model, name, info):
+            held_as = f"{name}{OPTIONAL_SUFFIX}"
+            if held_as in fields:
+                raise DerivationError(f"{where}: {held_as} is a field of the model")
+            specs.append((held_as, kind | msgspec.UnsetType, msgspec.UNSET))
+            rename[held_as] = key
+            namespace[name] = _optional_property(held_as, info)
         else:  # the model's default, left out when encoding (omit_defaults): the key count tells
             specs.append((name, kind, default))
             rename[name] = INTERNAL_PREFIX + name if info.init is False else key
+        _plan(plan, held_as, info)
     namespace["__model__"] = model
     namespace["__repr__"] = _make_repr(model)
     namespace["__doc__"] = model.__doc__
@@ -309,9 +303,15 @@ def struct_for(model: type, tagged: bool = False) -> type[msgspec.Struct]:
     return struct
 
 
-def _optional_inner(model: type, name: str, info: FieldInfo) -> bool:
-    """Whether the optional field `name` is held as `name_as_read`, UNSET when the file left it out."""
-    return info.init is not False and not info.is_required() and _presence_needed(model, name, info)
+def _plan(plan: Sharing, held_as: str, info: FieldInfo) -> None:
+    """Note the field `held_as` in `plan` if its model shares its value or it holds other models."""
+    keeping = _value_keeping(info.annotation, list(info.metadata))
+    if _share in keeping:
+        plan.coordinates.append(held_as)
+    if _intern in keeping:
+        plan.strings.append(held_as)
+    if _holds_models(info.annotation):
+        plan.nested.append(held_as)
 
 
 def _value_keeping(annotation: Any, metadata: list[Any]) -> set[Any]:

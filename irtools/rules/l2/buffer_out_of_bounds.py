@@ -80,9 +80,9 @@ def blocks_over_capacity(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     A warning, not an error: SchNode::IR_gen lists each input whole (`block` = ceil(bytes / 1024)),
     every ofmap as its 10-block staging buffer, and inputs held ahead (one from a core from its
     producer's workload on, one from DRAM in the snapshot before its reader's), while the scheduler
-    itself tiles a layer whose input or weight exceeds the L2 (`fetch`, which the IR does not record). So the sum is what an allocator must place to take the file as written (the
-    SET allocator's lower bound, and the overflow it then writes), not proof that the schedule does
-    not fit.
+    itself tiles a layer whose input or weight exceeds the L2 (`fetch`, which the IR does not record).
+    So the sum is what an allocator must place to take the file as written (the SET allocator's lower
+    bound, and the overflow it then writes), not proof that the schedule does not fit.
     """
     size = ir.l2_size
     if size is None:

@@ -100,8 +100,8 @@ def test_equal_entries_in_one_snapshot_are_one_tensor(read: str) -> None:
 
 @pytest.mark.parametrize("read", ["msgspec", "models"])
 def test_a_source_key_written_null_or_left_out_is_the_same_tensor(read: str) -> None:
-    # Both read as None (the models' default); the decoded Structs are compared by their JSON encoding,
-    # which must leave the default out whether the file wrote it or not.
+    # Both read as None (the models' default), in the decoded Structs as in the models, so the entries
+    # compare equal whether the file wrote the key or not.
     bare = copy.deepcopy(IFMAP)
     del bare["source"][0]["layer_name"], bare["source"][0]["channel"]
     written_null = _source_changed(bare, layer_name=None, channel=None)

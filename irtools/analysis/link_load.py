@@ -345,9 +345,9 @@ def rows_on(routed: list[KindRuns], loads: LinkLoads, link: tuple[int, int, int,
                     "kind": pd.Categorical.from_codes(
                         np.full(int(on.sum()), KINDS.index(kind_runs.kind)), KINDS
                     ),
-                    "transfer": kind_runs.runs.transfer[on],
-                    "step": kind_runs.step[on],
-                    "bytes": kind_runs.runs.size[on],
+                    "transfer": kind_runs.runs.transfer[on].astype(np.int64, copy=False),
+                    "step": kind_runs.step[on].astype(np.int64, copy=False),
+                    "bytes": kind_runs.runs.size[on].astype(np.int64, copy=False),
                 }
             )
         )

@@ -199,7 +199,7 @@ KINDS = ("core", "dram_read", "dram_write")
 @dataclass(frozen=True, slots=True)
 class KindRuns:
     """One traffic kind routed: its runs of links (routing.Runs, `transfer` the IR's transfer id) and
-    each run's layer step."""
+    each run's layer step, in the narrowest integers that hold them (`Runs.narrowed`)."""
 
     kind: str
     runs: Runs
@@ -225,7 +225,8 @@ def noc_runs(index: IRIndex, transfers: dict[str, pd.DataFrame] | None = None) -
         keyed = rows.assign(transfer=rows["transfer"] * n_steps + rows["step"])
         runs = kind_runs(kind, keyed, xlen, ylen)
         transfer, step = np.divmod(runs.transfer.astype(np.int64, copy=False), n_steps)
-        routed.append(KindRuns(kind, dataclasses.replace(runs, transfer=transfer), step))
+        narrowed = dataclasses.replace(runs, transfer=transfer).narrowed()
+        routed.append(KindRuns(kind, narrowed, step.astype(narrowest(step), copy=False)))
     return routed
 
 

@@ -137,9 +137,16 @@ class Runs:
 
     def take(self, keep: np.ndarray) -> Runs:
         """The runs `keep` (a mask or indices) selects, in their order."""
-        return Runs(
-            *(column[keep] for column in (self.transfer, self.x, self.y, self.code, self.count, self.size))
-        )
+        return Runs(*(column[keep] for column in self._columns()))
+
+    def narrowed(self) -> Runs:
+        """The same runs, each column in the narrowest integers that hold it. An analysis keeps its runs
+        as long as the file is open (millions on a 64-core file: 48 bytes each as int64, about 12 so).
+        The readers that compute with them widen first (`line_spans`, `expand`)."""
+        return Runs(*(column.astype(narrowest(column), copy=False) for column in self._columns()))
+
+    def _columns(self) -> tuple[np.ndarray, ...]:
+        return (self.transfer, self.x, self.y, self.code, self.count, self.size)
 
 
 def tree_runs(transfers: pd.DataFrame) -> Runs:
@@ -356,15 +363,16 @@ def expand(runs: Runs) -> pd.DataFrame:
     Millions of rows on a 64-core file: coordinates in the narrowest integers that hold the mesh (its
     DRAM port columns included), the direction as int8 codes; ids and bytes stay int64.
     """
-    owner = np.repeat(np.arange(len(runs.count)), runs.count)
-    offset = np.arange(len(owner)) - np.repeat(np.cumsum(runs.count) - runs.count, runs.count)
+    count = runs.count.astype(np.int64, copy=False)
+    owner = np.repeat(np.arange(len(count)), count)
+    offset = np.arange(len(owner)) - np.repeat(np.cumsum(count) - count, count)
     code = runs.code[owner].astype(np.int8)
     xs = runs.x[owner] + STEP_X[code] * offset
     ys = runs.y[owner] + STEP_Y[code] * offset
     coordinate = narrowest(xs, ys)
     return pd.DataFrame(
         {
-            "transfer": runs.transfer[owner],
+            "transfer": runs.transfer[owner].astype(np.int64, copy=False),
             "x": xs.astype(coordinate, copy=False),
             "y": ys.astype(coordinate, copy=False),
             "direction": pd.Categorical.from_codes(code, categories=list(DIRECTIONS)),
@@ -377,14 +385,18 @@ def expand(runs: Runs) -> pd.DataFrame:
 
 def line_spans(runs: Runs) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Each run as (code, line, lo, hi): its links are the positions lo..hi (closed) along its line, a
-    row y for east and west links (position x), a column x for north and south links (position y)."""
-    along_x = (runs.code == 0) | (runs.code == 2)
-    position = np.where(along_x, runs.x, runs.y)
-    line = np.where(along_x, runs.y, runs.x)
-    forward = (runs.code == 0) | (runs.code == 3)
-    lo = np.where(forward, position, position - runs.count + 1)
-    hi = np.where(forward, position + runs.count - 1, position)
-    return runs.code, line, lo, hi
+    row y for east and west links (position x), a column x for north and south links (position y). All
+    four in int64, whatever the runs' own integers (`Runs.narrowed`): ids are computed from them."""
+    code, x, y, count = (
+        column.astype(np.int64, copy=False) for column in (runs.code, runs.x, runs.y, runs.count)
+    )
+    along_x = (code == 0) | (code == 2)
+    position = np.where(along_x, x, y)
+    line = np.where(along_x, y, x)
+    forward = (code == 0) | (code == 3)
+    lo = np.where(forward, position, position - count + 1)
+    hi = np.where(forward, position + count - 1, position)
+    return code, line, lo, hi
 
 
 def narrowest(*columns: np.ndarray) -> type[np.signedinteger]:

@@ -9,15 +9,19 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from irtools.analysis.link_grid import LinkGrid
 from irtools.analysis.routing import (
     DIRECTIONS,
     dram_ports,
+    expand,
     from_dram,
+    line_spans,
     link_label,
     link_loads,
     narrowest,
     route,
     to_dram,
+    tree_runs,
 )
 
 
@@ -220,3 +224,29 @@ def test_routed_coordinates_and_bytes_stay_integers() -> None:
 )
 def test_narrowest_keeps_a_links_far_end(values: list[np.ndarray], expected: type) -> None:
     assert narrowest(*values) is expected
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_narrowed_runs_route_as_the_int64_ones(seed: int) -> None:
+    """An analysis keeps its routed runs narrowed (int8 coordinates on a mesh under 127 wide); what is
+    computed from them is computed in int64, so link ids and rows are the int64 runs' own, also where
+    int8 arithmetic would wrap (a direction code times 60 lines) and for bytes beyond int32."""
+    rng = random.Random(seed)
+    side = (4, 60, 120)[seed % 3]
+    rows = [
+        (t, sx, sy, rng.randrange(side), rng.randrange(side), rng.randint(1, 2**40))
+        for t in range(40)
+        for sx, sy in [(rng.randrange(side), rng.randrange(side))]
+        for _ in range(rng.randint(1, 4))
+    ]
+    wide = tree_runs(pd.DataFrame(rows, columns=["transfer", "src_x", "src_y", "dst_x", "dst_y", "bytes"]))
+    narrow = wide.narrowed()
+    assert {narrow.x.dtype, narrow.y.dtype, narrow.code.dtype, narrow.count.dtype} == {np.dtype(np.int8)}
+    assert narrow.size.dtype == np.int64 and narrow.transfer.dtype == np.int8
+    spans, narrow_spans = line_spans(wide), line_spans(narrow)
+    for column, narrow_column in zip(spans, narrow_spans, strict=True):
+        np.testing.assert_array_equal(column, narrow_column)
+    grid = LinkGrid.of(*spans[1:])
+    for ids, narrow_ids in zip(grid.interval(*spans), grid.interval(*narrow_spans), strict=True):
+        np.testing.assert_array_equal(ids, narrow_ids)
+    pd.testing.assert_frame_equal(expand(narrow), expand(wide))

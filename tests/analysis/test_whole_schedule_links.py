@@ -59,6 +59,11 @@ def test_synth_8x8(tmp_path: Path, dialect: str) -> None:
     argv = ["synth", "-o", str(out), "--mesh", "8x8", "--layers", "12", "--batch", "2", "--dialect", dialect]
     assert main(argv) == 0
     _both_ways(out, 32)
+    # What the analysis keeps while the file is open (the dashboard's mesh, windows and counters read it):
+    # coordinates, directions and hop counts in one byte per run on this mesh, not eight.
+    for routed in analyze(out, RunOptions()).noc_runs:
+        assert {routed.runs.x.itemsize, routed.runs.y.itemsize, routed.runs.code.itemsize} == {1}
+        assert routed.runs.count.itemsize == 1 and routed.step.itemsize <= 2
 
 
 def _runs(

@@ -151,18 +151,32 @@ def ints(values: Iterable[Any], count: int) -> Ints | None:
         return None
 
 
-def quads(values: Sequence[Any], lists_of_four: bool = False) -> Ints | None:
-    """Lists of 4 ints as an (n, 4) int64 array, or None when one is not a list of 4 int64 values;
-    `lists_of_four`: the caller has checked that every value is a list of 4 (`coords`).
+def coordinates(lists: Sequence[Iterable[Any]], count: int) -> Ints | None:
+    """The `count` numbers of `lists`, in order, as int32 when every one fits, else as int64; None when
+    one is not an int64. The boxes' columns are most of what the rules' columns hold while a file is
+    checked, and real coordinates are small: half the bytes. Whoever computes with them (`extents`)
+    widens first; comparing them, as the screens do, needs no widening."""
+    try:
+        return np.fromiter(chain.from_iterable(lists), np.int32, count)
+    except OverflowError:
+        return ints(chain.from_iterable(lists), count)
+    except (TypeError, ValueError):
+        return None
 
-    The models share equal coordinate lists (`model.base._share`), so each distinct list is read
-    once: on large files, reaching the int objects costs more than sorting the lists' ids. The typed
-    decoder's Structs share none (irtools.loading.fast_types): their lists are read straight, as
-    sorting ids that are all distinct only adds to it."""
+
+def quads(values: Sequence[Any], lists_of_four: bool = False) -> Ints | None:
+    """Lists of 4 ints as an (n, 4) array (`coordinates`: int32 when they fit), or None when one is not a
+    list of 4 int64 values; `lists_of_four`: the caller has checked that every value is a list of 4
+    (`coords`).
+
+    Equal coordinate lists are mostly one list (the models' `model.base._share`, the typed decoder's
+    irtools.loading.sharing), so each distinct list is read once: on large files, reaching the int
+    objects costs more than sorting the lists' ids. Lists whose first ones are all distinct are read
+    straight, as sorting ids that are all distinct only adds to it."""
     if len(values) > _SAMPLE and len(set(map(id, values[:_SAMPLE]))) == _SAMPLE:
         if not lists_of_four and (not set(map(type, values)) <= {list} or not set(map(len, values)) <= {4}):
             return None
-        flat = ints(chain.from_iterable(values), 4 * len(values))
+        flat = coordinates(values, 4 * len(values))
         return None if flat is None else flat.reshape(-1, 4)
     ids = np.fromiter(map(id, values), np.int64, len(values))
     _, first, inverse = np.unique(ids, return_index=True, return_inverse=True)
@@ -170,7 +184,7 @@ def quads(values: Sequence[Any], lists_of_four: bool = False) -> Ints | None:
     # Lists only: the reference compares them with lists, and a tuple never equals a list.
     if not set(map(type, distinct)) <= {list} or not set(map(len, distinct)) <= {4}:
         return None
-    flat = ints(chain.from_iterable(distinct), 4 * len(distinct))
+    flat = coordinates(distinct, 4 * len(distinct))
     return None if flat is None else flat.reshape(-1, 4)[inverse.reshape(-1)]
 
 
@@ -179,7 +193,8 @@ _SAMPLE = 64
 
 
 def coords(values: Sequence[Any]) -> tuple[Ints, Ints] | None:
-    """Ints and lists of at most 4 ints as (length, -1 for an int; an (n, 4) array): an int K as
+    """Ints and lists of at most 4 ints as (length, -1 for an int; an (n, 4) array, int32 when every
+    value fits, as `coordinates`): an int K as
     [K, 0, 0, 0], a shorter list padded with 0 (how a raw file's weight bounds and 3-D boxes read
     as coordinates). None when a value is neither, or not an int64. Iterates in C only."""
     count = len(values)
@@ -195,11 +210,11 @@ def coords(values: Sequence[Any]) -> tuple[Ints, Ints] | None:
     if not set(map(type, scalars)) <= {int} or int(length.max(initial=0)) > 4:
         return None  # a bool, a float or a fifth coordinate is no bound the models allow
     whole = quads(list(compress(values, four)), lists_of_four=True)
-    first = ints(scalars, len(scalars))
-    numbers = ints(chain.from_iterable(compress(values, shorter)), int(length[shorter].sum()))
+    first = coordinates([scalars], len(scalars))
+    numbers = coordinates(list(compress(values, shorter)), int(length[shorter].sum()))
     if whole is None or first is None or numbers is None:
         return None
-    out = np.zeros((count, 4), dtype=np.int64)
+    out = np.zeros((count, 4), dtype=np.result_type(whole, first, numbers))
     out[four], out[~is_list, 0] = whole, first
     # A shorter list's numbers fill its first places, in order.
     rows = np.repeat(np.flatnonzero(shorter), length[shorter])

@@ -25,8 +25,9 @@ def box_columns(group: Group, lower: str = "lower", upper: str = "upper") -> tup
 
 
 def extents(lower: Ints, upper: Ints) -> Ints:
-    """Per box, max(upper - lower + 1, 0) per dimension (the screens keep coordinates below 2**40)."""
-    extent: Ints = np.maximum(upper - lower + 1, 0)
+    """Per box, max(upper - lower + 1, 0) per dimension, in int64 (the columns may hold int32
+    coordinates, whose extent can pass 2**31 - 1; the screens keep coordinates below 2**40)."""
+    extent: Ints = np.maximum(upper.astype(np.int64) - lower + 1, 0)
     return extent
 
 

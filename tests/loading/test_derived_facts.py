@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from pydantic import TypeAdapter
 
-from irtools.dialects.alloc.dialect import _identity
+from irtools.dialects.alloc.dialect import _written
 from irtools.dialects.alloc.models import AllocBufferEntry
 from irtools.dialects.raw.models import RawDramIn
 from irtools.loading import decoder
@@ -82,6 +82,6 @@ def test_the_tensor_identity_does_not_read_the_derived_number() -> None:
     # The allocator's parser tells one tensor across snapshots by the entry as the scheduler wrote it:
     # an entry before numbering has its identity, and numbering does not change it.
     for entry in _both_reads(AllocBufferEntry, ENTRY):
-        before = _identity(entry)
+        before = _written(entry)
         entry.tensor_id = 5
-        assert _identity(entry) == before
+        assert _written(entry) == before

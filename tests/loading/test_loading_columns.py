@@ -19,6 +19,7 @@ from irtools.loading.columns import _KEY_LIMIT, TransferColumns, pair_keys, tran
 from irtools.loading.index import IRIndex
 from irtools.loading.load import load_ir
 from irtools.loading.mesh import LINEAR, MESH, numbering
+from irtools.rules.screens import extents
 from tests.mutants.edits import mesh_doc
 
 
@@ -27,12 +28,25 @@ def _i(*values: int) -> np.ndarray:
 
 
 @pytest.mark.parametrize("count", [1, _SAMPLE, _SAMPLE + 1])
-def test_quads_reads_distinct_lists_on_both_sides_of_the_sample(count: int) -> None:
-    """Unshared lists (the decoder's) up to and past the sample size read the same, row by row."""
+@pytest.mark.parametrize(
+    ("last", "dtype"), [(2**31 - 1, np.int32), (2**31, np.int64), (-(2**31) - 1, np.int64)]
+)
+def test_quads_reads_distinct_lists_on_both_sides_of_the_sample(count: int, last: int, dtype: type) -> None:
+    """Unshared lists up to and past the sample size read the same, row by row: as int32 while every number
+    fits (half the bytes of what the rules' columns hold), as int64 once one does not."""
     values = [[i, i + 1, i + 2, -i] for i in range(count)]
+    values[-1][2] = last
     got = quads(values)
-    assert got is not None and got.dtype == np.int64
+    assert got is not None and got.dtype == dtype
     assert got.tolist() == values
+
+
+def test_extents_of_int32_boxes_are_counted_in_int64() -> None:
+    """A box from 0 to 2**31 - 1 spans 2**31 places, one more than int32 holds: the screens' volumes
+    (GIR307, GIR505) would wrap to nothing."""
+    low, high = quads([[0, 0, 0, 0]] * 2), quads([[0, 0, 5, 2**31 - 1]] * 2)
+    assert low is not None and high is not None and high.dtype == np.int32
+    assert extents(low, high).tolist() == [[1, 1, 6, 2**31]] * 2
 
 
 @pytest.mark.parametrize("count", [3, _SAMPLE + 1])

@@ -37,7 +37,9 @@ class LinkGrid:
     def interval(
         self, code: np.ndarray, line: np.ndarray, lo: np.ndarray, hi: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray]:
-        """The ids [start, stop) of the links lo..hi of each run's line."""
+        """The ids [start, stop) of the links lo..hi of each run's line, in int64 whatever integers the
+        runs are held in (noc.routed_steps narrows them)."""
+        code, line, lo, hi = (column.astype(np.int64, copy=False) for column in (code, line, lo, hi))
         flat_line = (code * self.n_line + (line - self.line_low)) * self.n_pos
         return flat_line + (lo - self.low), flat_line + (hi - self.low) + 1
 

@@ -44,6 +44,7 @@ from irtools.analysis.routing import (
     line_spans,
     link_label,
     link_loads,
+    narrowed,
     narrowest,
     to_dram,
     tree_runs,
@@ -379,7 +380,9 @@ def routed_steps(routed: list[KindRuns], weights: np.ndarray, xlen: int) -> Rout
             weight = np.zeros(len(code), dtype=bool)
         dram = _port_links(kind_runs.kind, code, lo, hi, xlen)
         columns = (kind_runs.step, code, line, lo, hi, runs.size, runs.count, weight, dram)
-        parts.append([column[keep] for column in columns])
+        # Narrowed as the runs are (`Runs.narrowed`): nine int64 columns of every run were most of the
+        # link counters' peak on a 64-core file. LinkGrid.interval widens what it computes with.
+        parts.append([narrowed(column[keep]) for column in columns])
     if not parts:
         no = np.zeros(0, dtype=np.int64)
         return RoutedSteps(no, no, no, no, no, no, no, weight=np.zeros(0, dtype=bool), dram=no)

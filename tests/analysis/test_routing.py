@@ -228,9 +228,10 @@ def test_narrowest_keeps_a_links_far_end(values: list[np.ndarray], expected: typ
 
 @pytest.mark.parametrize("seed", range(6))
 def test_narrowed_runs_route_as_the_int64_ones(seed: int) -> None:
-    """An analysis keeps its routed runs narrowed (int8 coordinates on a mesh under 127 wide); what is
-    computed from them is computed in int64, so link ids and rows are the int64 runs' own, also where
-    int8 arithmetic would wrap (a direction code times 60 lines) and for bytes beyond int32."""
+    """An analysis keeps its routed runs and their line spans narrowed (int8 coordinates on a mesh under
+    127 wide); what is computed from them is computed in int64, so link ids and rows are the int64
+    runs' own, also where int8 arithmetic would wrap (a direction code times 60 lines) and for bytes
+    beyond int32."""
     rng = random.Random(seed)
     side = (4, 60, 120)[seed % 3]
     rows = [
@@ -247,6 +248,11 @@ def test_narrowed_runs_route_as_the_int64_ones(seed: int) -> None:
     for column, narrow_column in zip(spans, narrow_spans, strict=True):
         np.testing.assert_array_equal(column, narrow_column)
     grid = LinkGrid.of(*spans[1:])
-    for ids, narrow_ids in zip(grid.interval(*spans), grid.interval(*narrow_spans), strict=True):
+    # The spans as the noc model and the counters keep them (noc.routed_steps narrows them too).
+    kept_spans = [column.astype(narrowest(column)) for column in spans]
+    for ids, narrow_ids, kept_ids in zip(
+        grid.interval(*spans), grid.interval(*narrow_spans), grid.interval(*kept_spans), strict=True
+    ):
         np.testing.assert_array_equal(ids, narrow_ids)
+        np.testing.assert_array_equal(ids, kept_ids)
     pd.testing.assert_frame_equal(expand(narrow), expand(wide))

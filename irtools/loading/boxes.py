@@ -194,9 +194,9 @@ _SAMPLE = 64
 
 def coords(values: Sequence[Any]) -> tuple[Ints, Ints] | None:
     """Ints and lists of at most 4 ints as (length, -1 for an int; an (n, 4) array, int32 when every
-    value fits, as `coordinates`): an int K as
-    [K, 0, 0, 0], a shorter list padded with 0 (how a raw file's weight bounds and 3-D boxes read
-    as coordinates). None when a value is neither, or not an int64. Iterates in C only."""
+    value fits, as `coordinates`): an int K as [K, 0, 0, 0], a shorter list padded with 0 (how a raw
+    file's weight bounds and 3-D boxes read as coordinates). None when a value is neither, or not an
+    int64. Iterates in C only."""
     count = len(values)
     is_list = np.fromiter(map(operator.is_, map(type, values), repeat(list)), bool, count)
     length = np.full(count, -1, dtype=np.int64)

@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     from irtools.loading.index import IRIndex, WorkloadRef
 
 Ints = npt.NDArray[np.int64]
+Coordinates = npt.NDArray[np.int32] | npt.NDArray[np.int64]
+"""The boxes' coordinates: int32 when every number of the column fits (`coordinates`), else int64."""
 Bools = npt.NDArray[np.bool_]
 
 _FAILURES = (TypeError, ValueError, OverflowError)
@@ -41,8 +43,8 @@ class Group:
     def __init__(self, objects: list[Any], row: Ints) -> None:
         self.objects = objects
         self.row = row
-        self._quads: dict[str, Ints | None] = {}
-        self._bounds: dict[str, tuple[Ints, Ints] | None] = {}
+        self._quads: dict[str, Coordinates | None] = {}
+        self._bounds: dict[str, tuple[Ints, Coordinates] | None] = {}
         self._ints: dict[str, Ints | None] = {}
         self._lists: dict[str, tuple[Ints, Ints] | None] = {}
         self._children: dict[str, Group] = {}
@@ -50,7 +52,7 @@ class Group:
     def __len__(self) -> int:
         return len(self.objects)
 
-    def quad(self, name: str) -> Ints | None:
+    def quad(self, name: str) -> Coordinates | None:
         """The attribute `name` of every object, a list of 4 ints each, as an (n, 4) array (kept:
         several rules read the same coordinates)."""
         if name not in self._quads:
@@ -64,7 +66,7 @@ class Group:
                 self._quads[name] = None if shaped is None else shaped[1]
         return self._quads[name]
 
-    def bounds(self, name: str) -> tuple[Ints, Ints] | None:
+    def bounds(self, name: str) -> tuple[Ints, Coordinates] | None:
         """The attribute `name` of every object, an int or a list of at most 4 ints: (its length, -1
         for an int; an (n, 4) array of it padded as `coords` pads), kept; None when some value is
         neither."""
@@ -151,7 +153,7 @@ def ints(values: Iterable[Any], count: int) -> Ints | None:
         return None
 
 
-def coordinates(lists: Sequence[Iterable[Any]], count: int) -> Ints | None:
+def coordinates(lists: Sequence[Iterable[Any]], count: int) -> Coordinates | None:
     """The `count` numbers of `lists`, in order, as int32 when every one fits, else as int64; None when
     one is not an int64. The boxes' columns are most of what the rules' columns hold while a file is
     checked, and real coordinates are small: half the bytes. Whoever computes with them (`extents`)
@@ -164,7 +166,7 @@ def coordinates(lists: Sequence[Iterable[Any]], count: int) -> Ints | None:
         return None
 
 
-def quads(values: Sequence[Any], lists_of_four: bool = False) -> Ints | None:
+def quads(values: Sequence[Any], lists_of_four: bool = False) -> Coordinates | None:
     """Lists of 4 ints as an (n, 4) array (`coordinates`: int32 when they fit), or None when one is not a
     list of 4 int64 values; `lists_of_four`: the caller has checked that every value is a list of 4
     (`coords`).
@@ -192,7 +194,7 @@ _SAMPLE = 64
 """Lists looked at to tell shared coordinates (the models') from unshared ones (the decoder's)."""
 
 
-def coords(values: Sequence[Any]) -> tuple[Ints, Ints] | None:
+def coords(values: Sequence[Any]) -> tuple[Ints, Coordinates] | None:
     """Ints and lists of at most 4 ints as (length, -1 for an int; an (n, 4) array, int32 when every
     value fits, as `coordinates`): an int K as [K, 0, 0, 0], a shorter list padded with 0 (how a raw
     file's weight bounds and 3-D boxes read as coordinates). None when a value is neither, or not an
@@ -287,12 +289,12 @@ class TensorColumns:
         """Every WL0 buffer entry of every workload."""
         return self._group(attrgetter("wl0_entries"))
 
-    def workload_boxes(self) -> tuple[Ints, Ints] | None:
+    def workload_boxes(self) -> tuple[Coordinates, Coordinates] | None:
         """Each workload's own range (lower, upper), kept: GIR504's and GIR505's screens both read it."""
         return self._workload_boxes
 
     @cached_property
-    def _workload_boxes(self) -> tuple[Ints, Ints] | None:
+    def _workload_boxes(self) -> tuple[Coordinates, Coordinates] | None:
         boxes = self.field("workload")
         if any(len(b) != 2 for b in boxes):
             return None
@@ -342,7 +344,7 @@ def only(index: IRIndex, rows: list[int]) -> IRIndex:
     return cast("IRIndex", _Only(index, rows))
 
 
-def grouped_min_max(values: Ints, owner: Ints, count: int) -> tuple[Ints, Ints]:
+def grouped_min_max(values: Coordinates, owner: Ints, count: int) -> tuple[Ints, Ints]:
     """Per owner 0..count-1: the column-wise min and max of its rows of `values` (n, 4), owner
     sorted ascending; owners without rows get (max int, min int)."""
     low = np.full((count, values.shape[1]), np.iinfo(np.int64).max, dtype=np.int64)

@@ -12,25 +12,27 @@ from __future__ import annotations
 
 import numpy as np
 
-from irtools.loading.boxes import Group, Ints
+from irtools.loading.boxes import Coordinates, Group, Ints
 
 EXACT = 2**50
 """Products estimated (in float64) below this are computed exactly in int64; above, the row is flagged."""
 
 
-def box_columns(group: Group, lower: str = "lower", upper: str = "upper") -> tuple[Ints, Ints] | None:
+def box_columns(
+    group: Group, lower: str = "lower", upper: str = "upper"
+) -> tuple[Coordinates, Coordinates] | None:
     """The (n, 4) lower and upper columns of a group's boxes, None when some box is not 4 integers."""
     low, high = group.quad(lower), group.quad(upper)
     return None if low is None or high is None else (low, high)
 
 
-def extents(lower: Ints, upper: Ints) -> Ints:
+def extents(lower: Coordinates, upper: Coordinates) -> Ints:
     """Per box, max(upper - lower + 1, 0) per dimension, in int64 (the columns may hold int32
     coordinates, whose extent can pass 2**31 - 1; the screens keep coordinates below 2**40)."""
     extent: Ints = np.maximum(upper.astype(np.int64) - lower + 1, 0)
     return extent
 
 
-def huge(*arrays: Ints) -> bool:
+def huge(*arrays: Coordinates | Ints) -> bool:
     """Whether a value is too large for the screens' arithmetic (the rule then checks every row)."""
     return any(len(a) and int(a.max()) >= 2**40 for a in arrays)

@@ -8,7 +8,7 @@ import numpy as np
 
 from irtools import pointer as jp
 from irtools.findings import Finding, Severity
-from irtools.loading.boxes import Bools, Group, Ints, flagged_rows, tensor_columns
+from irtools.loading.boxes import Bools, Coordinates, Group, Ints, flagged_rows, tensor_columns
 from irtools.loading.index import IRIndex, Range
 from irtools.rules.context import CheckContext
 from irtools.rules.registry import rule
@@ -37,7 +37,7 @@ def _range_findings(ranges: Iterable[Range], ctx: CheckContext) -> Iterator[Find
         )
 
 
-def _inverted(lower: Ints, upper: Ints) -> Bools:
+def _inverted(lower: Coordinates, upper: Coordinates) -> Bools:
     return np.asarray((lower > upper).any(axis=1))
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections import Counter
 
@@ -12,6 +13,7 @@ import pytest
 from irtools.analysis.link_grid import LinkGrid
 from irtools.analysis.routing import (
     DIRECTIONS,
+    Runs,
     dram_ports,
     expand,
     from_dram,
@@ -226,24 +228,35 @@ def test_narrowest_keeps_a_links_far_end(values: list[np.ndarray], expected: typ
     assert narrowest(*values) is expected
 
 
-@pytest.mark.parametrize("seed", range(6))
-def test_narrowed_runs_route_as_the_int64_ones(seed: int) -> None:
+@pytest.mark.parametrize(
+    ("sources", "destinations"),
+    [
+        ((range(4), range(4)), (range(4), range(4))),
+        ((range(60), range(60)), (range(60), range(60))),
+        ((range(120), range(120)), (range(120), range(120))),
+        # Rows 80-100 send to rows 128-180: starts and hop counts fit int8, the far ends do not.
+        ((range(30), range(80, 101)), (range(30), range(128, 181))),
+    ],
+)
+@pytest.mark.parametrize("seed", range(2))
+def test_narrowed_runs_route_as_the_int64_ones(
+    sources: tuple[range, range], destinations: tuple[range, range], seed: int
+) -> None:
     """An analysis keeps its routed runs and their line spans narrowed (int8 coordinates on a mesh under
     127 wide); what is computed from them is computed in int64, so link ids and rows are the int64
-    runs' own, also where int8 arithmetic would wrap (a direction code times 60 lines) and for bytes
-    beyond int32."""
+    runs' own, also where int8 arithmetic would wrap (a direction code times 60 lines, a run from row
+    100 to row 180) and for bytes beyond int32."""
     rng = random.Random(seed)
-    side = (4, 60, 120)[seed % 3]
     rows = [
-        (t, sx, sy, rng.randrange(side), rng.randrange(side), rng.randint(1, 2**40))
+        (t, sx, sy, rng.choice(destinations[0]), rng.choice(destinations[1]), rng.randint(1, 2**40))
         for t in range(40)
-        for sx, sy in [(rng.randrange(side), rng.randrange(side))]
+        for sx, sy in [(rng.choice(sources[0]), rng.choice(sources[1]))]
         for _ in range(rng.randint(1, 4))
     ]
-    wide = tree_runs(pd.DataFrame(rows, columns=["transfer", "src_x", "src_y", "dst_x", "dst_y", "bytes"]))
-    narrow = wide.narrowed()
-    assert {narrow.x.dtype, narrow.y.dtype, narrow.code.dtype, narrow.count.dtype} == {np.dtype(np.int8)}
+    narrow = tree_runs(pd.DataFrame(rows, columns=["transfer", "src_x", "src_y", "dst_x", "dst_y", "bytes"]))
+    assert {narrow.y.dtype, narrow.code.dtype, narrow.count.dtype} == {np.dtype(np.int8)}
     assert narrow.size.dtype == np.int64 and narrow.transfer.dtype == np.int8
+    wide = Runs(*(np.asarray(getattr(narrow, f.name), dtype=np.int64) for f in dataclasses.fields(Runs)))
     spans, narrow_spans = line_spans(wide), line_spans(narrow)
     for column, narrow_column in zip(spans, narrow_spans, strict=True):
         np.testing.assert_array_equal(column, narrow_column)

@@ -226,8 +226,7 @@ def noc_runs(index: IRIndex, transfers: dict[str, pd.DataFrame] | None = None) -
         keyed = rows.assign(transfer=rows["transfer"] * n_steps + rows["step"])
         runs = kind_runs(kind, keyed, xlen, ylen)
         transfer, step = np.divmod(runs.transfer.astype(np.int64, copy=False), n_steps)
-        kept = dataclasses.replace(runs, transfer=transfer).narrowed()
-        routed.append(KindRuns(kind, kept, narrowed(step)))
+        routed.append(KindRuns(kind, dataclasses.replace(runs, transfer=narrowed(transfer)), narrowed(step)))
     return routed
 
 

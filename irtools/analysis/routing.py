@@ -125,7 +125,8 @@ class Runs:
 
     A tree is at most two runs along its source row and two per destination column, so a transfer's
     links are known from a few runs instead of a row per hop: `expand` gives the rows, `line_spans`
-    the runs as closed intervals of link positions for sums over links without them.
+    the runs as closed intervals of link positions for sums over links without them. Whatever makes
+    runs makes them `narrowed`.
     """
 
     transfer: np.ndarray
@@ -354,7 +355,7 @@ def tree_runs_by_groupby(transfers: pd.DataFrame) -> Runs:
             0,
         ),
         size=trees["bytes"].to_numpy(np.int64)[owner],
-    )
+    ).narrowed()
 
 
 def route(transfers: pd.DataFrame) -> pd.DataFrame:

@@ -130,7 +130,7 @@ def derive(annotation: Any, where: str, metadata: list[Any] | None = None) -> An
         return _with(dict[derive(key, where), derive(value, where)], meta)  # type: ignore[misc]
     if origin in (typing.Union, types.UnionType):
         return _with(_union(typing.get_args(annotation), where), meta)
-    if isinstance(annotation, type) and hasattr(annotation, "__pydantic_fields__"):
+    if _is_model(annotation):
         return struct_for(annotation)
     raise DerivationError(f"{where}: no msgspec type for {annotation!r}")
 
@@ -334,9 +334,12 @@ def _value_keeping(annotation: Any, metadata: list[Any]) -> set[Any]:
 
 
 def _holds_models(annotation: Any) -> bool:
-    if isinstance(annotation, type) and hasattr(annotation, "__pydantic_fields__"):
-        return True
-    return any(_holds_models(arg) for arg in typing.get_args(annotation))
+    return _is_model(annotation) or any(_holds_models(arg) for arg in typing.get_args(annotation))
+
+
+def _is_model(annotation: Any) -> bool:
+    """Whether the annotation is a model class (a BaseModel or a pydantic dataclass)."""
+    return isinstance(annotation, type) and hasattr(annotation, "__pydantic_fields__")
 
 
 def was_written(struct: Any, name: str) -> bool:
@@ -377,7 +380,7 @@ def extension_keys(annotation: Any) -> tuple[str, ...]:
 
 def _extension_keys(annotation: Any, found: dict[str, None], seen: set[type]) -> None:
 
-    if isinstance(annotation, type) and hasattr(annotation, "__pydantic_fields__"):
+    if _is_model(annotation):
         if annotation in seen:
             return
         seen.add(annotation)

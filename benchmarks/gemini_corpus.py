@@ -44,16 +44,19 @@ def run(gemini: Path, name: str, line: str, out: Path, timeout: float) -> str:
     with tempfile.TemporaryDirectory() as scratch:
         points = Path(scratch) / "points.txt"  # where Gemini appends its design-space row
         started = time.perf_counter()
-        done = subprocess.run(
-            [str(gemini / "build" / "stschedule"), str(points)],
-            input=line + "\n",
-            capture_output=True,
-            text=True,
-            cwd=gemini,  # it reads its cost tables from there
-            env={**os.environ, "GEMINI_IR": str(schedule)},
-            timeout=timeout,
-            check=False,
-        )
+        try:
+            done = subprocess.run(
+                [str(gemini / "build" / "stschedule"), str(points)],
+                input=line + "\n",
+                capture_output=True,
+                text=True,
+                cwd=gemini,  # it reads its cost tables from there
+                env={**os.environ, "GEMINI_IR": str(schedule)},
+                timeout=timeout,
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            return f"{name}: no schedule written: Gemini ran over {timeout:g} s (--timeout)"
         seconds = time.perf_counter() - started
     printout.write_text(done.stdout)
     if done.returncode != 0 or not schedule.is_file():
@@ -62,7 +65,10 @@ def run(gemini: Path, name: str, line: str, out: Path, timeout: float) -> str:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    # The whole docstring: it says how to build the Gemini that --gemini names.
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--gemini", type=Path, required=True, help="a Gemini build that writes $GEMINI_IR")
     parser.add_argument("--out", type=Path, required=True, help="folder for the schedules and printouts")
     parser.add_argument("--only", nargs="*", choices=sorted(RUNS), help="these runs only (default: all)")

@@ -189,9 +189,8 @@ class IRIndex:
             cached = self._uses[id(ref)] = workload_uses(ref.workload)
         return cached
 
-    def inverted_ranges(self, refs: Iterable[WorkloadRef] | None = None) -> Iterator[Range]:
-        """Every lower/upper pair in the file with lower > upper in some dimension (of the workloads
-        only in `refs`, when given: the ones a screen flagged; the DRAM entries always)."""
+    def inverted_dram_ranges(self) -> Iterator[Range]:
+        """Every lower/upper pair of the DRAM entries with lower > upper in some dimension."""
         dram: list[tuple[str, int, DramInView | DramOutView]] = [
             *(("in", i, e) for i, e in enumerate(self.ir.dram.in_)),
             *(("out", i, e) for i, e in enumerate(self.ir.dram.out)),
@@ -201,6 +200,10 @@ class IRIndex:
                 yield Range(
                     jp.join("-1", side, i), "lower", entry.lower, entry.upper, transfer_id=entry.transfer_id
                 )
+
+    def inverted_ranges(self, refs: Iterable[WorkloadRef] | None = None) -> Iterator[Range]:
+        """Every lower/upper pair of the workloads with lower > upper in some dimension (of the workloads
+        only in `refs`, when given: the ones a screen flagged)."""
         for ref in self.workloads() if refs is None else refs:
             for tokens, key, lower, upper, tid in _workload_pairs(ref.workload):
                 if inverted(lower, upper):

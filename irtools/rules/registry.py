@@ -57,11 +57,18 @@ class Step:
     snapshot, a graph): it runs on the whole file when the screen flags anything, and not at all when
     it flags nothing. Otherwise it runs on the flagged workloads only (`loading.boxes.only`: every other
     lookup of the index still sees the whole file, and DRAM entries are always checked).
+
+    With `per_core`, the check and its screen read one core at a time (its workloads, the file's top-level
+    numbers and capabilities, never another core, the DRAM section or the mesh's numbering): its findings
+    on a file are the union of its findings on each core alone. `irtools validate` then runs it on each
+    core as the core is read, and drops the core's L2 snapshots before reading the next
+    (irtools.streaming); the other steps run on the whole file once it is read.
     """
 
     check: Check
     screen: Screen | None = None
     whole_file: bool = False
+    per_core: bool = False
 
     def run(self, ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
         """The check's findings: screened, unless the reference core is on (irtools.reference)."""
@@ -84,10 +91,12 @@ class Form:
     needs: frozenset[Capability]
     steps: tuple[Step, ...]
 
-    def run(self, ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
-        """Every step's findings, each screened (what `irtools validate` runs)."""
+    def run(self, ir: IRIndex, ctx: CheckContext, per_core: bool | None = None) -> Iterator[Finding]:
+        """Every step's findings, each screened (what `irtools validate` runs); with `per_core` True or
+        False, only the steps that read one core at a time, or only the others."""
         for step in self.steps:
-            yield from step.run(ir, ctx)
+            if per_core is None or step.per_core is per_core:
+                yield from step.run(ir, ctx)
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,11 +170,12 @@ def register(
     needs: Iterable[Capability] = (),
     screen: Screen | None = None,
     whole_file: bool = False,
+    per_core: bool = False,
 ) -> Rule:
     """Add a rule to RULES; codes are permanent and never reused."""
     if code in RULES:
         raise ValueError(f"rule code {code} registered twice")
-    main = None if check is None else Form(frozenset(needs), (Step(check, screen, whole_file),))
+    main = None if check is None else Form(frozenset(needs), (Step(check, screen, whole_file, per_core),))
     entry = Rule(code, name, severity, inspect.cleandoc(doc), main)
     RULES[code] = entry
     for later in [c for c in RULES if c > code]:  # code order, whatever order the rule files load in
@@ -181,27 +191,33 @@ def rule(
     needs: Iterable[Capability] = (),
     screen: Screen | None = None,
     whole_file: bool = False,
+    per_core: bool = False,
 ) -> Callable[[C], C]:
     """Decorator: register a rule's reference check, its docstring the rule's documentation.
 
     `screen` narrows the workloads the check looks at (see Step); the registry runs it, then the check.
+    `per_core`: the check reads one core at a time (see Step).
     """
 
     def decorate(fn: C) -> C:
-        register(code, name, severity, fn.__doc__ or "", fn, needs, screen, whole_file)
+        register(code, name, severity, fn.__doc__ or "", fn, needs, screen, whole_file, per_core)
         return fn
 
     return decorate
 
 
-def also(code: str, screen: Screen | None = None, whole_file: bool = False) -> Callable[[C], C]:
+def also(
+    code: str, screen: Screen | None = None, whole_file: bool = False, per_core: bool = False
+) -> Callable[[C], C]:
     """Decorator: another step of the registered rule `code`'s main form, run after its others (a part
     of the rule that needs a screen of its own: DRAM entries, say, which are no workload rows)."""
 
     def decorate(fn: C) -> C:
         entry = RULES[code]
         assert entry.main is not None, f"{code} has no check to add to"
-        main = dataclasses.replace(entry.main, steps=(*entry.main.steps, Step(fn, screen, whole_file)))
+        main = dataclasses.replace(
+            entry.main, steps=(*entry.main.steps, Step(fn, screen, whole_file, per_core))
+        )
         RULES[code] = dataclasses.replace(entry, main=main)
         return fn
 
@@ -214,6 +230,7 @@ def variant(
     screen: Screen | None = None,
     whole_file: bool = False,
     plus_main: bool = False,
+    per_core: bool = False,
 ) -> Callable[[C], C]:
     """Decorator: another form of the registered rule `code`, for files with the capabilities `needs`.
 
@@ -223,7 +240,7 @@ def variant(
 
     def decorate(fn: C) -> C:
         entry = RULES[code]
-        steps: tuple[Step, ...] = (Step(fn, screen, whole_file),)
+        steps: tuple[Step, ...] = (Step(fn, screen, whole_file, per_core),)
         if plus_main:
             assert entry.main is not None, f"{code} has no main form"
             steps += entry.main.steps

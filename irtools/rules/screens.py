@@ -10,9 +10,14 @@ checks each against its reference check on generated files of every dialect.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from irtools.loading.boxes import Coordinates, Group, Ints
+
+if TYPE_CHECKING:
+    from irtools.loading.index import IRIndex
 
 EXACT = 2**50
 """Products estimated (in float64) below this are computed exactly in int64; above, the row is flagged."""
@@ -36,3 +41,11 @@ def extents(lower: Coordinates, upper: Coordinates) -> Ints:
 def huge(*arrays: Coordinates | Ints) -> bool:
     """Whether a value is too large for the screens' arithmetic (the rule then checks every row)."""
     return any(len(a) and int(a.max()) >= 2**40 for a in arrays)
+
+
+def core_ranks(ir: IRIndex) -> Ints:
+    """Per workload row, its core's rank among the index's cores: what tells the cores' rows apart,
+    without the transfer graph's columns (a core checked alone would build them again for this only)."""
+    counts = [len(refs) for refs in ir.cores.values()]
+    ranks: Ints = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
+    return ranks

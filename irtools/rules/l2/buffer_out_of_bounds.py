@@ -38,6 +38,7 @@ def out_of_bounds_rows(ir: IRIndex) -> list[int] | None:
     Severity.ERROR,
     needs={Capability.L2_ADDRESSES, Capability.RING_REGIONS, Capability.L2_SIZE},
     screen=out_of_bounds_rows,
+    per_core=True,
 )
 def buffer_out_of_bounds(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     """An L2 tensor lies outside [0, buffersize) or outside a single ring region.
@@ -73,7 +74,7 @@ def _blocks(n_bytes: int) -> str:
     return f"{n_bytes // KIB:,} blocks ({n_bytes:,} B)" if n_bytes % KIB == 0 else f"{n_bytes:,} B"
 
 
-@variant("GIR301", needs={Capability.BLOCK_COUNTS, Capability.L2_SIZE})
+@variant("GIR301", needs={Capability.BLOCK_COUNTS, Capability.L2_SIZE}, per_core=True)
 def blocks_over_capacity(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     """GIR301 on block counts without addresses: a snapshot lists more 1 KiB blocks than the L2 size.
 
@@ -107,7 +108,9 @@ def blocks_over_capacity(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
         )
 
 
-@variant("GIR301", needs={Capability.L2_ADDRESSES, Capability.BLOCK_COUNTS, Capability.L2_SIZE})
+@variant(
+    "GIR301", needs={Capability.L2_ADDRESSES, Capability.BLOCK_COUNTS, Capability.L2_SIZE}, per_core=True
+)
 def addresses_over_capacity(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     """GIR301 on allocated block addresses: a core's tensors reach past the L2 size."""
     size = ir.l2_size

@@ -43,7 +43,14 @@ def overlap_rows(ir: IRIndex) -> list[int] | None:
     return flagged_rows([row[overlaps], placed.several])
 
 
-@rule("GIR302", "buffer-overlap", Severity.ERROR, needs={Capability.L2_ADDRESSES}, screen=overlap_rows)
+@rule(
+    "GIR302",
+    "buffer-overlap",
+    Severity.ERROR,
+    needs={Capability.L2_ADDRESSES},
+    screen=overlap_rows,
+    per_core=True,
+)
 def buffer_overlap(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     """Two tensors of one L2 snapshot share addresses while both are live.
 

@@ -52,7 +52,14 @@ def cur_wl_ifmap_rows(ir: IRIndex) -> list[int] | None:
     return flagged_rows([buffers.row[wrong], missing // span])
 
 
-@rule("GIR306", "cur-wl-ifmap", Severity.WARNING, needs={Capability.CUR_WL_FLAGS}, screen=cur_wl_ifmap_rows)
+@rule(
+    "GIR306",
+    "cur-wl-ifmap",
+    Severity.WARNING,
+    needs={Capability.CUR_WL_FLAGS},
+    screen=cur_wl_ifmap_rows,
+    per_core=True,
+)
 def cur_wl_ifmap(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     """`cur_wl_ifmap` flags disagree with the workload's ifmap transfer ids.
 

@@ -18,7 +18,7 @@ def misaligned_message(address: int, align: int) -> str:
     return f"address {address:#x} is not a multiple of {align}"
 
 
-@rule("GIR308", "misaligned-address", Severity.WARNING, needs={Capability.L2_ADDRESSES})
+@rule("GIR308", "misaligned-address", Severity.WARNING, needs={Capability.L2_ADDRESSES}, per_core=True)
 def misaligned_address(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     """An L2 tensor address is not a multiple of `--addr-align` bytes (off unless that option is given).
 

@@ -53,7 +53,12 @@ def size_mismatch_rows(ir: IRIndex) -> list[int] | None:
 
 
 @rule(
-    "GIR307", "size-mismatch", Severity.WARNING, needs={Capability.ALIGN_BITWIDTH}, screen=size_mismatch_rows
+    "GIR307",
+    "size-mismatch",
+    Severity.WARNING,
+    needs={Capability.ALIGN_BITWIDTH},
+    screen=size_mismatch_rows,
+    per_core=True,
 )
 def size_mismatch(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     """An fmap tensor's size differs from N x roundup(C, align) x H x W x bitwidth/8.

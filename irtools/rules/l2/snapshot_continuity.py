@@ -13,12 +13,13 @@ from irtools.dialects.base import Capability
 from irtools.dialects.raw.models import flat_ids
 from irtools.findings import Finding, Severity
 from irtools.loading.boxes import flagged_rows, tensor_columns
-from irtools.loading.columns import first_rows, transfer_columns
+from irtools.loading.columns import first_rows
 from irtools.loading.index import IRIndex
 from irtools.model.view import PlacedEntry
 from irtools.rules.context import CheckContext
 from irtools.rules.l2.common import describe, loc
 from irtools.rules.registry import rule, variant
+from irtools.rules.screens import core_ranks
 
 NOT_NEW_BUT_ABSENT = "is marked not newly added but was absent before"
 """GIR304's problem with a tensor marked not newly added that the previous snapshot lacks."""
@@ -32,12 +33,11 @@ def new_but_present(address: int) -> str:
 def continuity_rows(ir: IRIndex) -> list[int] | None:
     """GIR304's screen: workloads with an entry whose `newly_added` disagrees with the snapshot before it on the
     core (the first entry of the same tensor_id there, as the reference's `setdefault`)."""
-    transfers = transfer_columns(ir)
     buffers = tensor_columns(ir).buffers
     tensor, address = buffers.ints("tensor_id"), buffers.ints("address")
-    if transfers is None or tensor is None or address is None:
+    if tensor is None or address is None:
         return None
-    row, core = buffers.row, transfers.core
+    row, core = buffers.row, core_ranks(ir)
     span = int(tensor.max(initial=0)) + 1
     if (len(core) + 1) * span >= 2**62:
         return None
@@ -57,6 +57,7 @@ def continuity_rows(ir: IRIndex) -> list[int] | None:
     needs={Capability.NEWLY_ADDED},
     screen=continuity_rows,
     whole_file=True,
+    per_core=True,
 )
 def snapshot_continuity(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     """Consecutive L2 snapshots of a core disagree about a tensor (identified by tensor_id).
@@ -106,8 +107,8 @@ def snapshot_continuity(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
             previous = current
 
 
-@variant("GIR304", needs={Capability.HELD_AHEAD, Capability.NEWLY_ADDED}, plus_main=True)
-@variant("GIR304", needs={Capability.HELD_AHEAD})
+@variant("GIR304", needs={Capability.HELD_AHEAD, Capability.NEWLY_ADDED}, plus_main=True, per_core=True)
+@variant("GIR304", needs={Capability.HELD_AHEAD}, per_core=True)
 def raw_snapshot_continuity(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     """GIR304 on the raw dialect: an input held ahead for a later workload must reach that workload.
 

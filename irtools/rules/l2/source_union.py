@@ -77,7 +77,7 @@ def _ids_differ(buffers: Group, sources: Group, none_as_empty: bool) -> Bools | 
     return differ
 
 
-@rule("GIR305", "source-union", Severity.WARNING, screen=source_union_rows)
+@rule("GIR305", "source-union", Severity.WARNING, screen=source_union_rows, per_core=True)
 def source_union(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     """A buffer entry's transfer ids or range differ from the union of its sources.
 
@@ -203,7 +203,7 @@ def _channels(sources: Group) -> tuple[Bools, Bools, Ints] | None:
     return clean, has, numbers
 
 
-@variant("GIR305", needs={Capability.SOURCE_CHANNELS}, screen=raw_source_union_rows)
+@variant("GIR305", needs={Capability.SOURCE_CHANNELS}, screen=raw_source_union_rows, per_core=True)
 def raw_source_union(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     """GIR305 on the raw dialect: ids and range of each ifmap/weight entry against its sources.
 

@@ -11,7 +11,7 @@ from irtools.findings import Finding, Severity
 from irtools.loading.boxes import Bools, Coordinates, Group, Ints, flagged_rows, tensor_columns
 from irtools.loading.index import IRIndex, Range
 from irtools.rules.context import CheckContext
-from irtools.rules.registry import rule
+from irtools.rules.registry import also, rule
 from irtools.rules.screens import box_columns
 
 
@@ -69,7 +69,7 @@ def inverted_rows(ir: IRIndex) -> list[int] | None:
     return flagged_rows(flags)
 
 
-@rule("GIR504", "bad-range", Severity.ERROR, screen=inverted_rows)
+@rule("GIR504", "bad-range", Severity.ERROR, screen=inverted_rows, per_core=True)
 def bad_range(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     """A lower coordinate exceeds its upper coordinate in some dimension.
 
@@ -79,3 +79,9 @@ def bad_range(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     Fix: the writer swapped or miscomputed the corners of that tensor.
     """
     return _range_findings(ir.inverted_ranges(ir.workloads()), ctx)
+
+
+@also("GIR504")
+def dram_bad_range(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
+    """GIR504 on the DRAM entries (no workload rows, and read once for the file, not once per core)."""
+    return _range_findings(ir.inverted_dram_ranges(), ctx)

@@ -8,11 +8,11 @@ import numpy as np
 
 from irtools import pointer as jp
 from irtools.findings import Finding, Severity
-from irtools.loading.boxes import max_before
-from irtools.loading.columns import transfer_columns
+from irtools.loading.boxes import ints, max_before, tensor_columns
 from irtools.loading.index import IRIndex
 from irtools.rules.context import CheckContext
 from irtools.rules.registry import rule
+from irtools.rules.screens import core_ranks
 
 
 def order_message(workload_id: int, previous: int) -> str:
@@ -23,16 +23,16 @@ def order_message(workload_id: int, previous: int) -> str:
 def unordered_rows(ir: IRIndex) -> list[int] | None:
     """GIR501's screen: the workloads whose id is not above every earlier id on their core (a repeat or a
     step down); None when the ids do not fit the columns. Nothing flagged: the check has nothing to find."""
-    columns = transfer_columns(ir)
-    if columns is None or not len(columns.workload_id):
-        return None if columns is None else []
-    wid, core = columns.workload_id, columns.core
+    wid = ints(tensor_columns(ir).field("workload_id"), len(ir.rows))
+    if wid is None or not len(wid):
+        return None if wid is None else []
+    core = core_ranks(ir)
     if (int(wid.max()) + 2) * len(ir.cores) >= 2**62:  # max_before lifts each core above the ones before
         return None
     return np.flatnonzero(wid <= max_before(wid, core, -1)).tolist()
 
 
-@rule("GIR501", "workload-order", Severity.ERROR, screen=unordered_rows, whole_file=True)
+@rule("GIR501", "workload-order", Severity.ERROR, screen=unordered_rows, whole_file=True, per_core=True)
 def workload_order(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     """Workload ids within a core are duplicated or not ascending.
 

@@ -79,7 +79,7 @@ def workload_range_rows(ir: IRIndex) -> list[int] | None:
     return flagged_rows(flags)
 
 
-@rule("GIR505", "workload-range", Severity.WARNING, screen=workload_range_rows)
+@rule("GIR505", "workload-range", Severity.WARNING, screen=workload_range_rows, per_core=True)
 def workload_range(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     """Ofmap ranges fall outside the workload's range, or tile_info does not cover the workload.
 

@@ -18,7 +18,7 @@ def wl0_capacity_message(transfer_ids: Sequence[int], end: int, wl0_size: int) -
     return f"{weight_text(transfer_ids)} ends at {end:#x}, past WL0 size {wl0_size:#x}"
 
 
-@rule("GIR402", "wl0-capacity", Severity.ERROR, needs={Capability.WL0})
+@rule("GIR402", "wl0-capacity", Severity.ERROR, needs={Capability.WL0}, per_core=True)
 def wl0_capacity(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     """A WL0 weight ends past `--wl0-size` bytes (off unless that option is given).
 

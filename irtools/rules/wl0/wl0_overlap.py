@@ -23,7 +23,7 @@ def wl0_overlap_message(
     )
 
 
-@rule("GIR401", "wl0-overlap", Severity.ERROR, needs={Capability.WL0})
+@rule("GIR401", "wl0-overlap", Severity.ERROR, needs={Capability.WL0}, per_core=True)
 def wl0_overlap(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     """Two weights of one WL0 snapshot share addresses.
 

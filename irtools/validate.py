@@ -16,14 +16,20 @@ from irtools.positions import with_positions
 from irtools.rules import RULES
 from irtools.rules.context import CheckContext
 from irtools.rules.registry import resolve_selection, skipped_note
+from irtools.streaming import CoreChecks, SnapshotDropped, crash_finding
 
 
 def check_loaded(
-    loaded: LoadedIR, options: RunOptions | None = None, index: IRIndex | None = None
+    loaded: LoadedIR,
+    options: RunOptions | None = None,
+    index: IRIndex | None = None,
+    cores: CoreChecks | None = None,
 ) -> list[Finding]:
     """Run every semantic rule on a loaded IR; loader findings included, nothing filtered.
 
-    Pass the `index` an analysis of the same IR already built to share its lookups.
+    Pass the `index` an analysis of the same IR already built to share its lookups, and the `cores`
+    that checked each core as it was read (irtools.streaming): then only the other steps run here, and
+    SnapshotDropped is raised when one of them reads a snapshot dropped since.
     """
     findings = list(loaded.findings)
     if loaded.ir is None:
@@ -31,6 +37,11 @@ def check_loaded(
     options = options or RunOptions()
     index = index or IRIndex(loaded, options)
     ctx = CheckContext(options)
+    per_core: bool | None = None
+    if cores is not None:
+        findings.extend(cores.findings)
+        cores.give_uses(index)
+        per_core = False
     # Each rule runs in the form the file's capabilities allow; the others are named once, with what they lack.
     note = skipped_note(index.capabilities, loaded.dialect.name)
     if note:
@@ -39,16 +50,14 @@ def check_loaded(
     with gc_paused():
         for entry in RULES.values():
             form = entry.form_for(index.capabilities)
-            if form is None:
+            if form is None or (cores is not None and entry.code in cores.crashed):
                 continue
             try:
-                findings.extend(map(loaded.to_file, form.run(index, ctx)))
+                findings.extend(map(loaded.to_file, form.run(index, ctx, per_core)))
+            except SnapshotDropped:
+                raise
             except Exception as exc:  # noqa: BLE001 - a checker bug must not hide the other rules' findings
-                findings.append(
-                    Finding(
-                        "GIR001", Severity.ERROR, f"rule {entry.code} crashed: {type(exc).__name__}: {exc}"
-                    )
-                )
+                findings.append(crash_finding(entry.code, exc))
     return findings
 
 
@@ -73,19 +82,32 @@ def validate_file(
     members: dict[str, tuple[int, int]] = {}
     with gc_paused():
         try:
-            loaded = load_ir(path, max_bytes=max_bytes)
+            findings, members = _check_file(path, options, max_bytes)
         except OSError as exc:
             findings = [Finding("GIR100", Severity.ERROR, f"cannot read file: {exc.strerror or exc}")]
-        else:
-            findings = check_loaded(loaded, options)
-            members = loaded.member_offsets
-            del loaded
     kept = [f for f in findings if enabled is None or f.code in enabled]
     overrides = options.severities
     kept = [
         dataclasses.replace(f, severity=overrides[f.code]) if _overridden(f, overrides) else f for f in kept
     ]
     return FileReport(path, with_positions(path, kept, max_bytes, members))
+
+
+def _check_file(
+    path: str, options: RunOptions, max_bytes: int | None
+) -> tuple[list[Finding], dict[str, tuple[int, int]]]:
+    """The findings of every rule on the file, and its members' offsets; checked core by core as it is
+    read (irtools.streaming), or read again and checked whole when a step of the whole file needs a
+    dropped L2 snapshot."""
+    cores = CoreChecks(options)
+    loaded = load_ir(path, max_bytes=max_bytes, on_core=cores)
+    try:
+        findings = check_loaded(loaded, options, cores=cores if loaded.cores_handed else None)
+    except SnapshotDropped:
+        del loaded, cores
+        loaded = load_ir(path, max_bytes=max_bytes)
+        findings = check_loaded(loaded, options)
+    return findings, loaded.member_offsets
 
 
 def _overridden(finding: Finding, overrides: dict[str, Severity]) -> bool:

@@ -114,6 +114,10 @@ class Dialect:
     """What loading completes once every part is validated (facts the file spreads over parts), into model
     fields declared `init=False` with the default `NOT_DERIVED` (irtools.model.base: any use of it raises,
     so a fact it forgot is an error, not a -1 or ""); None: nothing."""
+    finish_core: Callable[[list[Any]], None] | None = None
+    """What loading completes on one core's workloads alone, before `finish` (the allocator's tensor
+    numbering, core by core): applied to each core as it is read, so a core can be checked and its L2
+    snapshots dropped before the next is read (irtools.streaming); None: nothing."""
     file_pointer: Callable[[str], str] | None = None
     """A pointer the rules build -> the pointer into the file as written; None: they are the same."""
     schema: SchemaInfo | None = None

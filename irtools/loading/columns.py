@@ -141,6 +141,12 @@ def transfer_uses(index: IRIndex) -> tuple[Ints, Ints] | None:
     return _USES[index]
 
 
+def known_uses(index: IRIndex, uses: tuple[Ints, Ints] | None) -> None:
+    """Give `index` its `transfer_uses`, gathered before its workloads' L2 snapshots were dropped
+    (irtools.streaming): the same pairs, in another order."""
+    _USES[index] = uses
+
+
 def _uses(index: IRIndex) -> tuple[Ints, Ints]:
     tensors = tensor_columns(index)
     ifmaps, weights, buffers, sources, wl0 = (

@@ -139,9 +139,14 @@ class Split:
         except (ValueError, RecursionError) as exc:  # JSON msgspec took and json does not: read it whole
             raise StreamError(str(exc)) from exc
 
-    def members(self, parts: PartModels) -> Iterator[tuple[str, Any]]:
-        """(key, value) in file order: a `Decoded` for a member the Structs hold exactly, else parsed JSON."""
-        for key in self.spans:
+    def members(self, parts: PartModels, cores_last: bool = False) -> Iterator[tuple[str, Any]]:
+        """(key, value) in file order: a `Decoded` for a member the Structs hold exactly, else parsed JSON.
+        With `cores_last`, the members that are no core (the DRAM section, the top-level numbers) come
+        first, then the cores in file order: what a core is checked with is read before it."""
+        keys = list(self.spans)
+        if cores_last:
+            keys.sort(key=lambda key: key != "-1" and CORE_KEY.match(key) is not None)
+        for key in keys:
             if key == "-1" or CORE_KEY.match(key):
                 typed = self._typed(key, parts)
                 if typed is not None:

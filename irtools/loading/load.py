@@ -7,7 +7,7 @@ import functools
 import json
 import os
 import stat
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
@@ -102,17 +102,30 @@ class LoadedIR:
     member_offsets: dict[str, tuple[int, int]] = field(default_factory=dict)
     """Top-level key -> (offset of the key, of its value) in the decoded text, when it was read member
     by member: finding positions then start at the member (irtools.positions)."""
+    cores_handed: bool = False
+    """Whether every core was handed to load_ir's `on_core` as it was read (the typed decoder's path)."""
+
+
+CoreHook = Callable[[LoadedIR], None]
+"""Called with each core as it is read: a LoadedIR of that core alone (its workloads, the file's DRAM
+section and top-level numbers as far as read, that core's skipped entries), sharing the file's `kept`."""
 
 
 def load_ir(
-    source: str | os.PathLike[str] | bytes, path: str | None = None, max_bytes: int | None = None
+    source: str | os.PathLike[str] | bytes,
+    path: str | None = None,
+    max_bytes: int | None = None,
+    on_core: CoreHook | None = None,
 ) -> LoadedIR:
     """Load an IR from a path or from bytes; never raises for bad content, only for unreadable paths.
 
-    A file larger than `max_bytes` is not read: it gets one GIR100 finding saying why.
+    A file larger than `max_bytes` is not read: it gets one GIR100 finding saying why. `on_core` is handed
+    each core as it is read when the typed decoder reads the file (then `cores_handed` is set): the file's
+    other members first, then the cores in file order, each already completed by the dialect's
+    `finish_core`. A hook may change a core's workloads (irtools.streaming drops their L2 snapshots).
     """
     if isinstance(source, bytes):
-        return _load(source, path or "<bytes>", None)
+        return _load(source, path or "<bytes>", None, on_core)
     name = path or str(source)
     with open(source, "rb") as handle:
         status = os.fstat(handle.fileno())
@@ -125,10 +138,10 @@ def load_ir(
         # file replaced meanwhile is not read, and one rewritten in place is caught (decoder.Reread).
         stamp = (status.st_size, status.st_mtime_ns)
         again = decoder.Reread(handle, stamp) if stat.S_ISREG(status.st_mode) else None
-        return _load(handle.read(), name, again)
+        return _load(handle.read(), name, again, on_core)
 
 
-def _load(data: bytes, name: str, again: decoder.Reread | None) -> LoadedIR:
+def _load(data: bytes, name: str, again: decoder.Reread | None, on_core: CoreHook | None) -> LoadedIR:
     """`data` loaded; `again`: the regular file it was read from, read again instead of holding it."""
     size = len(data)
     fast = decoder.split(data) if decoder.enabled() else None
@@ -140,8 +153,10 @@ def _load(data: bytes, name: str, again: decoder.Reread | None) -> LoadedIR:
         try:
             with gc_paused(), sharing_values():
                 dialect = fast.dialect()
-                loaded.ir = _validate_any(fast.members(dialect.parts), loaded, dialect)
+                members = fast.members(dialect.parts, cores_last=on_core is not None)
+                loaded.ir = _validate_any(members, loaded, dialect, on_core)
             loaded.member_offsets = fast.offsets
+            loaded.cores_handed = on_core is not None
             return _finish(loaded)
         except StreamError:
             del fast, loaded  # the models' read below reports the problem exactly
@@ -182,13 +197,17 @@ def _whole(handle: BinaryIO) -> bytes:
 
 
 def _validate_any(
-    members: Iterable[tuple[str, Any]], loaded: LoadedIR, dialect: Dialect | None = None
+    members: Iterable[tuple[str, Any]],
+    loaded: LoadedIR,
+    dialect: Dialect | None = None,
+    on_core: CoreHook | None = None,
 ) -> IRView | None:
-    """The IR in whichever dialect its members show (or `dialect`), validated against that dialect's models."""
+    """The IR in whichever dialect its members show (or `dialect`), validated against that dialect's
+    models; each core handed to `on_core` as it is validated."""
     if dialect is None:
         dialect, members = sniff(members)
     loaded.dialect = dialect
-    top: IRView | None = _validate_members(members, loaded, dialect.parts)
+    top: IRView | None = _validate_members(members, loaded, dialect, on_core)
     if top is None:
         return None
     if dialect.note:
@@ -322,7 +341,9 @@ def _not_an_object(doc: Any, loaded: LoadedIR) -> None:
     loaded.findings.extend(schema.findings())
 
 
-def _validate_members(members: Iterable[tuple[str, Any]], loaded: LoadedIR, parts: PartModels) -> Any:
+def _validate_members(
+    members: Iterable[tuple[str, Any]], loaded: LoadedIR, dialect: Dialect, on_core: CoreHook | None
+) -> Any:
     """The dialect's top model from a file's top-level members, each validated and released as it comes.
 
     The raw JSON of a core is dropped as soon as its models exist: a whole document as dicts
@@ -331,6 +352,7 @@ def _validate_members(members: Iterable[tuple[str, Any]], loaded: LoadedIR, part
     the rest. Findings come in the order of the models (DRAM, top level, cores in file order),
     wherever the file puts its keys. None for a JSON object that is no IR at all.
     """
+    parts = dialect.parts
     schema = SchemaErrors()
     keys = parts.key_scan()
     skipped: dict[str, list[str]] = {}  # per part, merged in the order of the findings
@@ -344,6 +366,7 @@ def _validate_members(members: Iterable[tuple[str, Any]], loaded: LoadedIR, part
             else:
                 cores[key] = value.value
                 keys.decoded_core(key, value.value, value.extension_keys, was_written)
+                _core_read(key, value.value, [], loaded, dialect, top, on_core)
             continue
         if not CORE_KEY.match(key):
             top[key] = _dram(parts, value, loaded, schema, keys, skipped) if key == "-1" else value
@@ -356,6 +379,7 @@ def _validate_members(members: Iterable[tuple[str, Any]], loaded: LoadedIR, part
         cores[key] = workloads
         keys.core(key, value, lost)
         del value  # before the next member is parsed
+        _core_read(key, workloads, lost, loaded, dialect, top, on_core)
     if "-1" not in top and not cores:
         loaded.findings.append(_not_a_scheduler_ir(top))
         return None
@@ -386,6 +410,34 @@ def _validate_members(members: Iterable[tuple[str, Any]], loaded: LoadedIR, part
         return PartialIR(dram=dram, cores=cores, **_valid_scalars(parts, top))
     ir.cores = cores
     return ir
+
+
+def _core_read(
+    key: str,
+    workloads: list[Any],
+    lost: list[str],
+    loaded: LoadedIR,
+    dialect: Dialect,
+    top: dict[str, Any],
+    on_core: CoreHook | None,
+) -> None:
+    """A core just validated: completed by the dialect (`finish_core`), then handed to `on_core` as a
+    file of its own: the DRAM section and the top-level numbers read so far (`members(cores_last=True)`
+    gives them first), valid as the top model would take them (`_valid_scalars`)."""
+    if dialect.finish_core is not None:
+        dialect.finish_core(workloads)
+    if on_core is None:
+        return
+    parts = dialect.parts
+    dram = top.get("-1")
+    if not (is_model(dram, parts.dram_section) or model_of(dram) is not None):
+        dram = parts.dram_section.model_construct(in_=[], out=[])  # type: ignore[attr-defined]
+    view = PartialIR(dram=dram, cores={key: workloads}, **_valid_scalars(parts, top))
+    on_core(
+        LoadedIR(
+            loaded.path, view, skipped=lost, kept=loaded.kept, size_bytes=loaded.size_bytes, dialect=dialect
+        )
+    )
 
 
 def _not_a_scheduler_ir(top: dict[str, Any]) -> Finding:

@@ -37,26 +37,31 @@ def shows_alloc(workload: dict[str, Any]) -> bool:
 
 
 def number_tensors(ir: AllocIR | PartialIR) -> AllocIR | PartialIR:
-    """Each L2 entry's tensor number, as the allocator's parser numbers them, core by core: an entry
-    identical to one of the previous snapshot is the same tensor."""
-    name_dram_writers(ir)
+    """Each L2 entry's tensor number, as the allocator's parser numbers them, core by core (`number_core`),
+    and each DRAM `in` entry's layer (`name_dram_writers`): what loading completes on a whole file."""
     for workloads in ir.cores.values():
-        last: dict[Key, list[tuple[Written, int]]] = {}
-        count = 0
-        for wl in workloads:
-            now: dict[Key, list[tuple[Written, int]]] = {}
-            for entry in wl.buffer:
-                written = _written(entry)
-                key = written[:_KEY]
-                number = _number_in(last.get(key), written)
-                if number is None:
-                    number = _number_in(now.get(key), written)
-                if number is None:
-                    number, count = count, count + 1
-                now.setdefault(key, []).append((written, number))
-                entry.tensor_id = number
-            last = now
-    return ir
+        number_core(workloads)
+    return name_dram_writers(ir)
+
+
+def number_core(workloads: list[AllocWorkload]) -> None:
+    """Each L2 entry's tensor number on one core, as the allocator's parser numbers them: an entry
+    identical to one of the previous snapshot is the same tensor."""
+    last: dict[Key, list[tuple[Written, int]]] = {}
+    count = 0
+    for wl in workloads:
+        now: dict[Key, list[tuple[Written, int]]] = {}
+        for entry in wl.buffer:
+            written = _written(entry)
+            key = written[:_KEY]
+            number = _number_in(last.get(key), written)
+            if number is None:
+                number = _number_in(now.get(key), written)
+            if number is None:
+                number, count = count, count + 1
+            now.setdefault(key, []).append((written, number))
+            entry.tensor_id = number
+        last = now
 
 
 Written = tuple[Any, ...]
@@ -122,7 +127,8 @@ ALLOC = Dialect(
         key_scan=AllocKeyScan,
     ),
     shows=shows_alloc,
-    finish=number_tensors,
+    finish=name_dram_writers,
+    finish_core=number_core,
     file_pointer=file_pointer,
     schema=SchemaInfo(
         "schemas/gemini-scheduler-ir-alloc.schema.json",

@@ -27,7 +27,7 @@ def ring_reading_note(start: int, end: int) -> str:
     )
 
 
-@rule("GIR303", "ring-config", Severity.ERROR, needs={Capability.RING_REGIONS}, per_core=True)
+@rule("GIR303", "ring-config", Severity.ERROR, needs={Capability.RING_REGIONS})
 def ring_config(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     """Ring-buffer regions overlap, are empty, or leave [0, buffersize).
 

@@ -1,0 +1,105 @@
+"""Validate core by core: each core checked as it is read, its L2 snapshots dropped before the next.
+
+A whole file's Structs were most of validate's peak memory, and the L2 snapshots (`buffer`) most of
+them. Most rules read one core at a time (their steps declare `per_core`, irtools.rules.registry): the
+loader hands each core to `CoreChecks` as soon as it is validated (`load_ir(on_core=...)`), which runs
+those steps on it, keeps what the other steps' screens read of its snapshots (`transfer_uses`), and puts
+`DROPPED` in place of each workload's snapshot. The other steps then run on the whole file as before.
+
+Findings stay exactly the whole file's: a per-core step's findings on a file are the union of its
+findings on each core alone (tests/rules/test_streaming.py compares both ways on every fixture, sample
+and generated file), and a step of the whole file that reads a dropped snapshot (the reference check of
+a screened rule that flags a workload, say) raises `SnapshotDropped`: validate then reads the file again,
+snapshots kept, and checks it whole (`irtools.validate.validate_file`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, NoReturn
+
+import msgspec
+import numpy as np
+
+from irtools.findings import Finding, Severity
+from irtools.loading.columns import Ints, known_uses, transfer_uses
+from irtools.loading.index import IRIndex
+from irtools.options import RunOptions
+from irtools.rules import RULES
+from irtools.rules.context import CheckContext
+
+if TYPE_CHECKING:
+    from irtools.loading.load import LoadedIR
+
+
+class SnapshotDropped(Exception):
+    """A step of the whole file read an L2 snapshot dropped once its core was checked."""
+
+
+class _Dropped:
+    """What a workload's `buffer` holds once its core's per-core steps have read it: any read raises."""
+
+    __slots__ = ()
+
+    def _gone(self, *_: object) -> NoReturn:
+        raise SnapshotDropped("an L2 snapshot was read after its core was checked and it was dropped")
+
+    __iter__ = __len__ = __getitem__ = __bool__ = __contains__ = _gone
+
+    def __repr__(self) -> str:
+        return "<dropped L2 snapshot>"
+
+
+DROPPED: Any = _Dropped()
+
+
+def crash_finding(code: str, exc: Exception) -> Finding:
+    """GIR001: a rule crashed (a checker bug must not hide the other rules' findings)."""
+    return Finding("GIR001", Severity.ERROR, f"rule {code} crashed: {type(exc).__name__}: {exc}")
+
+
+@dataclass(slots=True)
+class CoreChecks:
+    """The per-core steps, run on each core the loader hands over (`load_ir(on_core=...)`)."""
+
+    options: RunOptions
+    findings: list[Finding] = field(default_factory=list)
+    """The per-core steps' findings, their pointers into the file."""
+    uses: dict[int, tuple[Ints, Ints] | None] = field(default_factory=dict)
+    """Core id -> `transfer_uses` of the core alone (rows counted within the core)."""
+    crashed: set[str] = field(default_factory=set)
+    """Codes whose per-core steps crashed on a core: reported once, not run on the later cores."""
+
+    def __call__(self, core: LoadedIR) -> None:
+        """Run the per-core steps on `core`, keep its transfer uses, drop its workloads' snapshots."""
+        index = IRIndex(core, self.options)
+        ctx = CheckContext(self.options)
+        for entry in RULES.values():
+            form = entry.form_for(index.capabilities)
+            if form is None or entry.code in self.crashed:
+                continue
+            try:
+                self.findings.extend(map(core.to_file, form.run(index, ctx, per_core=True)))
+            except Exception as exc:  # noqa: BLE001 - as irtools.validate.check_loaded
+                self.crashed.add(entry.code)
+                self.findings.append(crash_finding(entry.code, exc))
+        ((core_id, refs),) = index.cores.items()
+        self.uses[core_id] = transfer_uses(index)
+        for ref in refs:
+            if isinstance(ref.workload, msgspec.Struct):  # a model (a part that broke the schema) keeps it
+                ref.workload.buffer = DROPPED
+
+    def give_uses(self, index: IRIndex) -> None:
+        """Give the whole file's index the transfer uses its cores had before their snapshots were
+        dropped, as `transfer_uses` would have built them (rows in the index's order)."""
+        chunks = [self.uses[core_id] for core_id in index.cores]
+        rows, tids, start = [], [], 0
+        for chunk, refs in zip(chunks, index.cores.values(), strict=True):
+            if chunk is None:  # an id beyond int64 on some core: the whole file's columns are None too
+                known_uses(index, None)
+                return
+            rows.append(chunk[0] + start)
+            tids.append(chunk[1])
+            start += len(refs)
+        empty = np.zeros(0, dtype=np.int64)
+        known_uses(index, (np.concatenate([empty, *rows]), np.concatenate([empty, *tids])))

@@ -1,0 +1,139 @@
+"""validate checks a file core by core as it is read (irtools.streaming) and finds exactly what the whole
+file's check finds: on every fixture, every sample, and generated and fuzzed files of every dialect.
+A step declared `per_core` that read another core, the DRAM section or a file-wide state would differ
+here (as GIR303 did: it reports each ring configuration once per file)."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import irtools.validate as validate_module
+from irtools.dialects import DIALECTS
+from irtools.findings import Finding
+from irtools.loading.discover import discover
+from irtools.loading.index import IRIndex
+from irtools.loading.load import load_ir
+from irtools.options import RunOptions
+from irtools.rules import RULES
+from irtools.rules.context import CheckContext
+from irtools.rules.registry import Form, Step
+from irtools.streaming import DROPPED, CoreChecks, SnapshotDropped
+from irtools.validate import check_loaded, validate_file
+from tests.budget import examples
+from tests.conftest import ROOT
+from tests.rules.test_screens import OPTIONS, fuzzed_files, synth_files
+
+FIXTURES = ROOT.parent / "shared" / "fixtures"
+SAMPLES = ROOT / "sample_ir"
+
+
+def _sorted(findings: list[Finding]) -> list[Finding]:
+    return sorted(findings, key=Finding.sort_key)  # as FileReport orders them: stable, ties kept
+
+
+def _streamed(source: str | bytes, options: RunOptions) -> list[Finding] | None:
+    """The findings checked core by core, None when a whole-file step read a dropped snapshot."""
+    cores = CoreChecks(options)
+    loaded = load_ir(source, on_core=cores)
+    try:
+        return check_loaded(loaded, options, cores=cores if loaded.cores_handed else None)
+    except SnapshotDropped:
+        return None
+
+
+def _assert_same(source: str | bytes, options: RunOptions) -> bool:
+    """Whether the file was checked core by core to the end; its findings equal the whole check's."""
+    streamed = _streamed(source, options)
+    if streamed is not None:
+        assert _sorted(streamed) == _sorted(check_loaded(load_ir(source), options)), source
+    return streamed is not None
+
+
+def _files(root: Path) -> list[str]:
+    return discover([str(root)], False)
+
+
+@pytest.mark.parametrize("options", [RunOptions(), OPTIONS], ids=["defaults", "opt-in-rules"])
+def test_fixtures_and_samples_find_the_same_core_by_core(options: RunOptions) -> None:
+    files = _files(FIXTURES) + _files(SAMPLES)
+    checked = [path for path in files if _assert_same(path, options)]
+    # The samples that fall back are those with cross-core findings whose checks read snapshots.
+    assert len(checked) >= len(files) - 8
+
+
+def test_real_multi_core_files_are_read_once() -> None:
+    """The memory saving reaches the real scheduler files: none needs its snapshots after its cores."""
+    real = [p for d in ("gemini-raw", "gemini-alloc", "gemini-sweep") for p in _files(FIXTURES / d)]
+    assert real
+    for path in real:
+        assert _streamed(path, RunOptions()) is not None, path
+
+
+@pytest.mark.bounded  # generated input: under the memory bound of tests/budget.py
+@given(
+    data=st.one_of(
+        *(synth_files(code, list(DIALECTS)) for code in ("GIR302", "GIR305", "GIR504", "GIR201")),
+        fuzzed_files(),
+    )
+)
+@settings(
+    max_examples=examples(60),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
+def test_generated_files_find_the_same_core_by_core(data: bytes) -> None:
+    _assert_same(data, OPTIONS)
+
+
+def test_snapshots_are_dropped_as_cores_are_read() -> None:
+    path = _files(FIXTURES / "gemini-alloc")[0]
+    loaded = load_ir(path, on_core=CoreChecks(RunOptions()))
+    assert loaded.cores_handed and loaded.ir is not None
+    workloads = [w for ws in loaded.ir.cores.values() for w in ws]
+    assert workloads and all(w.buffer is DROPPED for w in workloads)
+    with pytest.raises(SnapshotDropped):
+        list(workloads[0].buffer)
+
+
+def test_a_whole_file_step_reading_a_snapshot_gets_the_file_read_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """GIR201's check reads the snapshots of the workloads its screen flags: the sample is read twice,
+    and validate reports the whole check's findings."""
+    path = str(SAMPLES / "invalid" / "GIR201-dangling-transfer.json")
+    assert _streamed(path, RunOptions()) is None
+    reads: list[str] = []
+
+    def counting(source: str, **kwargs: object) -> object:
+        reads.append(source)
+        return load_ir(source, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(validate_module, "load_ir", counting)
+    report = validate_file(path)
+    assert len(reads) == 2
+    whole = _sorted(check_loaded(load_ir(path), RunOptions()))
+    assert [(f.code, f.pointer, f.message) for f in report.findings] == [
+        (f.code, f.pointer, f.message) for f in whole
+    ]
+    assert any(f.code == "GIR201" for f in report.findings)
+
+
+def test_a_per_core_step_that_crashes_is_reported_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    def crash(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
+        raise RuntimeError("boom")
+
+    entry = RULES["GIR505"]
+    assert entry.main is not None
+    broken = Form(entry.main.needs, (Step(crash, per_core=True),))
+    monkeypatch.setitem(RULES, "GIR505", dataclasses.replace(entry, main=broken))
+    path = _files(FIXTURES / "gemini-raw")[0]
+    findings = validate_file(path).findings
+    crashes = [f for f in findings if f.code == "GIR001"]
+    assert [f.message for f in crashes] == ["rule GIR505 crashed: RuntimeError: boom"]
+    assert any(f.code == "GIR103" for f in findings)  # the other rules' findings are kept

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import msgspec
 import numpy as np
+import numpy.typing as npt
 
 from irtools.findings import Finding, Severity
 from irtools.loading.columns import Ints, known_uses, transfer_uses
@@ -30,6 +31,9 @@ from irtools.rules.context import CheckContext
 
 if TYPE_CHECKING:
     from irtools.loading.load import LoadedIR
+
+
+Narrow = npt.NDArray[np.int32] | Ints
 
 
 class SnapshotDropped(Exception):
@@ -65,8 +69,8 @@ class CoreChecks:
     options: RunOptions
     findings: list[Finding] = field(default_factory=list)
     """The per-core steps' findings, their pointers into the file."""
-    uses: dict[int, tuple[Ints, Ints] | None] = field(default_factory=dict)
-    """Core id -> `transfer_uses` of the core alone (rows counted within the core)."""
+    uses: dict[int, tuple[Narrow, Narrow] | None] = field(default_factory=dict)
+    """Core id -> `transfer_uses` of the core alone (rows counted within the core), narrowed."""
     crashed: set[str] = field(default_factory=set)
     """Codes whose per-core steps crashed on a core: reported once, not run on the later cores."""
 
@@ -84,22 +88,34 @@ class CoreChecks:
                 self.crashed.add(entry.code)
                 self.findings.append(crash_finding(entry.code, exc))
         ((core_id, refs),) = index.cores.items()
-        self.uses[core_id] = transfer_uses(index)
+        self.uses[core_id] = _narrow(transfer_uses(index))
         for ref in refs:
+            workload: Any = ref.workload  # a view's buffer is read-only; the Struct's is not
             if isinstance(ref.workload, msgspec.Struct):  # a model (a part that broke the schema) keeps it
-                ref.workload.buffer = DROPPED
+                workload.buffer = DROPPED
 
     def give_uses(self, index: IRIndex) -> None:
         """Give the whole file's index the transfer uses its cores had before their snapshots were
         dropped, as `transfer_uses` would have built them (rows in the index's order)."""
-        chunks = [self.uses[core_id] for core_id in index.cores]
+        chunks = [self.uses.pop(core_id) for core_id in index.cores]
         rows, tids, start = [], [], 0
         for chunk, refs in zip(chunks, index.cores.values(), strict=True):
             if chunk is None:  # an id beyond int64 on some core: the whole file's columns are None too
                 known_uses(index, None)
                 return
-            rows.append(chunk[0] + start)
-            tids.append(chunk[1])
+            rows.append(chunk[0].astype(np.int64) + start)
+            tids.append(chunk[1].astype(np.int64))
             start += len(refs)
+        del chunks
         empty = np.zeros(0, dtype=np.int64)
         known_uses(index, (np.concatenate([empty, *rows]), np.concatenate([empty, *tids])))
+
+
+def _narrow(uses: tuple[Ints, Ints] | None) -> tuple[Narrow, Narrow] | None:
+    """A core's transfer uses in int32 where they fit (half of what the cores' uses hold until the whole
+    file's are made of them; `give_uses` widens them back)."""
+    if uses is None:
+        return None
+    rows, tids = uses
+    small = not len(tids) or (int(tids.min()) >= -(2**31) and int(tids.max()) < 2**31)
+    return rows.astype(np.int32), tids.astype(np.int32) if small else tids

@@ -153,8 +153,8 @@ def _load(data: bytes, name: str, again: decoder.Reread | None, on_core: CoreHoo
         try:
             with gc_paused(), sharing_values():
                 dialect = fast.dialect()
-                members = fast.members(dialect.parts, cores_last=on_core is not None)
-                loaded.ir = _validate_any(members, loaded, dialect, on_core)
+                decoded = fast.members(dialect.parts, cores_last=on_core is not None)
+                loaded.ir = _validate_any(decoded, loaded, dialect, on_core)
             loaded.member_offsets = fast.offsets
             loaded.cores_handed = on_core is not None
             return _finish(loaded)

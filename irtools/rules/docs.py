@@ -17,6 +17,10 @@ WHERE_RULES_LIVE = [
     "`pytest --update-goldens`); this page (`irtools rules --markdown > docs/rules.md`); an injector in",
     "`irtools/synth` when synth should predict it. The tests name what is missing: a sample per form,",
     "the module layout, and each screen against its check on generated files (tests/rules/test_screens.py).",
+    "A check that reads one core at a time (its workloads, the top-level numbers; never another core, the",
+    "DRAM section or a state kept across cores) is declared `per_core=True`: `irtools validate` runs it on",
+    "each core as the core is read, then drops the core's L2 snapshots (irtools/streaming.py);",
+    "tests/rules/test_streaming.py compares the findings both ways.",
 ]
 """Where a rule lives and what adding one touches (the page's second paragraph)."""
 

@@ -41,7 +41,8 @@ def number_tensors(ir: AllocIR | PartialIR) -> AllocIR | PartialIR:
     and each DRAM `in` entry's layer (`name_dram_writers`): what loading completes on a whole file."""
     for workloads in ir.cores.values():
         number_core(workloads)
-    return name_dram_writers(ir)
+    name_dram_writers(ir)
+    return ir
 
 
 def number_core(workloads: list[AllocWorkload]) -> None:

@@ -3,8 +3,10 @@
 A whole file's Structs were most of validate's peak memory, and the L2 snapshots (`buffer`) most of
 them. Most rules read one core at a time (their steps declare `per_core`, irtools.rules.registry): the
 loader hands each core to `CoreChecks` as soon as it is validated (`load_ir(on_core=...)`), which runs
-those steps on it, keeps what the other steps' screens read of its snapshots (`transfer_uses`), and puts
-`DROPPED` in place of each workload's snapshot. The other steps then run on the whole file as before.
+those steps on it, keeps what the other steps' screens read of it (`transfer_uses`, which reads the
+snapshots, and `transfer_columns`, whose groups of objects would otherwise be built a second time for the
+whole file), and puts `DROPPED` in place of each workload's snapshot. The other steps then run on the
+whole file as before, given those columns.
 
 Findings stay exactly the whole file's: a per-core step's findings on a file are the union of its
 findings on each core alone (tests/rules/test_streaming.py compares both ways on every fixture, sample
@@ -16,14 +18,14 @@ snapshots kept, and checks it whole (`irtools.validate.validate_file`).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn, cast
 
 import msgspec
 import numpy as np
 import numpy.typing as npt
 
 from irtools.findings import Finding, Severity
-from irtools.loading.columns import Ints, known_uses, transfer_uses
+from irtools.loading.columns import Ints, WorkloadTransfers, known_transfers, known_uses, transfer_uses
 from irtools.loading.index import IRIndex
 from irtools.options import RunOptions
 from irtools.rules import RULES
@@ -71,6 +73,8 @@ class CoreChecks:
     """The per-core steps' findings, their pointers into the file."""
     uses: dict[int, tuple[Narrow, Narrow] | None] = field(default_factory=dict)
     """Core id -> `transfer_uses` of the core alone (rows counted within the core), narrowed."""
+    transfers: dict[int, WorkloadTransfers | None] = field(default_factory=dict)
+    """Core id -> its workloads' part of `transfer_columns` (None: a value beyond int64)."""
     crashed: set[str] = field(default_factory=set)
     """Codes whose per-core steps crashed on a core: reported once, not run on the later cores."""
 
@@ -89,14 +93,27 @@ class CoreChecks:
                 self.findings.append(crash_finding(entry.code, exc))
         ((core_id, refs),) = index.cores.items()
         self.uses[core_id] = _narrow(transfer_uses(index))
+        try:
+            self.transfers[core_id] = WorkloadTransfers.build(index)
+        except OverflowError:
+            self.transfers[core_id] = None
         for ref in refs:
             workload: Any = ref.workload  # a view's buffer is read-only; the Struct's is not
             if isinstance(ref.workload, msgspec.Struct):  # a model (a part that broke the schema) keeps it
                 workload.buffer = DROPPED
 
-    def give_uses(self, index: IRIndex) -> None:
-        """Give the whole file's index the transfer uses its cores had before their snapshots were
-        dropped, as `transfer_uses` would have built them (rows in the index's order)."""
+    def give_columns(self, index: IRIndex) -> None:
+        """Give the whole file's index the columns its screens read that its cores' made before their
+        snapshots were dropped: `transfer_uses` (the same pairs) and `transfer_columns` (the same
+        columns), as if built from the whole file (rows in the index's order)."""
+        parts = [self.transfers.pop(core_id) for core_id in index.cores]
+        known_transfers(
+            index, None if any(p is None for p in parts) else cast("list[WorkloadTransfers]", parts)
+        )
+        del parts
+        self._give_uses(index)
+
+    def _give_uses(self, index: IRIndex) -> None:
         chunks = [self.uses.pop(core_id) for core_id in index.cores]
         rows, tids, start = [], [], 0
         for chunk, refs in zip(chunks, index.cores.values(), strict=True):
@@ -113,7 +130,7 @@ class CoreChecks:
 
 def _narrow(uses: tuple[Ints, Ints] | None) -> tuple[Narrow, Narrow] | None:
     """A core's transfer uses in int32 where they fit (half of what the cores' uses hold until the whole
-    file's are made of them; `give_uses` widens them back)."""
+    file's are made of them; `give_columns` widens them back)."""
     if uses is None:
         return None
     rows, tids = uses

@@ -40,7 +40,7 @@ def check_loaded(
     per_core: bool | None = None
     if cores is not None:
         findings.extend(cores.findings)
-        cores.give_uses(index)
+        cores.give_columns(index)
         per_core = False
     # Each rule runs in the form the file's capabilities allow; the others are named once, with what they lack.
     note = skipped_note(index.capabilities, loaded.dialect.name)

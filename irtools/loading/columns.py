@@ -8,6 +8,7 @@ so a finding is the reference's own: same text, pointer and order (irtools.refer
 
 from __future__ import annotations
 
+import dataclasses
 import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -71,34 +72,36 @@ class TransferColumns:
     def build(cls, index: IRIndex) -> TransferColumns:
         """From the tensor groups of `loading.boxes` (C-level gathering, shared with the box screens).
         Raises OverflowError when a value is not an int64."""
-        tensors = tensor_columns(index)
-        core = _ints([ref.core_id for ref in index.rows])
-        wid = _checked(ints(tensors.field("workload_id"), len(tensors.workloads)))
-        ifmaps, weights = tensors.ifmaps, tensors.weights
-        read_at, read_tid = _checked(ifmaps.lists("transfer_id"))
-        weight_at, weight_tid = _checked(weights.lists("transfer_id"))
-        read_row, weight_row = ifmaps.row[read_at], weights.row[weight_at]
-        ofmaps = tensors.ofmaps
-        ofmap_tid = _checked(ofmaps.ints("transfer_id"))
+        return cls.joined(index, [WorkloadTransfers.build(index)])
+
+    @classmethod
+    def joined(cls, index: IRIndex, parts: list[WorkloadTransfers]) -> TransferColumns:
+        """The columns of `index`'s IR from its workloads' parts, in row order (each part's rows counted
+        from its start: a core's, built while the core was read, irtools.streaming), and its DRAM
+        section. Raises OverflowError when a value is not an int64."""
         outs = Group(list(index.ir.dram.out), np.arange(len(index.ir.dram.out), dtype=np.int64))
         out_tid = _checked(outs.ints("transfer_id"))
         out_at, out_core, out_wid = _sent_to_cores(outs)
         dram = [np.full(len(out_at), -1, dtype=np.int64), out_at, out_tid[out_at], out_core, out_wid]
-        ofmap_at, ofmap_core, ofmap_wid = _sent_to_cores(ofmaps)
-        # The ofmap's index in its workload: its place in the group less its workload's first.
-        position = np.arange(len(ofmaps), dtype=np.int64) - np.searchsorted(ofmaps.row, ofmaps.row)
-        ofmap_dest = [ofmaps.row[ofmap_at], position[ofmap_at], ofmap_tid[ofmap_at], ofmap_core, ofmap_wid]
+        starts = np.cumsum([0, *(len(p.core) for p in parts)])
+        shifted = [p.shifted(int(start)) for p, start in zip(parts, starts, strict=False)]
+
+        def column(name: str, first: Ints | None = None) -> Ints:
+            return np.concatenate(
+                [_ints([]) if first is None else first, *(getattr(p, name) for p in shifted)]
+            )
+
         return cls(
-            core,
-            wid,
-            read_row,
-            read_tid,
-            weight_row,
-            weight_tid,
-            ofmaps.row,
-            ofmap_tid,
+            column("core"),
+            column("workload_id"),
+            column("read_row"),
+            column("read_tid"),
+            column("weight_row"),
+            column("weight_tid"),
+            column("ofmap_row"),
+            column("ofmap_tid"),
             out_tid,
-            *(np.concatenate([a, b]) for a, b in zip(dram, ofmap_dest, strict=True)),
+            *(column(f"dest_{name}", first) for name, first in zip(_DESTINATION, dram, strict=True)),
         )
 
     def workload_keys(self, core: Ints, workload_id: Ints) -> Ints | None:
@@ -109,6 +112,81 @@ class TransferColumns:
         if top * span >= _KEY_LIMIT:
             return None
         return core * span + workload_id
+
+
+_DESTINATION = ("row", "producer", "tid", "core", "workload_id")
+"""The destination columns, named as TransferColumns' without `dest_`."""
+
+
+@dataclass(frozen=True, slots=True)
+class WorkloadTransfers:
+    """TransferColumns' columns of some workloads (no DRAM section): rows counted from the first."""
+
+    core: Ints
+    workload_id: Ints
+    read_row: Ints
+    read_tid: Ints
+    weight_row: Ints
+    weight_tid: Ints
+    ofmap_row: Ints
+    ofmap_tid: Ints
+    dest_row: Ints
+    dest_producer: Ints
+    dest_tid: Ints
+    dest_core: Ints
+    dest_workload_id: Ints
+
+    @classmethod
+    def build(cls, index: IRIndex) -> WorkloadTransfers:
+        """The parts of `index`'s workloads. Raises OverflowError when a value is not an int64."""
+        tensors = tensor_columns(index)
+        core = _ints([ref.core_id for ref in index.rows])
+        wid = _checked(ints(tensors.field("workload_id"), len(tensors.workloads)))
+        ifmaps, weights = tensors.ifmaps, tensors.weights
+        read_at, read_tid = _checked(ifmaps.lists("transfer_id"))
+        weight_at, weight_tid = _checked(weights.lists("transfer_id"))
+        read_row, weight_row = ifmaps.row[read_at], weights.row[weight_at]
+        ofmaps = tensors.ofmaps
+        ofmap_tid = _checked(ofmaps.ints("transfer_id"))
+        ofmap_at, ofmap_core, ofmap_wid = _sent_to_cores(ofmaps)
+        # The ofmap's index in its workload: its place in the group less its workload's first.
+        position = np.arange(len(ofmaps), dtype=np.int64) - np.searchsorted(ofmaps.row, ofmaps.row)
+        return cls(
+            core,
+            wid,
+            read_row,
+            read_tid,
+            weight_row,
+            weight_tid,
+            ofmaps.row,
+            ofmap_tid,
+            ofmaps.row[ofmap_at],
+            position[ofmap_at],
+            ofmap_tid[ofmap_at],
+            ofmap_core,
+            ofmap_wid,
+        )
+
+    def shifted(self, start: int) -> WorkloadTransfers:
+        """The same columns with every row counted from `start` (itself when 0)."""
+        if not start:
+            return self
+        return dataclasses.replace(
+            self,
+            read_row=self.read_row + start,
+            weight_row=self.weight_row + start,
+            ofmap_row=self.ofmap_row + start,
+            dest_row=self.dest_row + start,
+        )
+
+
+def known_transfers(index: IRIndex, parts: list[WorkloadTransfers] | None) -> None:
+    """Give `index` its `transfer_columns` from its workloads' parts (None: a value beyond int64), made
+    before their snapshots were dropped (irtools.streaming): the same columns, in the same order."""
+    try:
+        _BUILT[index] = None if parts is None else TransferColumns.joined(index, parts)
+    except OverflowError:
+        _BUILT[index] = None
 
 
 _BUILT: weakref.WeakKeyDictionary[IRIndex, TransferColumns | None] = weakref.WeakKeyDictionary()

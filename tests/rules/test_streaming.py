@@ -9,6 +9,7 @@ import dataclasses
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -16,6 +17,7 @@ from hypothesis import strategies as st
 import irtools.validate as validate_module
 from irtools.dialects import DIALECTS
 from irtools.findings import Finding
+from irtools.loading.columns import TransferColumns, transfer_columns, transfer_uses
 from irtools.loading.discover import discover
 from irtools.loading.index import IRIndex
 from irtools.loading.load import load_ir
@@ -89,6 +91,30 @@ def test_real_multi_core_files_are_read_once() -> None:
 )
 def test_generated_files_find_the_same_core_by_core(data: bytes) -> None:
     _assert_same(data, OPTIONS)
+
+
+@pytest.mark.parametrize("kind", ["gemini", "gemini-raw", "gemini-alloc", "gemini-sweep"])
+def test_the_whole_files_columns_made_from_its_cores_are_the_ones_built_whole(kind: str) -> None:
+    """The transfer graph's columns (same columns, same order, same dtype) and the transfer uses (the
+    same pairs) that the whole-file screens read, given from the cores as they were read."""
+    for path in _files(FIXTURES / kind):
+        cores = CoreChecks(RunOptions())
+        streamed = load_ir(path, on_core=cores)
+        if streamed.ir is None:
+            continue
+        given = IRIndex(streamed, RunOptions())
+        cores.give_columns(given)
+        built = IRIndex(load_ir(path), RunOptions())
+        mine, theirs = transfer_columns(given), transfer_columns(built)
+        assert (mine is None) == (theirs is None), path
+        for name in TransferColumns.__dataclass_fields__ if mine and theirs else ():
+            a, b = getattr(mine, name), getattr(theirs, name)
+            assert a.dtype == b.dtype and np.array_equal(a, b), (path, name)
+        uses, whole = transfer_uses(given), transfer_uses(built)
+        assert uses is not None and whole is not None
+        assert sorted(zip(*(u.tolist() for u in uses), strict=True)) == sorted(
+            zip(*(u.tolist() for u in whole), strict=True)
+        ), path
 
 
 def test_snapshots_are_dropped_as_cores_are_read() -> None:

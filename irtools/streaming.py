@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 
 
 Narrow = npt.NDArray[np.int32] | Ints
+"""A core's transfer uses as kept until the whole file's are made: int32 where they fit."""
 
 
 class SnapshotDropped(Exception):
@@ -79,7 +80,8 @@ class CoreChecks:
     """Codes whose per-core steps crashed on a core: reported once, not run on the later cores."""
 
     def __call__(self, core: LoadedIR) -> None:
-        """Run the per-core steps on `core`, keep its transfer uses, drop its workloads' snapshots."""
+        """Run the per-core steps on `core`, keep its part of the whole-file screens' columns, drop its
+        workloads' snapshots."""
         index = IRIndex(core, self.options)
         ctx = CheckContext(self.options)
         for entry in RULES.values():

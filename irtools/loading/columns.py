@@ -41,9 +41,14 @@ def _ints(values: list[int]) -> Ints:
     return np.array(values, dtype=np.int64) if values else np.zeros(0, dtype=np.int64)
 
 
+_DESTINATION = ("row", "producer", "tid", "core", "workload_id")
+"""The destination columns, named without `dest_`, in the order of the DRAM section's."""
+
+
 @dataclass(frozen=True, slots=True)
-class TransferColumns:
-    """Who produces, uses and is sent each transfer id, one row per occurrence."""
+class WorkloadTransfers:
+    """Who produces, uses and is sent each transfer id in some workloads, one row per occurrence; rows
+    counted from their first workload (TransferColumns: those of a whole file, with its DRAM section)."""
 
     core: Ints
     """Per workload row: its core id."""
@@ -58,80 +63,10 @@ class TransferColumns:
     ofmap_row: Ints
     ofmap_tid: Ints
     """Every ofmap, per producing workload."""
-    dram_out_tid: Ints
-    """Every DRAM `out` entry's transfer id."""
     dest_row: Ints
     """Per core destination: the producing workload's row, -1 for a DRAM `out` entry."""
     dest_producer: Ints
     """Per core destination: the producer's position (DRAM `out` index, or ofmap index in its workload)."""
-    dest_tid: Ints
-    dest_core: Ints
-    dest_workload_id: Ints
-
-    @classmethod
-    def build(cls, index: IRIndex) -> TransferColumns:
-        """From the tensor groups of `loading.boxes` (C-level gathering, shared with the box screens).
-        Raises OverflowError when a value is not an int64."""
-        return cls.joined(index, [WorkloadTransfers.build(index)])
-
-    @classmethod
-    def joined(cls, index: IRIndex, parts: list[WorkloadTransfers]) -> TransferColumns:
-        """The columns of `index`'s IR from its workloads' parts, in row order (each part's rows counted
-        from its start: a core's, built while the core was read, irtools.streaming), and its DRAM
-        section. Raises OverflowError when a value is not an int64."""
-        outs = Group(list(index.ir.dram.out), np.arange(len(index.ir.dram.out), dtype=np.int64))
-        out_tid = _checked(outs.ints("transfer_id"))
-        out_at, out_core, out_wid = _sent_to_cores(outs)
-        dram = [np.full(len(out_at), -1, dtype=np.int64), out_at, out_tid[out_at], out_core, out_wid]
-        starts = np.cumsum([0, *(len(p.core) for p in parts)])
-        shifted = [p.shifted(int(start)) for p, start in zip(parts, starts, strict=False)]
-
-        def column(name: str, first: Ints | None = None) -> Ints:
-            return np.concatenate(
-                [_ints([]) if first is None else first, *(getattr(p, name) for p in shifted)]
-            )
-
-        return cls(
-            column("core"),
-            column("workload_id"),
-            column("read_row"),
-            column("read_tid"),
-            column("weight_row"),
-            column("weight_tid"),
-            column("ofmap_row"),
-            column("ofmap_tid"),
-            out_tid,
-            *(column(f"dest_{name}", first) for name, first in zip(_DESTINATION, dram, strict=True)),
-        )
-
-    def workload_keys(self, core: Ints, workload_id: Ints) -> Ints | None:
-        """(core, workload_id) pairs, taken from these columns, as one int64 each: one scale for the
-        whole file, so keys from any two columns compare. None when the ids are too large to combine."""
-        span = int(max(self.workload_id.max(initial=0), self.dest_workload_id.max(initial=0))) + 1
-        top = int(max(self.core.max(initial=0), self.dest_core.max(initial=0))) + 1
-        if top * span >= _KEY_LIMIT:
-            return None
-        return core * span + workload_id
-
-
-_DESTINATION = ("row", "producer", "tid", "core", "workload_id")
-"""The destination columns, named as TransferColumns' without `dest_`."""
-
-
-@dataclass(frozen=True, slots=True)
-class WorkloadTransfers:
-    """TransferColumns' columns of some workloads (no DRAM section): rows counted from the first."""
-
-    core: Ints
-    workload_id: Ints
-    read_row: Ints
-    read_tid: Ints
-    weight_row: Ints
-    weight_tid: Ints
-    ofmap_row: Ints
-    ofmap_tid: Ints
-    dest_row: Ints
-    dest_producer: Ints
     dest_tid: Ints
     dest_core: Ints
     dest_workload_id: Ints
@@ -180,13 +115,52 @@ class WorkloadTransfers:
         )
 
 
-def known_transfers(index: IRIndex, parts: list[WorkloadTransfers] | None) -> None:
-    """Give `index` its `transfer_columns` from its workloads' parts (None: a value beyond int64), made
-    before their snapshots were dropped (irtools.streaming): the same columns, in the same order."""
-    try:
-        _BUILT[index] = None if parts is None else TransferColumns.joined(index, parts)
-    except OverflowError:
-        _BUILT[index] = None
+@dataclass(frozen=True, slots=True)
+class TransferColumns(WorkloadTransfers):
+    """Who produces, uses and is sent each transfer id in a whole file: its workloads' columns (the DRAM
+    `out` entries' destinations first among the destinations), and its DRAM section's ids."""
+
+    dram_out_tid: Ints
+    """Every DRAM `out` entry's transfer id."""
+
+    @classmethod
+    def build(cls, index: IRIndex) -> TransferColumns:
+        """From the tensor groups of `loading.boxes` (C-level gathering, shared with the box screens).
+        Raises OverflowError when a value is not an int64."""
+        return cls.joined(index, [WorkloadTransfers.build(index)])
+
+    @classmethod
+    def joined(cls, index: IRIndex, parts: list[WorkloadTransfers]) -> TransferColumns:
+        """The columns of `index`'s IR from its workloads' parts, in row order (each part's rows counted
+        from its start: a core's, built while the core was read, irtools.streaming), and its DRAM
+        section. Raises OverflowError when a value is not an int64."""
+        outs = Group(list(index.ir.dram.out), np.arange(len(index.ir.dram.out), dtype=np.int64))
+        out_tid = _checked(outs.ints("transfer_id"))
+        out_at, out_core, out_wid = _sent_to_cores(outs)
+        dram = [np.full(len(out_at), -1, dtype=np.int64), out_at, out_tid[out_at], out_core, out_wid]
+        starts = np.cumsum([0, *(len(p.core) for p in parts)])
+        shifted = [p.shifted(int(start)) for p, start in zip(parts, starts, strict=False)]
+
+        def column(name: str, first: Ints | None = None) -> Ints:
+            return np.concatenate(
+                [_ints([]) if first is None else first, *(getattr(p, name) for p in shifted)]
+            )
+
+        firsts = {f"dest_{name}": first for name, first in zip(_DESTINATION, dram, strict=True)}
+        workloads = {name: column(name, firsts.get(name)) for name in _WORKLOAD_COLUMNS}
+        return cls(**workloads, dram_out_tid=out_tid)
+
+    def workload_keys(self, core: Ints, workload_id: Ints) -> Ints | None:
+        """(core, workload_id) pairs, taken from these columns, as one int64 each: one scale for the
+        whole file, so keys from any two columns compare. None when the ids are too large to combine."""
+        span = int(max(self.workload_id.max(initial=0), self.dest_workload_id.max(initial=0))) + 1
+        top = int(max(self.core.max(initial=0), self.dest_core.max(initial=0))) + 1
+        if top * span >= _KEY_LIMIT:
+            return None
+        return core * span + workload_id
+
+
+_WORKLOAD_COLUMNS = tuple(f.name for f in dataclasses.fields(WorkloadTransfers))
 
 
 _BUILT: weakref.WeakKeyDictionary[IRIndex, TransferColumns | None] = weakref.WeakKeyDictionary()
@@ -201,6 +175,15 @@ def transfer_columns(index: IRIndex) -> TransferColumns | None:
         except OverflowError:
             _BUILT[index] = None
     return _BUILT[index]
+
+
+def known_transfers(index: IRIndex, parts: list[WorkloadTransfers] | None) -> None:
+    """Give `index` its `transfer_columns` from its workloads' parts (None: a value beyond int64), made
+    before their snapshots were dropped (irtools.streaming): the same columns, in the same order."""
+    try:
+        _BUILT[index] = None if parts is None else TransferColumns.joined(index, parts)
+    except OverflowError:
+        _BUILT[index] = None
 
 
 _USES: weakref.WeakKeyDictionary[IRIndex, tuple[Ints, Ints] | None] = weakref.WeakKeyDictionary()

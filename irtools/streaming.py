@@ -1,12 +1,13 @@
-"""Validate core by core: each core checked as it is read, its L2 snapshots dropped before the next.
+"""Validate core by core: each core checked as it is read, its snapshots dropped before the next.
 
 A whole file's Structs were most of validate's peak memory, and the L2 snapshots (`buffer`) most of
-them. Most rules read one core at a time (their steps declare `per_core`, irtools.rules.registry): the
+them; in documented files the WL0 snapshots and the tiles (`tile_info`) come next. Most rules read
+one core at a time (their steps declare `per_core`, irtools.rules.registry): the
 loader hands each core to `CoreChecks` as soon as it is validated (`load_ir(on_core=...)`), which runs
 those steps on it, keeps what the other steps' screens read of it (`transfer_uses`, which reads the
 snapshots, and `transfer_columns`, whose groups of objects would otherwise be built a second time for the
-whole file), and puts `DROPPED` in place of each workload's snapshot. The other steps then run on the
-whole file as before, given those columns.
+whole file), and puts `DROPPED` in place of each workload's snapshots and tiles (`DROPPED_FIELDS`). The
+other steps then run on the whole file as before, given those columns.
 
 Findings stay exactly the whole file's: a per-core step's findings on a file are the union of its
 findings on each core alone (tests/rules/test_streaming.py compares both ways on every fixture, sample
@@ -44,7 +45,7 @@ class SnapshotDropped(Exception):
 
 
 class _Dropped:
-    """What a workload's `buffer` holds once its core's per-core steps have read it: any read raises."""
+    """What a workload's snapshot holds once its core's per-core steps have read it: any read raises."""
 
     __slots__ = ()
 
@@ -58,6 +59,10 @@ class _Dropped:
 
 
 DROPPED: Any = _Dropped()
+
+DROPPED_FIELDS = ("buffer", "wl0_buffer", "wl1_buffer", "tile_info")
+"""The fields of a workload that only per-core steps and the cores' columns read (a field a workload's
+Struct lacks, or that holds None, is left as it is)."""
 
 
 def crash_finding(code: str, exc: Exception) -> Finding:
@@ -75,13 +80,13 @@ class CoreChecks:
     uses: dict[int, tuple[Narrow, Narrow] | None] = field(default_factory=dict)
     """Core id -> `transfer_uses` of the core alone (rows counted within the core), narrowed."""
     transfers: dict[int, WorkloadTransfers | None] = field(default_factory=dict)
-    """Core id -> its workloads' part of `transfer_columns` (None: a value beyond int64)."""
+    """Core id -> its workloads' part of `transfer_columns`, narrowed (None: a value beyond int64)."""
     crashed: set[str] = field(default_factory=set)
     """Codes whose per-core steps crashed on a core: reported once, not run on the later cores."""
 
     def __call__(self, core: LoadedIR) -> None:
         """Run the per-core steps on `core`, keep its part of the whole-file screens' columns, drop its
-        workloads' snapshots."""
+        workloads' snapshots and tiles."""
         index = IRIndex(core, self.options)
         ctx = CheckContext(self.options)
         for entry in RULES.values():
@@ -96,13 +101,12 @@ class CoreChecks:
         ((core_id, refs),) = index.cores.items()
         self.uses[core_id] = _narrow(transfer_uses(index))
         try:
-            self.transfers[core_id] = WorkloadTransfers.build(index)
+            self.transfers[core_id] = WorkloadTransfers.build(index).narrowed()
         except OverflowError:
             self.transfers[core_id] = None
         for ref in refs:
-            workload: Any = ref.workload  # a view's buffer is read-only; the Struct's is not
             if isinstance(ref.workload, msgspec.Struct):  # a model (a part that broke the schema) keeps it
-                workload.buffer = DROPPED
+                _drop(ref.workload)
 
     def give_columns(self, index: IRIndex) -> None:
         """Give the whole file's index the columns its screens read that its cores' made before their
@@ -128,6 +132,13 @@ class CoreChecks:
         del chunks
         empty = np.zeros(0, dtype=np.int64)
         known_uses(index, (np.concatenate([empty, *rows]), np.concatenate([empty, *tids])))
+
+
+def _drop(workload: msgspec.Struct) -> None:
+    kind = type(workload)  # a field of the Struct, or a property over an optional one (`name_as_read`)
+    for name in DROPPED_FIELDS:
+        if hasattr(kind, name) and getattr(workload, name) is not None:
+            setattr(workload, name, DROPPED)
 
 
 def _narrow(uses: tuple[Ints, Ints] | None) -> tuple[Narrow, Narrow] | None:

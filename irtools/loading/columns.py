@@ -103,16 +103,17 @@ class WorkloadTransfers:
         )
 
     def shifted(self, start: int) -> WorkloadTransfers:
-        """The same columns with every row counted from `start` (itself when 0)."""
+        """The same columns with every row counted from `start`, the rows in int64 (itself when 0)."""
         if not start:
             return self
         return dataclasses.replace(
-            self,
-            read_row=self.read_row + start,
-            weight_row=self.weight_row + start,
-            ofmap_row=self.ofmap_row + start,
-            dest_row=self.dest_row + start,
+            self, **{name: getattr(self, name).astype(np.int64) + start for name in _ROW_COLUMNS}
         )
+
+    def narrowed(self) -> WorkloadTransfers:
+        """The same columns, each in int32 where its values fit (while the parts of a file's cores wait
+        to be joined: `TransferColumns.joined` widens them back, as every column starts in int64)."""
+        return dataclasses.replace(self, **{name: _int32(getattr(self, name)) for name in _WORKLOAD_COLUMNS})
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,6 +162,15 @@ class TransferColumns(WorkloadTransfers):
 
 
 _WORKLOAD_COLUMNS = tuple(f.name for f in dataclasses.fields(WorkloadTransfers))
+_ROW_COLUMNS = ("read_row", "weight_row", "ofmap_row", "dest_row")
+
+
+def _int32(column: Ints) -> Ints:
+    """`column` as int32 when every value fits, else itself (typed as Ints: its values are the same)."""
+    if len(column) and (int(column.min()) < -(2**31) or int(column.max()) >= 2**31):
+        return column
+    narrow: Ints = column.astype(np.int32)
+    return narrow
 
 
 _BUILT: weakref.WeakKeyDictionary[IRIndex, TransferColumns | None] = weakref.WeakKeyDictionary()

@@ -117,12 +117,19 @@ def test_the_whole_files_columns_made_from_its_cores_are_the_ones_built_whole(ki
         ), path
 
 
-def test_snapshots_are_dropped_as_cores_are_read() -> None:
-    path = _files(FIXTURES / "gemini-alloc")[0]
+@pytest.mark.parametrize("kind", ["gemini", "gemini-raw", "gemini-alloc"])
+def test_snapshots_are_dropped_as_cores_are_read(kind: str) -> None:
+    """Every workload's L2 snapshot, and in documented files its WL0 snapshot and tiles where it has them,
+    is the sentinel once validate has read its core; reading one raises."""
+    path = _files(FIXTURES / kind)[0]
     loaded = load_ir(path, on_core=CoreChecks(RunOptions()))
     assert loaded.cores_handed and loaded.ir is not None
     workloads = [w for ws in loaded.ir.cores.values() for w in ws]
     assert workloads and all(w.buffer is DROPPED for w in workloads)
+    if kind == "gemini":
+        assert any(w.tile_info is DROPPED for w in workloads)
+        assert any(DROPPED in (w.wl0_buffer, w.wl1_buffer) for w in workloads)
+        assert all(w.tile_info in (None, DROPPED) and w.wl0_buffer in (None, DROPPED) for w in workloads)
     with pytest.raises(SnapshotDropped):
         list(workloads[0].buffer)
 

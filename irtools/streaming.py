@@ -18,26 +18,31 @@ snapshots kept, and checks it whole (`irtools.validate.validate_file`).
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass, field
+from itertools import repeat
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any, NoReturn, cast
 
 import msgspec
 import numpy as np
-import numpy.typing as npt
 
 from irtools.findings import Finding, Severity
-from irtools.loading.columns import Ints, WorkloadTransfers, known_transfers, known_uses, transfer_uses
-from irtools.loading.index import IRIndex
+from irtools.loading.columns import (
+    Ints,
+    WorkloadTransfers,
+    int32_where_fits,
+    known_transfers,
+    known_uses,
+    transfer_uses,
+)
+from irtools.loading.index import IRIndex, WorkloadRef
 from irtools.options import RunOptions
 from irtools.rules import RULES
 from irtools.rules.context import CheckContext
 
 if TYPE_CHECKING:
     from irtools.loading.load import LoadedIR
-
-
-Narrow = npt.NDArray[np.int32] | Ints
-"""A core's transfer uses as kept until the whole file's are made: int32 where they fit."""
 
 
 class SnapshotDropped(Exception):
@@ -77,12 +82,14 @@ class CoreChecks:
     options: RunOptions
     findings: list[Finding] = field(default_factory=list)
     """The per-core steps' findings, their pointers into the file."""
-    uses: dict[int, tuple[Narrow, Narrow] | None] = field(default_factory=dict)
+    uses: dict[int, tuple[Ints, Ints] | None] = field(default_factory=dict)
     """Core id -> `transfer_uses` of the core alone (rows counted within the core), narrowed."""
     transfers: dict[int, WorkloadTransfers | None] = field(default_factory=dict)
     """Core id -> its workloads' part of `transfer_columns`, narrowed (None: a value beyond int64)."""
     crashed: set[str] = field(default_factory=set)
     """Codes whose per-core steps crashed on a core: reported once, not run on the later cores."""
+    refs: dict[int, list[WorkloadRef]] = field(default_factory=dict)
+    """Core id -> its workloads' refs, which the whole file's index keeps (`IRIndex(refs=...)`)."""
 
     def __call__(self, core: LoadedIR) -> None:
         """Run the per-core steps on `core`, keep its part of the whole-file screens' columns, drop its
@@ -99,14 +106,14 @@ class CoreChecks:
                 self.crashed.add(entry.code)
                 self.findings.append(crash_finding(entry.code, exc))
         ((core_id, refs),) = index.cores.items()
-        self.uses[core_id] = _narrow(transfer_uses(index))
+        uses = transfer_uses(index)
+        self.uses[core_id] = None if uses is None else (int32_where_fits(uses[0]), int32_where_fits(uses[1]))
         try:
             self.transfers[core_id] = WorkloadTransfers.build(index).narrowed()
         except OverflowError:
             self.transfers[core_id] = None
-        for ref in refs:
-            if isinstance(ref.workload, msgspec.Struct):  # a model (a part that broke the schema) keeps it
-                _drop(ref.workload)
+        self.refs[core_id] = refs
+        _drop([ref.workload for ref in refs if isinstance(ref.workload, msgspec.Struct)])
 
     def give_columns(self, index: IRIndex) -> None:
         """Give the whole file's index the columns its screens read that its cores' made before their
@@ -134,18 +141,13 @@ class CoreChecks:
         known_uses(index, (np.concatenate([empty, *rows]), np.concatenate([empty, *tids])))
 
 
-def _drop(workload: msgspec.Struct) -> None:
-    kind = type(workload)  # a field of the Struct, or a property over an optional one (`name_as_read`)
-    for name in DROPPED_FIELDS:
-        if hasattr(kind, name) and getattr(workload, name) is not None:
-            setattr(workload, name, DROPPED)
-
-
-def _narrow(uses: tuple[Ints, Ints] | None) -> tuple[Narrow, Narrow] | None:
-    """A core's transfer uses in int32 where they fit (half of what the cores' uses hold until the whole
-    file's are made of them; `give_columns` widens them back)."""
-    if uses is None:
-        return None
-    rows, tids = uses
-    small = not len(tids) or (int(tids.min()) >= -(2**31) and int(tids.max()) < 2**31)
-    return rows.astype(np.int32), tids.astype(np.int32) if small else tids
+def _drop(workloads: list[Any]) -> None:
+    """DROPPED in each of DROPPED_FIELDS of these Structs that has it and holds no None."""
+    for kind in set(map(type, workloads)):
+        group = [w for w in workloads if type(w) is kind]
+        # A field of the Struct, or a property over an optional one (`name_as_read`).
+        for name in (n for n in DROPPED_FIELDS if hasattr(kind, n)):
+            held = [
+                w for w, value in zip(group, map(attrgetter(name), group), strict=True) if value is not None
+            ]
+            deque(map(setattr, held, repeat(name), repeat(DROPPED)), maxlen=0)

@@ -35,7 +35,7 @@ def check_loaded(
     if loaded.ir is None:
         return findings
     options = options or RunOptions()
-    index = index or IRIndex(loaded, options)
+    index = index or IRIndex(loaded, options, refs=cores.refs if cores else None)
     ctx = CheckContext(options)
     per_core: bool | None = None
     if cores is not None:

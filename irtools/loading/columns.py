@@ -113,7 +113,9 @@ class WorkloadTransfers:
     def narrowed(self) -> WorkloadTransfers:
         """The same columns, each in int32 where its values fit (while the parts of a file's cores wait
         to be joined: `TransferColumns.joined` widens them back, as every column starts in int64)."""
-        return dataclasses.replace(self, **{name: _int32(getattr(self, name)) for name in _WORKLOAD_COLUMNS})
+        return dataclasses.replace(
+            self, **{name: int32_where_fits(getattr(self, name)) for name in _WORKLOAD_COLUMNS}
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,8 +167,9 @@ _WORKLOAD_COLUMNS = tuple(f.name for f in dataclasses.fields(WorkloadTransfers))
 _ROW_COLUMNS = ("read_row", "weight_row", "ofmap_row", "dest_row")
 
 
-def _int32(column: Ints) -> Ints:
-    """`column` as int32 when every value fits, else itself (typed as Ints: its values are the same)."""
+def int32_where_fits(column: Ints) -> Ints:
+    """`column` as int32 when every value fits, else itself (typed as Ints: its values are the same; what
+    is kept a while so, to be joined or widened, is half the size)."""
     if len(column) and (int(column.min()) < -(2**31) or int(column.max()) >= 2**31):
         return column
     narrow: Ints = column.astype(np.int32)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, cast
@@ -56,8 +56,14 @@ class Range:
 class IRIndex:
     """Indexes over one IR; built lazily so a rule pays only for the lookups it uses."""
 
-    def __init__(self, loaded: LoadedIR, options: RunOptions | None = None) -> None:
-        """`options`: the run's; the index reads the L2 size the user gives files that record none."""
+    def __init__(
+        self,
+        loaded: LoadedIR,
+        options: RunOptions | None = None,
+        refs: Mapping[int, list[WorkloadRef]] | None = None,
+    ) -> None:
+        """`options`: the run's; the index reads the L2 size the user gives files that record none.
+        `refs`: each core's refs as an index of that core alone made them (irtools.streaming), to keep."""
         if loaded.ir is None:
             raise ValueError("cannot index a file that did not load")
         self.loaded = loaded
@@ -70,8 +76,9 @@ class IRIndex:
         # A ref per workload, with the collector paused: its passes over the loaded file's millions of
         # lists made this 0.42-0.62 s on 67-98 MB 64-core files, not 0.04-0.08 s (analyze freezes it later).
         with gc_paused():
+            made = refs or {}
             self.cores: dict[int, list[WorkloadRef]] = {
-                int(key): _refs(int(key), jp.join(key), workloads)
+                int(key): made.get(int(key)) or _refs(int(key), jp.join(key), workloads)
                 for key, workloads in sorted(self.ir.cores.items(), key=lambda kv: int(kv[0]))
             }
         self._uses: dict[int, set[int]] = {}

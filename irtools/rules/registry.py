@@ -59,10 +59,10 @@ class Step:
     lookup of the index still sees the whole file, and DRAM entries are always checked).
 
     With `per_core`, the check and its screen read one core at a time (its workloads, the file's top-level
-    numbers and capabilities, never another core, the DRAM section or the mesh's numbering): its findings
-    on a file are the union of its findings on each core alone. `irtools validate` then runs it on each
-    core as the core is read, and drops the core's L2 snapshots before reading the next
-    (irtools.streaming); the other steps run on the whole file once it is read.
+    numbers and capabilities; never another core, the DRAM section, the mesh's numbering or a state kept
+    from core to core): its findings on a file are the union of its findings on each core alone.
+    `irtools validate` then runs it on each core as the core is read, and drops the core's snapshots
+    before reading the next (irtools.streaming); the other steps run on the whole file once it is read.
     """
 
     check: Check

@@ -219,6 +219,12 @@ TRANSFERS = [
             )
         ],
     ),
+    Case(
+        "GIR206-out-side-absent",
+        _edit((("-1", "out", 0, "related_ifmap"), [99])),
+        "GIR206",
+        [("GIR206", "/-1/out/0/related_ifmap/0", "related_ifmap 99 is not a DRAM in transfer")],
+    ),
     # raw dialect: max_workload_id must be the latest producer, neither earlier nor later.
     Case("GIR204-raw-latest-producer", raw_doc, "GIR204", []),
     *(

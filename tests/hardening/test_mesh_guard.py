@@ -19,7 +19,6 @@ from irtools.loading.mesh import LINEAR, MESH, is_mesh_id, mesh_ids, mesh_proble
 from irtools.validate import validate_file
 from tests.conftest import FIXTURES, RunCli
 from tests.dashboard.dash_client import DashClient
-from tests.mutants.edits import mesh_doc
 
 KINDS = {
     "documented": "gemini/int8_resnet34.sim_quantized_b4_c1_bw16_stschedule.json",
@@ -153,13 +152,3 @@ def test_summarize_gives_the_file_a_row_with_its_reason_and_its_findings(
     assert rows["status"].tolist()[0].startswith("not analyzed: GIR506 /ylen: a 2x9007199254740993 mesh")
     findings = pd.read_csv(tmp_path / "s.findings.csv", keep_default_na=False)
     assert "GIR506" in findings["code"].tolist()
-
-
-def test_the_far_core_is_the_findings_core(tmp_path: Path) -> None:
-    """GIR506 caused by one core far off the mesh names that core (core_id), not only its key."""
-    doc = mesh_doc()
-    doc["2000"] = doc.pop("3")
-    path = tmp_path / "far.json"
-    path.write_text(json.dumps(doc))
-    found = [(f.pointer, f.core_id) for f in validate_file(str(path)).findings if f.code == "GIR506"]
-    assert found == [("/2000", 2000)]

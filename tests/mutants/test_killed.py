@@ -4,7 +4,7 @@ Each test names the mutation it kills (the break a future change could bring in)
 that mutation moves: an empty region, a running maximum against a predecessor, the batch extent, a
 tensor that moved and was re-added, a byte count one over a multiple of the bandwidth, the last column
 of a mesh row. The 13th, core numbering resolving a tie to mesh ids, is pinned in
-tests/unit/test_core_numbering.py (issue 34).
+tests/unit/test_core_numbering.py (issue 34). Survivors of later draws follow, each naming its draw.
 """
 
 from __future__ import annotations
@@ -203,3 +203,12 @@ def test_l2_size_option_does_not_override_the_files_buffersize() -> None:
     a = analyze(MESH_SAMPLE, AnalysisOptions(l2_size=4096))
     assert a.l2_capacity_kib == 1024
     assert set(a.l2_blocks["l2_kib"]) == {1024}
+
+
+def test_gir506_names_the_far_core(tmp_path: Path) -> None:
+    """Kills GIR506 without its core_id (session 50's draw): a core far off the mesh is the finding's
+    core, at its key."""
+    doc = mesh_doc()
+    doc["2000"] = doc.pop("3")
+    found = [(f.pointer, f.core_id) for f in check(tmp_path, doc) if f.code == "GIR506"]
+    assert found == [("/2000", 2000)]

@@ -404,10 +404,7 @@ def _validate_members(
     loaded.findings.extend(schema.findings(order))
     loaded.findings.extend(keys.findings())
     if ir is None:
-        dram = top.get("-1")
-        if not is_model(dram, parts.dram_section):
-            dram = parts.dram_section.model_construct(in_=[], out=[])  # type: ignore[attr-defined]
-        return PartialIR(dram=dram, cores=cores, **_valid_scalars(parts, top))
+        return _partial(parts, top, cores)
     ir.cores = cores
     return ir
 
@@ -428,16 +425,21 @@ def _core_read(
         dialect.finish_core(workloads)
     if on_core is None:
         return
-    parts = dialect.parts
-    dram = top.get("-1")
-    if not (is_model(dram, parts.dram_section) or model_of(dram) is not None):
-        dram = parts.dram_section.model_construct(in_=[], out=[])  # type: ignore[attr-defined]
-    view = PartialIR(dram=dram, cores={key: workloads}, **_valid_scalars(parts, top))
+    view = _partial(dialect.parts, top, {key: workloads})
     on_core(
         LoadedIR(
             loaded.path, view, skipped=lost, kept=loaded.kept, size_bytes=loaded.size_bytes, dialect=dialect
         )
     )
+
+
+def _partial(parts: PartModels, top: dict[str, Any], cores: dict[str, list[Any]]) -> PartialIR:
+    """`cores` with the valid parts of the top level: its DRAM section (an empty one when it has none
+    the dialect's model takes) and the top-level numbers the schema allows (`_valid_scalars`)."""
+    dram = top.get("-1")
+    if not is_model(dram, parts.dram_section):
+        dram = parts.dram_section.model_construct(in_=[], out=[])  # type: ignore[attr-defined]
+    return PartialIR(dram=dram, cores=cores, **_valid_scalars(parts, top))
 
 
 def _not_a_scheduler_ir(top: dict[str, Any]) -> Finding:

@@ -1,19 +1,21 @@
-"""Validate core by core: each core checked as it is read, its snapshots dropped before the next.
+"""Validate core by core: each core checked as it is read, its snapshots and tensors dropped before the next.
 
 A whole file's Structs were most of validate's peak memory, and the L2 snapshots (`buffer`) most of
-them; in documented files the WL0 snapshots and the tiles (`tile_info`) come next. Most rules read
-one core at a time (their steps declare `per_core`, irtools.rules.registry): the
-loader hands each core to `CoreChecks` as soon as it is validated (`load_ir(on_core=...)`), which runs
-those steps on it, keeps what the other steps' screens read of it (`transfer_uses`, which reads the
-snapshots, and `transfer_columns`, whose groups of objects would otherwise be built a second time for the
-whole file), and puts `DROPPED` in place of each workload's snapshots and tiles (`DROPPED_FIELDS`). The
-other steps then run on the whole file as before, given those columns.
+them; in documented files the WL0 snapshots and the tiles (`tile_info`) come next, then in every file
+the tensors (ifmaps, ofmaps, weights) and ranges. Most rules read one core at a time (their steps
+declare `per_core`, irtools.rules.registry): the loader hands each core to `CoreChecks` as soon as it
+is validated (`load_ir(on_core=...)`), which runs those steps on it, keeps the columns the other steps'
+screens read of it (`transfer_uses`, `transfer_columns`' workload part and, in the scheduler's files,
+`wait_claims`), and puts `DROPPED` in place of each workload's snapshots, tensors and range
+(`DROPPED_FIELDS`). The other steps then run on the whole file as before, given those columns: on a
+file without cross-core findings their screens flag nothing but the workloads that write to DRAM,
+whose ofmaps stay (GIR205 checks each).
 
 Findings stay exactly the whole file's: a per-core step's findings on a file are the union of its
 findings on each core alone (tests/rules/test_streaming.py compares both ways on every fixture, sample
-and generated file), and a step of the whole file that reads a dropped snapshot (the reference check of
-a screened rule that flags a workload, say) raises `SnapshotDropped`: validate then reads the file again,
-snapshots kept, and checks it whole (`irtools.validate.validate_file`).
+and generated file), and a step of the whole file that reads a dropped field (the reference check of
+a screened rule that flags a workload, say) raises `FieldDropped`: validate then reads the file again,
+nothing dropped, and checks it whole (`irtools.validate.validate_file`).
 """
 
 from __future__ import annotations
@@ -27,16 +29,21 @@ from typing import TYPE_CHECKING, Any, NoReturn, cast
 import msgspec
 import numpy as np
 
+from irtools.dialects.base import Capability
 from irtools.findings import Finding, Severity
 from irtools.loading.columns import (
     Ints,
+    WaitClaims,
     WorkloadTransfers,
     int32_where_fits,
+    known_claims,
     known_transfers,
     known_uses,
     transfer_uses,
+    wait_claims,
 )
 from irtools.loading.index import IRIndex, WorkloadRef
+from irtools.loading.sets import distinct_pairs
 from irtools.options import RunOptions
 from irtools.rules import RULES
 from irtools.rules.context import CheckContext
@@ -45,29 +52,40 @@ if TYPE_CHECKING:
     from irtools.loading.load import LoadedIR
 
 
-class SnapshotDropped(Exception):
-    """A step of the whole file read an L2 snapshot dropped once its core was checked."""
+class FieldDropped(Exception):
+    """A step of the whole file read a workload's snapshot or tensor dropped once its core was checked."""
 
 
 class _Dropped:
-    """What a workload's snapshot holds once its core's per-core steps have read it: any read raises."""
+    """What a workload's dropped field holds once its core's per-core steps have read it: any read raises."""
 
     __slots__ = ()
 
     def _gone(self, *_: object) -> NoReturn:
-        raise SnapshotDropped("an L2 snapshot was read after its core was checked and it was dropped")
+        raise FieldDropped("a workload's field was read after its core was checked and it was dropped")
 
-    __iter__ = __len__ = __getitem__ = __bool__ = __contains__ = _gone
+    __iter__ = __len__ = __getitem__ = __bool__ = __contains__ = __getattr__ = _gone
 
     def __repr__(self) -> str:
-        return "<dropped L2 snapshot>"
+        return "<dropped>"
 
 
 DROPPED: Any = _Dropped()
 
-DROPPED_FIELDS = ("buffer", "wl0_buffer", "wl1_buffer", "tile_info")
+DROPPED_FIELDS = (
+    "buffer",
+    "wl0_buffer",
+    "wl1_buffer",
+    "tile_info",
+    "ifmap",
+    "waits",
+    "weight",
+    "ofmap",
+    "workload",
+)
 """The fields of a workload that only per-core steps and the cores' columns read (a field a workload's
-Struct lacks, or that holds None, is left as it is)."""
+Struct lacks, or that holds None, is left as it is), but for the ofmaps of a workload that writes to
+DRAM: GIR205 checks every such workload on the whole file (`dram_writer_row`)."""
 
 
 def crash_finding(code: str, exc: Exception) -> Finding:
@@ -88,6 +106,8 @@ class CoreChecks:
     """Core id -> its workloads' part of `transfer_columns`, narrowed (None: a value beyond int64)."""
     crashed: set[str] = field(default_factory=set)
     """Codes whose per-core steps crashed on a core: reported once, not run on the later cores."""
+    claims: dict[int, WaitClaims | None] = field(default_factory=dict)
+    """Core id -> `wait_claims` of the core alone, narrowed (files whose workloads wait on DRAM only)."""
     refs: dict[int, list[WorkloadRef]] = field(default_factory=dict)
     """Core id -> its workloads' refs, which the whole file's index keeps (`IRIndex(refs=...)`)."""
 
@@ -107,13 +127,22 @@ class CoreChecks:
                 self.findings.append(crash_finding(entry.code, exc))
         ((core_id, refs),) = index.cores.items()
         uses = transfer_uses(index)
+        # Each pair once: the rules read the uses as a set, and a snapshot names its tensors again and again.
+        uses = None if uses is None else distinct_pairs(*uses)
         self.uses[core_id] = None if uses is None else (int32_where_fits(uses[0]), int32_where_fits(uses[1]))
         try:
-            self.transfers[core_id] = WorkloadTransfers.build(index).narrowed()
+            transfers = WorkloadTransfers.build(index).narrowed()
         except OverflowError:
-            self.transfers[core_id] = None
+            transfers = None
+        self.transfers[core_id] = transfers
+        if index.has(Capability.DRAM_WAITS):
+            claims = wait_claims(index)
+            self.claims[core_id] = None if claims is None else claims.narrowed()
         self.refs[core_id] = refs
-        _drop([ref.workload for ref in refs if isinstance(ref.workload, msgspec.Struct)])
+        # GIR205 checks every workload that writes to DRAM on the whole file: their ofmaps stay. (Without
+        # columns, an id beyond int64, its screen flags every workload and the file is read again.)
+        writers = set() if transfers is None else set(transfers.dram_writer_row.tolist())
+        _drop([ref.workload for ref in refs], writers)
 
     def give_columns(self, index: IRIndex) -> None:
         """Give the whole file's index the columns its screens read that its cores' made before their
@@ -125,6 +154,11 @@ class CoreChecks:
         )
         del parts
         self._give_uses(index)
+        if self.claims:
+            claims = [self.claims.pop(core_id) for core_id in index.cores]
+            counts = [len(refs) for refs in index.cores.values()]
+            complete = [c for c in claims if c is not None]
+            known_claims(index, WaitClaims.joined(complete, counts) if len(complete) == len(claims) else None)
 
     def _give_uses(self, index: IRIndex) -> None:
         chunks = [self.uses.pop(core_id) for core_id in index.cores]
@@ -141,13 +175,25 @@ class CoreChecks:
         known_uses(index, (np.concatenate([empty, *rows]), np.concatenate([empty, *tids])))
 
 
-def _drop(workloads: list[Any]) -> None:
-    """DROPPED in each of DROPPED_FIELDS of these Structs that has it and holds no None."""
-    for kind in set(map(type, workloads)):
+def _drop(workloads: list[Any], dram_writers: set[int]) -> None:
+    """DROPPED in each of DROPPED_FIELDS of these workloads that are Structs, where it holds no None; but
+    the ofmaps of the workloads at `dram_writers` (positions in `workloads`) stay."""
+    writers = {id(workloads[at]) for at in dram_writers}
+    for kind in {type(w) for w in workloads if isinstance(w, msgspec.Struct)}:
         group = [w for w in workloads if type(w) is kind]
-        # A field of the Struct, or a property over an optional one (`name_as_read`).
-        for name in (n for n in DROPPED_FIELDS if hasattr(kind, n)):
+        for name in (n for n in DROPPED_FIELDS if _settable(kind, n)):
             held = [
                 w for w, value in zip(group, map(attrgetter(name), group), strict=True) if value is not None
             ]
+            if name == "ofmap":
+                held = [w for w in held if id(w) not in writers]
             deque(map(setattr, held, repeat(name), repeat(DROPPED)), maxlen=0)
+
+
+def _settable(kind: type, name: str) -> bool:
+    """Whether `name` is a field of the Struct `kind`, or a property with a setter over an optional one
+    (`name_as_read`); not a property that derives a value (the raw dialect's `ifmap`)."""
+    attribute = getattr(kind, name, None)
+    if isinstance(attribute, property):
+        return attribute.fset is not None
+    return name in getattr(kind, "__struct_fields__", ())

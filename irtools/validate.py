@@ -16,7 +16,7 @@ from irtools.positions import with_positions
 from irtools.rules import RULES
 from irtools.rules.context import CheckContext
 from irtools.rules.registry import resolve_selection, skipped_note
-from irtools.streaming import CoreChecks, SnapshotDropped, crash_finding
+from irtools.streaming import CoreChecks, FieldDropped, crash_finding
 
 
 def check_loaded(
@@ -29,7 +29,7 @@ def check_loaded(
 
     Pass the `index` an analysis of the same IR already built to share its lookups, and the `cores`
     that checked each core as it was read (irtools.streaming): then only the other steps run here, and
-    SnapshotDropped is raised when one of them reads a snapshot dropped since.
+    FieldDropped is raised when one of them reads a snapshot dropped since.
     """
     findings = list(loaded.findings)
     if loaded.ir is None:
@@ -54,7 +54,7 @@ def check_loaded(
                 continue
             try:
                 findings.extend(map(loaded.to_file, form.run(index, ctx, per_core)))
-            except SnapshotDropped:
+            except FieldDropped:
                 raise
             except Exception as exc:  # noqa: BLE001 - a checker bug must not hide the other rules' findings
                 findings.append(crash_finding(entry.code, exc))
@@ -98,12 +98,12 @@ def _check_file(
 ) -> tuple[list[Finding], dict[str, tuple[int, int]]]:
     """The findings of every rule on the file, and its members' offsets; checked core by core as it is
     read (irtools.streaming), or read again and checked whole when a step of the whole file needs a
-    dropped L2 snapshot."""
+    dropped field."""
     cores = CoreChecks(options)
     loaded = load_ir(path, max_bytes=max_bytes, on_core=cores)
     try:
         findings = check_loaded(loaded, options, cores=cores if loaded.cores_handed else None)
-    except SnapshotDropped:
+    except FieldDropped:
         del loaded, cores
         loaded = load_ir(path, max_bytes=max_bytes)
         findings = check_loaded(loaded, options)

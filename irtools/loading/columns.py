@@ -13,6 +13,7 @@ import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import compress
+from operator import attrgetter
 from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
@@ -70,6 +71,8 @@ class WorkloadTransfers:
     dest_tid: Ints
     dest_core: Ints
     dest_workload_id: Ints
+    dram_writer_row: Ints
+    """Per DRAM destination of an ofmap: the producing workload's row (GIR205 checks every one)."""
 
     @classmethod
     def build(cls, index: IRIndex) -> WorkloadTransfers:
@@ -84,6 +87,8 @@ class WorkloadTransfers:
         ofmaps = tensors.ofmaps
         ofmap_tid = _checked(ofmaps.ints("transfer_id"))
         ofmap_at, ofmap_core, ofmap_wid = _sent_to_cores(ofmaps)
+        sent = ofmaps.children("destination")
+        to_dram = ofmaps.row[sent.row[sent.equals("type", "DRAM")]]
         # The ofmap's index in its workload: its place in the group less its workload's first.
         position = np.arange(len(ofmaps), dtype=np.int64) - np.searchsorted(ofmaps.row, ofmaps.row)
         return cls(
@@ -100,6 +105,7 @@ class WorkloadTransfers:
             ofmap_tid[ofmap_at],
             ofmap_core,
             ofmap_wid,
+            to_dram,
         )
 
     def shifted(self, start: int) -> WorkloadTransfers:
@@ -163,8 +169,73 @@ class TransferColumns(WorkloadTransfers):
         return core * span + workload_id
 
 
+@dataclass(frozen=True, slots=True)
+class WaitClaims:
+    """The latest producer each waiting tensor of the scheduler's IR names (`max_workload_id`): every
+    workload's ifmap, and each weight that names one (GIR204's screen on raw files compares them with
+    the transfer columns)."""
+
+    row: Ints
+    """Per waiting tensor: its workload's row."""
+    claimed: Ints
+    """Per waiting tensor: its max_workload_id."""
+    weight: npt.NDArray[np.bool_]
+    """Per waiting tensor: whether it is a weight (else the ifmap)."""
+    tensor: Ints
+    tid: Ints
+    """Every transfer id of a waiting tensor, with the tensor's index."""
+
+    @classmethod
+    def build(cls, index: IRIndex) -> WaitClaims:
+        """The claims of `index`'s workloads. Raises OverflowError when a value is not an int64."""
+        tensors = tensor_columns(index)
+        waits = Group(
+            list(map(attrgetter("waits"), tensors.workloads)), np.arange(len(index.rows), dtype=np.int64)
+        )
+        weights = tensors.weights.present("max_workload_id")
+        (wait_tensor, wait_tid), (weight_tensor, weight_tid) = (
+            _checked(group.lists("transfer_id")) for group in (waits, weights)
+        )
+        return cls(
+            np.concatenate([waits.row, weights.row]),
+            np.concatenate([_checked(group.ints("max_workload_id")) for group in (waits, weights)]),
+            np.repeat(np.array([False, True]), [len(waits), len(weights)]),
+            np.concatenate([wait_tensor, weight_tensor + len(waits)]),
+            np.concatenate([wait_tid, weight_tid]),
+        )
+
+    @classmethod
+    def joined(cls, parts: list[WaitClaims], rows: list[int]) -> WaitClaims:
+        """The claims of a file from its cores' (`rows`: each core's count of workloads), in core order."""
+        row_starts = np.cumsum([0, *rows])
+        tensor_starts = np.cumsum([0, *(len(p.row) for p in parts)])
+        return cls(
+            _joined([p.row.astype(np.int64) + start for p, start in zip(parts, row_starts, strict=False)]),
+            _joined([p.claimed for p in parts]),
+            np.concatenate([np.zeros(0, dtype=bool), *(p.weight for p in parts)]),
+            _joined(
+                [p.tensor.astype(np.int64) + start for p, start in zip(parts, tensor_starts, strict=False)]
+            ),
+            _joined([p.tid for p in parts]),
+        )
+
+    def narrowed(self) -> WaitClaims:
+        """The same claims, each column in int32 where its values fit (see WorkloadTransfers.narrowed)."""
+        return WaitClaims(
+            int32_where_fits(self.row),
+            int32_where_fits(self.claimed),
+            self.weight,
+            int32_where_fits(self.tensor),
+            int32_where_fits(self.tid),
+        )
+
+
+def _joined(columns: list[Ints]) -> Ints:
+    return np.concatenate([_ints([]), *(c.astype(np.int64) for c in columns)])
+
+
 _WORKLOAD_COLUMNS = tuple(f.name for f in dataclasses.fields(WorkloadTransfers))
-_ROW_COLUMNS = ("read_row", "weight_row", "ofmap_row", "dest_row")
+_ROW_COLUMNS = ("read_row", "weight_row", "ofmap_row", "dest_row", "dram_writer_row")
 
 
 def int32_where_fits(column: Ints) -> Ints:
@@ -219,6 +290,26 @@ def known_uses(index: IRIndex, uses: tuple[Ints, Ints] | None) -> None:
     """Give `index` its `transfer_uses`, gathered before its workloads' L2 snapshots were dropped
     (irtools.streaming): the same pairs, in another order."""
     _USES[index] = uses
+
+
+_CLAIMS: weakref.WeakKeyDictionary[IRIndex, WaitClaims | None] = weakref.WeakKeyDictionary()
+
+
+def wait_claims(index: IRIndex) -> WaitClaims | None:
+    """The wait claims of `index`'s IR (a raw file's: its workloads hold `waits`), built on first use and
+    kept as long as the index lives; None when a value does not fit int64."""
+    if index not in _CLAIMS:
+        try:
+            _CLAIMS[index] = WaitClaims.build(index)
+        except OverflowError:
+            _CLAIMS[index] = None
+    return _CLAIMS[index]
+
+
+def known_claims(index: IRIndex, claims: WaitClaims | None) -> None:
+    """Give `index` its `wait_claims`, joined from its cores' before their tensors were dropped
+    (irtools.streaming)."""
+    _CLAIMS[index] = claims
 
 
 def _uses(index: IRIndex) -> tuple[Ints, Ints]:

@@ -23,6 +23,16 @@ def distinct(values: Ints) -> Ints:
     return kept
 
 
+def distinct_pairs(first: Ints, second: Ints) -> tuple[Ints, Ints]:
+    """The distinct pairs (first[i], second[i]), ordered by `second`, then `first`."""
+    order = np.lexsort((first, second))
+    first, second = first[order], second[order]
+    if len(order) < 2:
+        return first, second
+    new = np.r_[True, (first[1:] != first[:-1]) | (second[1:] != second[:-1])]
+    return first[new], second[new]
+
+
 def has_repeats(values: Ints) -> bool:
     """Whether some value occurs twice (`len(np.unique(values)) < len(values)`)."""
     ordered = np.sort(values)

@@ -16,8 +16,9 @@ from hypothesis import strategies as st
 
 import irtools.validate as validate_module
 from irtools.dialects import DIALECTS
+from irtools.dialects.base import Capability
 from irtools.findings import Finding
-from irtools.loading.columns import TransferColumns, transfer_columns, transfer_uses
+from irtools.loading.columns import TransferColumns, transfer_columns, transfer_uses, wait_claims
 from irtools.loading.discover import discover
 from irtools.loading.index import IRIndex
 from irtools.loading.load import load_ir
@@ -25,7 +26,7 @@ from irtools.options import RunOptions
 from irtools.rules import RULES
 from irtools.rules.context import CheckContext
 from irtools.rules.registry import Form, Step
-from irtools.streaming import DROPPED, CoreChecks, SnapshotDropped
+from irtools.streaming import DROPPED, CoreChecks, FieldDropped
 from irtools.validate import check_loaded, validate_file
 from tests.budget import examples
 from tests.conftest import ROOT
@@ -40,12 +41,12 @@ def _sorted(findings: list[Finding]) -> list[Finding]:
 
 
 def _streamed(source: str | bytes, options: RunOptions) -> list[Finding] | None:
-    """The findings checked core by core, None when a whole-file step read a dropped snapshot."""
+    """The findings checked core by core, None when a whole-file step read a dropped field."""
     cores = CoreChecks(options)
     loaded = load_ir(source, on_core=cores)
     try:
         return check_loaded(loaded, options, cores=cores if loaded.cores_handed else None)
-    except SnapshotDropped:
+    except FieldDropped:
         return None
 
 
@@ -65,13 +66,13 @@ def _files(root: Path) -> list[str]:
 def test_fixtures_and_samples_find_the_same_core_by_core(options: RunOptions) -> None:
     files = _files(FIXTURES) + _files(SAMPLES)
     read_twice = [Path(path) for path in files if not _assert_same(path, options)]
-    # Only samples of cross-core defects, whose reference checks read the flagged workloads' snapshots.
-    assert read_twice and all(p.parent.name == "invalid" for p in read_twice), read_twice
-    assert all(p.name.startswith(("GIR20", "GIR502")) for p in read_twice), read_twice
+    # Only samples of cross-core defects, whose reference checks read the flagged workloads' tensors.
+    assert read_twice and all("invalid" in p.parts for p in read_twice), read_twice
+    assert all(p.name.startswith(("GIR20", "GIR501", "GIR502")) for p in read_twice), read_twice
 
 
 def test_real_multi_core_files_are_read_once() -> None:
-    """The memory saving reaches the real scheduler files: none needs its snapshots after its cores."""
+    """The memory saving reaches the real scheduler files: none needs its snapshots or tensors after its cores."""
     real = [p for d in ("gemini-raw", "gemini-alloc", "gemini-sweep") for p in _files(FIXTURES / d)]
     assert real
     for path in real:
@@ -96,8 +97,9 @@ def test_generated_files_find_the_same_core_by_core(data: bytes) -> None:
 
 @pytest.mark.parametrize("kind", ["gemini", "gemini-raw", "gemini-alloc", "gemini-sweep"])
 def test_the_whole_files_columns_made_from_its_cores_are_the_ones_built_whole(kind: str) -> None:
-    """The transfer graph's columns (same columns, same order, same dtype) and the transfer uses (the
-    same pairs) that the whole-file screens read, given from the cores as they were read."""
+    """The transfer graph's columns (same columns, same order, same dtype), the transfer uses (the same
+    pairs, each once) and the raw files' wait claims (the same claims) that the whole-file screens read,
+    given from the cores as they were read."""
     for path in _files(FIXTURES / kind):
         cores = CoreChecks(RunOptions())
         streamed = load_ir(path, on_core=cores)
@@ -114,28 +116,56 @@ def test_the_whole_files_columns_made_from_its_cores_are_the_ones_built_whole(ki
         uses, whole = transfer_uses(given), transfer_uses(built)
         assert uses is not None and whole is not None
         assert sorted(zip(*(u.tolist() for u in uses), strict=True)) == sorted(
-            zip(*(u.tolist() for u in whole), strict=True)
+            set(zip(*(u.tolist() for u in whole), strict=True))
         ), path
+        if given.has(Capability.DRAM_WAITS):
+            assert _claims(given) == _claims(built), path
+
+
+def _claims(index: IRIndex) -> list[tuple[int, int, bool, tuple[int, ...]]]:
+    """Each waiting tensor's (row, claimed id, is a weight, transfer ids), in row order."""
+    claims = wait_claims(index)
+    assert claims is not None
+    tids: list[list[int]] = [[] for _ in claims.row]
+    for tensor, tid in zip(claims.tensor.tolist(), claims.tid.tolist(), strict=True):
+        tids[tensor].append(tid)
+    rows = zip(
+        claims.row.tolist(), claims.claimed.tolist(), claims.weight.tolist(), map(tuple, tids), strict=True
+    )
+    return sorted(rows)
 
 
 @pytest.mark.parametrize("kind", ["gemini", "gemini-raw", "gemini-alloc"])
-def test_snapshots_are_dropped_as_cores_are_read(kind: str) -> None:
-    """Every workload's L2 snapshot, and in documented files its WL0 snapshot and tiles where it has them,
-    is the sentinel once validate has read its core; reading one raises."""
+def test_snapshots_and_tensors_are_dropped_as_cores_are_read(kind: str) -> None:
+    """Every workload's L2 snapshot, tensors and range, and in documented files its WL0 snapshot and tiles
+    where it has them, is the sentinel once validate has read its core; reading one raises."""
     path = _files(FIXTURES / kind)[0]
     loaded = load_ir(path, on_core=CoreChecks(RunOptions()))
     assert loaded.cores_handed and loaded.ir is not None
     workloads = [w for ws in loaded.ir.cores.values() for w in ws]
-    assert workloads and all(w.buffer is DROPPED for w in workloads)
+    assert workloads and all(w.buffer is DROPPED and w.workload is DROPPED for w in workloads)
+    inputs = "ifmap" if kind == "gemini" else "waits"
+    assert all(getattr(w, inputs) is DROPPED and w.weight in (None, DROPPED) for w in workloads)
+    # The ofmaps stay where the workload writes to DRAM: GIR205 checks every such workload.
+    whole = load_ir(path).ir
+    assert whole is not None
+    writes = [
+        any(d.type == "DRAM" for o in w.ofmap for d in o.destination)
+        for ws in whole.cores.values()
+        for w in ws
+    ]
+    assert [w.ofmap is not DROPPED for w in workloads] == writes
     if kind == "gemini":
         assert any(w.tile_info is DROPPED for w in workloads)
         assert any(DROPPED in (w.wl0_buffer, w.wl1_buffer) for w in workloads)
         assert all(w.tile_info in (None, DROPPED) and w.wl0_buffer in (None, DROPPED) for w in workloads)
-    with pytest.raises(SnapshotDropped):
+    with pytest.raises(FieldDropped):
         list(workloads[0].buffer)
+    with pytest.raises(FieldDropped):  # a tensor that is one object, not a list
+        assert getattr(workloads[0], inputs).transfer_id
 
 
-def test_a_whole_file_step_reading_a_snapshot_gets_the_file_read_again(
+def test_a_whole_file_step_reading_a_dropped_field_gets_the_file_read_again(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """GIR201's check reads the snapshots of the workloads its screen flags: the sample is read twice,

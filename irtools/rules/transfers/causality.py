@@ -4,7 +4,6 @@ and alloc dialects, also the `max_workload_id` each input waits for."""
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from operator import attrgetter
 from typing import Any
 
 from irtools import pointer as jp
@@ -103,8 +102,8 @@ def max_workload_rows(ir: IRIndex) -> list[int] | None:
     their inputs (`latest_producers`), or names a workload not earlier on their core."""
     import numpy as np
 
-    from irtools.loading.boxes import Group, flagged_rows, tensor_columns
-    from irtools.loading.columns import first_rows, transfer_columns
+    from irtools.loading.boxes import flagged_rows
+    from irtools.loading.columns import first_rows, transfer_columns, wait_claims
     from irtools.loading.sets import has_repeats
 
     cols = transfer_columns(ir)
@@ -130,34 +129,26 @@ def max_workload_rows(ir: IRIndex) -> list[int] | None:
     last = np.r_[tids[1:] != tids[:-1], True] if len(tids) else np.zeros(0, dtype=bool)
     known, latest = tids[last], wids[last]
     # Each waiting tensor: the ifmap of every workload, and weights that name a workload.
-    tensors = tensor_columns(ir)
-    waits = Group(list(map(attrgetter("waits"), tensors.workloads)), np.arange(len(ir.rows), dtype=np.int64))
-    weights = tensors.weights.present("max_workload_id")
-    flags = []
-    for group in (waits, weights):
-        ids, claimed = group.lists("transfer_id"), group.ints("max_workload_id")
-        if ids is None or claimed is None:
-            return None
-        tensor, tid = ids
-        at = np.minimum(np.searchsorted(known, tid), max(len(known) - 1, 0))
-        made = (known[at] == tid) if len(known) else np.zeros(len(tid), dtype=bool)
-        expected = np.full(len(group), -1, dtype=np.int64)
-        np.maximum.at(expected, tensor[made], latest[at[made]])
-        produced = expected >= 0
-        wrong = claimed != np.where(produced, expected, 0)
-        # The workload it names, when on this core: first with that id, as `by_id`; it must come first.
-        rows = group.row
-        named = produced & (claimed <= int(cols.workload_id.max(initial=-1)))
-        owners = cols.workload_keys(cols.core, cols.workload_id)
-        targets = cols.workload_keys(cols.core[rows], np.where(named, claimed, 0))
-        if owners is None or targets is None:
-            return None
-        target = first_rows(owners, targets)
-        late = named & (target >= rows)
-        has_ids = np.bincount(tensor, minlength=len(group)) > 0
-        keep = has_ids if group is weights else np.ones(len(group), dtype=bool)
-        flags.append(rows[keep & (wrong | late)])
-    return flagged_rows(flags)
+    claims = wait_claims(ir)
+    if claims is None:
+        return None
+    at = np.minimum(np.searchsorted(known, claims.tid), max(len(known) - 1, 0))
+    made = (known[at] == claims.tid) if len(known) else np.zeros(len(claims.tid), dtype=bool)
+    expected = np.full(len(claims.row), -1, dtype=np.int64)
+    np.maximum.at(expected, claims.tensor[made], latest[at[made]])
+    produced = expected >= 0
+    wrong = claims.claimed != np.where(produced, expected, 0)
+    # The workload it names, when on this core: first with that id, as `by_id`; it must come first.
+    rows = claims.row
+    named = produced & (claims.claimed <= int(cols.workload_id.max(initial=-1)))
+    owners = cols.workload_keys(cols.core, cols.workload_id)
+    targets = cols.workload_keys(cols.core[rows], np.where(named, claims.claimed, 0))
+    if owners is None or targets is None:
+        return None
+    target = first_rows(owners, targets)
+    late = named & (target >= rows)
+    has_ids = np.bincount(claims.tensor, minlength=len(rows)) > 0
+    return flagged_rows([rows[(has_ids | ~claims.weight) & (wrong | late)]])
 
 
 @variant("GIR204", needs={Capability.DRAM_WAITS}, screen=max_workload_rows, plus_main=True)

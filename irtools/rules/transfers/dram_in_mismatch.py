@@ -7,7 +7,8 @@ from typing import Any
 
 from irtools import pointer as jp
 from irtools.findings import Finding, Severity
-from irtools.loading.boxes import flagged_rows, tensor_columns
+from irtools.loading.boxes import flagged_rows
+from irtools.loading.columns import transfer_columns
 from irtools.loading.index import IRIndex, WorkloadRef
 from irtools.rules.context import CheckContext, short
 from irtools.rules.registry import rule
@@ -39,10 +40,10 @@ def _frame_free(lower: list[int], upper: list[int]) -> tuple[int, ...]:
 def dram_sender_rows(ir: IRIndex) -> list[int] | None:
     """GIR205's screen: the workloads with an ofmap sending to DRAM. The check pairs only those with
     the DRAM `in` entries, which it always reads whole, so on these rows it finds what it finds on all."""
-    ofmaps = tensor_columns(ir).ofmaps
-    sent = ofmaps.children("destination")
-    to_dram = sent.equals("type", "DRAM")
-    return flagged_rows([ofmaps.row[sent.row[to_dram]]])
+    cols = transfer_columns(ir)
+    if cols is None:
+        return None
+    return flagged_rows([cols.dram_writer_row])
 
 
 @rule("GIR205", "dram-in-mismatch", Severity.WARNING, screen=dram_sender_rows)

@@ -364,10 +364,13 @@ def pair_keys(a: Ints, b: Ints, a_other: Ints, b_other: Ints) -> tuple[Ints, Int
 def first_rows(keys: Ints, wanted: Ints) -> Ints:
     """For each of `wanted`: the first row whose key equals it, or -1 (a dict.setdefault lookup)."""
     unique, first = np.unique(keys, return_index=True)
+    if not len(unique):
+        return np.full(len(wanted), -1, dtype=np.int64)
     at = np.searchsorted(unique, wanted)
-    at = np.minimum(at, max(len(unique) - 1, 0))
-    hit = (unique[at] == wanted) if len(unique) else np.zeros(len(wanted), dtype=bool)
-    return np.where(hit, first[at] if len(unique) else -1, -1).astype(np.int64)
+    np.minimum(at, len(unique) - 1, out=at)
+    rows: Ints = first[at].astype(np.int64, copy=False)
+    rows[unique[at] != wanted] = -1
+    return rows
 
 
 def join(left: Ints, right: Ints) -> tuple[Ints, Ints]:
@@ -375,18 +378,21 @@ def join(left: Ints, right: Ints) -> tuple[Ints, Ints]:
     order = np.argsort(right, kind="stable")
     ranked = right[order]
     start = np.searchsorted(ranked, left, side="left")
-    stop = np.searchsorted(ranked, left, side="right")
-    counts = stop - start
-    i = np.repeat(np.arange(len(left), dtype=np.int64), counts)
+    counts = np.searchsorted(ranked, left, side="right") - start
+    matched = np.flatnonzero(counts)  # few of a long `left` (every read of the file) match
+    start, counts = start[matched], counts[matched]
+    i = np.repeat(matched, counts)
     offsets = np.arange(len(i), dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
-    return i, order[np.repeat(start, counts) + offsets].astype(np.int64)
+    return i.astype(np.int64, copy=False), order[np.repeat(start, counts) + offsets].astype(np.int64)
 
 
 def take(column: Ints, at: Ints) -> Ints:
     """column[at] where at >= 0, else -1."""
     if len(column) == 0:
         return np.full(len(at), -1, dtype=np.int64)
-    return np.where(at >= 0, column[np.maximum(at, 0)], -1)
+    taken = column[np.maximum(at, 0)]
+    taken[at < 0] = -1
+    return taken
 
 
 _LEVELS = 4096

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import itertools
 import weakref
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
@@ -64,37 +64,46 @@ def _edges(index: IRIndex, cols: TransferColumns) -> tuple[Ints, Ints] | None:
         return None  # a negative id would meet another's composite key
     if len(cols.core) == 0:
         return cols.core, cols.core  # no workloads (DRAM entries may still name cores): no waits
+    # Each kind of edge found by a function of its own, whose arrays go when it returns: on 64-core
+    # files they hold hundreds of thousands of rows, and validate's peak memory was here.
     same_core = np.flatnonzero(cols.core[1:] == cols.core[:-1])
-    src = [same_core]
-    dst = [same_core + 1]
-    # Cross-core reads of an ofmap: from the first workload producing the transfer.
-    readers = np.concatenate([cols.read_row, cols.weight_row])
-    tids = np.concatenate([cols.read_tid, cols.weight_tid])
+    parts = [(same_core, same_core + 1), _cross_core_reads(cols), _listed_destinations(cols)]
+    if index.has(Capability.DRAM_WAITS):
+        parts.append(_dram_waits(index, cols))
+    if any(part is None for part in parts):
+        return None
+    sources, targets = zip(*cast("list[tuple[Ints, Ints]]", parts), strict=True)
+    del parts
+    src = np.concatenate(sources)
+    del sources  # before the second column is joined
+    return src, np.concatenate(targets)
+
+
+def _readers(cols: TransferColumns) -> tuple[Ints, Ints]:
+    """Every workload row reading a transfer id (ifmaps, then weights), and that id."""
+    return np.concatenate([cols.read_row, cols.weight_row]), np.concatenate([cols.read_tid, cols.weight_tid])
+
+
+def _cross_core_reads(cols: TransferColumns) -> tuple[Ints, Ints]:
+    """Cross-core reads of an ofmap: from the first workload producing the transfer."""
+    readers, tids = _readers(cols)
     producer = take(cols.ofmap_row, first_rows(cols.ofmap_tid, tids))
     cross = (producer >= 0) & (cols.core[np.maximum(producer, 0)] != cols.core[readers])
-    src.append(producer[cross])
-    dst.append(readers[cross])
-    # Listed destinations on other cores, to the first workload with that (core, workload_id).
+    return producer[cross], readers[cross]
+
+
+def _listed_destinations(cols: TransferColumns) -> tuple[Ints, Ints] | None:
+    """Listed destinations on other cores, to the first workload with that (core, workload_id)."""
     owners = cols.workload_keys(cols.core, cols.workload_id)
     targets = cols.workload_keys(cols.dest_core, cols.dest_workload_id)
     if owners is None or targets is None:
         return None
     target = first_rows(owners, targets)
     sent = (cols.dest_row >= 0) & (target >= 0) & (cols.dest_core != cols.core[np.maximum(cols.dest_row, 0)])
-    src.append(cols.dest_row[sent])
-    dst.append(target[sent])
-    if index.has(Capability.DRAM_WAITS):
-        waits = _dram_waits(index, cols, owners, readers, tids)
-        if waits is None:
-            return None
-        src.append(waits[0])
-        dst.append(waits[1])
-    return np.concatenate(src), np.concatenate(dst)
+    return cols.dest_row[sent], target[sent]
 
 
-def _dram_waits(
-    index: IRIndex, cols: TransferColumns, owners: Ints, readers: Ints, tids: Ints
-) -> tuple[Ints, Ints] | None:
+def _dram_waits(index: IRIndex, cols: TransferColumns) -> tuple[Ints, Ints] | None:
     """Edges writer -> reader through DRAM, as `loading.graph.dram_waits`: a transfer id's writer is
     the last DRAM `in` entry naming it whose workload exists, and an `out` transfer id reads back
     the writers of the last `out` entry with that id that names any. None when ids do not fit."""
@@ -111,8 +120,9 @@ def _dram_waits(
     top_core, top_id = int(cols.core.max(initial=-1)), int(cols.workload_id.max(initial=-1))
     known = (written[:, 1] <= top_core) & (written[:, 2] <= top_id) & (written[:, 1:] >= 0).all(axis=1)
     written = written[known]
+    owners = cols.workload_keys(cols.core, cols.workload_id)
     keys = cols.workload_keys(written[:, 1], written[:, 2])
-    if keys is None:
+    if owners is None or keys is None:
         return None
     writer = first_rows(owners, keys)
     written_tid, writer = written[writer >= 0, 0], writer[writer >= 0]
@@ -128,6 +138,7 @@ def _dram_waits(
     np.maximum.at(last_entry, group, entry)
     keep = entry == last_entry[group]
     out_tid, out_writer = out_tid[keep], out_writer[keep]
+    readers, tids = _readers(cols)
     at_reader, of = join(tids, out_tid)
     src, dst = out_writer[of], readers[at_reader]
     apart = src != dst

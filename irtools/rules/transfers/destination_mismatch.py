@@ -16,7 +16,7 @@ from irtools.rules.registry import also, rule
 
 if TYPE_CHECKING:
     from irtools.loading.boxes import Bools
-    from irtools.loading.columns import TransferColumns
+    from irtools.loading.columns import Ints, TransferColumns
 
 
 def missing_destination_message(core_id: int, workload_id: int, transfer_id: int) -> str:
@@ -39,27 +39,49 @@ def _suspects(ir: IRIndex) -> Suspects:
 
 
 def _find_suspects(ir: IRIndex) -> Suspects:
-
-    from irtools.loading.columns import first_rows, pair_keys, transfer_columns, transfer_uses
-    from irtools.loading.sets import member
+    from irtools.loading.columns import transfer_columns, transfer_uses
 
     cols, uses = transfer_columns(ir), transfer_uses(ir)
     if cols is None or uses is None:
         return None
+    # One question at a time, each letting its arrays go: on 64-core files they hold hundreds of
+    # thousands of keys, and validate's peak memory was here.
+    destination = _suspect_destinations(cols, uses)
+    read = None if destination is None else _unlisted_reads(cols)
+    return None if destination is None or read is None else (cols, destination, read)
+
+
+def _suspect_destinations(cols: TransferColumns, uses: tuple[Ints, Ints]) -> Bools | None:
+    """Per destination: whether it names no workload, or one that does not use its transfer."""
+    from irtools.loading.columns import first_rows, pair_keys
+    from irtools.loading.sets import member
+
     targets = cols.workload_keys(cols.dest_core, cols.dest_workload_id)
     owners = cols.workload_keys(cols.core, cols.workload_id)
-    readers = cols.workload_keys(cols.core[cols.read_row], cols.workload_id[cols.read_row])
-    if targets is None or owners is None or readers is None:
+    if targets is None or owners is None:
         return None
     row = first_rows(owners, targets)
+    del targets, owners
     used = pair_keys(row, cols.dest_tid, *uses)
-    listed = pair_keys(targets, cols.dest_tid, readers, cols.read_tid)
-    if used is None or listed is None:
+    if used is None:
         return None
-    destination = (row < 0) | ~member(used[0], used[1])
-    from_ofmap = member(cols.read_tid, cols.ofmap_tid)
-    read = from_ofmap & ~member(listed[1], listed[0][cols.dest_row >= 0])
-    return cols, destination, read
+    return (row < 0) | ~member(*used)
+
+
+def _unlisted_reads(cols: TransferColumns) -> Bools | None:
+    """Per ifmap transfer id: whether an ofmap produces it that does not list the reading workload."""
+    from irtools.loading.columns import pair_keys
+    from irtools.loading.sets import member
+
+    targets = cols.workload_keys(cols.dest_core, cols.dest_workload_id)
+    readers = cols.workload_keys(cols.core[cols.read_row], cols.workload_id[cols.read_row])
+    if targets is None or readers is None:
+        return None
+    listed = pair_keys(targets, cols.dest_tid, readers, cols.read_tid)
+    if listed is None:
+        return None
+    del targets, readers
+    return member(cols.read_tid, cols.ofmap_tid) & ~member(listed[1], listed[0][cols.dest_row >= 0])
 
 
 def suspect_rows(ir: IRIndex) -> list[int] | None:

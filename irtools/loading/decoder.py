@@ -139,22 +139,26 @@ class Split:
         except (ValueError, RecursionError) as exc:  # JSON msgspec took and json does not: read it whole
             raise StreamError(str(exc)) from exc
 
-    def members(self, parts: PartModels, cores_last: bool = False) -> Iterator[tuple[str, Any]]:
+    def members(
+        self, parts: PartModels, cores_last: bool = False, share_cores: bool = True
+    ) -> Iterator[tuple[str, Any]]:
         """(key, value) in file order: a `Decoded` for a member the Structs hold exactly, else parsed JSON.
         With `cores_last`, the members that are no core (the DRAM section, the top-level numbers) come
-        first, then the cores in file order: what a core is checked with is read before it."""
+        first, then the cores in file order: what a core is checked with is read before it. Without
+        `share_cores`, a core's equal values are not made one (`share_values`): for a reader that lets
+        most of each core go once it is read, sharing costs time and saves nothing."""
         keys = list(self.spans)
         if cores_last:
             keys.sort(key=lambda key: key != "-1" and CORE_KEY.match(key) is not None)
         for key in keys:
             if key == "-1" or CORE_KEY.match(key):
-                typed = self._typed(key, parts)
+                typed = self._typed(key, parts, share=share_cores or key == "-1")
                 if typed is not None:
                     yield key, typed
                     continue
             yield key, self.parsed(key)
 
-    def _typed(self, key: str, parts: PartModels) -> Decoded | None:
+    def _typed(self, key: str, parts: PartModels, share: bool) -> Decoded | None:
         data, start, end = self._member(key)
         annotation = parts.dram_section if key == "-1" else list[parts.workload]  # type: ignore[name-defined]
         member = memoryview(data)[start:end]
@@ -172,7 +176,8 @@ class Split:
         if LOOSE and _NESTED_IDS.search(data, start, end) and not _one_form(value, key == "-1"):
             self.fallbacks.append(f"{key}: transfer ids mixing [t] and [[t]]")
             return None
-        share_values(value)
+        if share:
+            share_values(value)
         return Decoded(value, named)
 
 

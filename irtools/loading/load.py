@@ -153,7 +153,9 @@ def _load(data: bytes, name: str, again: decoder.Reread | None, on_core: CoreHoo
         try:
             with gc_paused(), sharing_values():
                 dialect = fast.dialect()
-                decoded = fast.members(dialect.parts, cores_last=on_core is not None)
+                # A hook that keeps little of each core (irtools.streaming) has no use for shared values.
+                streamed = on_core is not None
+                decoded = fast.members(dialect.parts, cores_last=streamed, share_cores=not streamed)
                 loaded.ir = _validate_any(decoded, loaded, dialect, on_core)
             loaded.member_offsets = fast.offsets
             loaded.cores_handed = on_core is not None

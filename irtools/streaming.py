@@ -4,12 +4,11 @@ A whole file's Structs were most of validate's peak memory, and the L2 snapshots
 them; in documented files the WL0 snapshots and the tiles (`tile_info`) come next, then in every file
 the tensors (ifmaps, ofmaps, weights) and ranges. Most rules read one core at a time (their steps
 declare `per_core`, irtools.rules.registry): the loader hands each core to `CoreChecks` as soon as it
-is validated (`load_ir(on_core=...)`), which runs those steps on it, keeps the columns the other steps'
-screens read of it (`transfer_uses`, `transfer_columns`' workload part and, in the scheduler's files,
-`wait_claims`), and puts `DROPPED` in place of each workload's snapshots, tensors and range
+is validated (`load_ir(on_core=...)`), which runs those steps on it, keeps the columns the other
+steps' screens read of it (`transfer_uses`, `transfer_columns`' workload part, `dram_writers` and, in
+the scheduler's files, `wait_claims`), and puts `DROPPED` in place of each workload's snapshots, tensors and range
 (`DROPPED_FIELDS`). The other steps then run on the whole file as before, given those columns: on a
-file without cross-core findings their screens flag nothing but the workloads that write to DRAM,
-whose ofmaps stay (GIR205 checks each).
+file without cross-core findings their screens flag nothing, and no check reads a dropped field.
 
 Findings stay exactly the whole file's: a per-core step's findings on a file are the union of its
 findings on each core alone (tests/rules/test_streaming.py compares both ways on every fixture, sample
@@ -24,7 +23,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from itertools import repeat
 from operator import attrgetter
-from typing import TYPE_CHECKING, Any, NoReturn, cast
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import msgspec
 import numpy as np
@@ -32,13 +31,16 @@ import numpy as np
 from irtools.dialects.base import Capability
 from irtools.findings import Finding, Severity
 from irtools.loading.columns import (
+    DramWriters,
     Ints,
     WaitClaims,
     WorkloadTransfers,
+    dram_writers,
     int32_where_fits,
     known_claims,
     known_transfers,
     known_uses,
+    known_writers,
     transfer_uses,
     wait_claims,
 )
@@ -50,6 +52,8 @@ from irtools.rules.context import CheckContext
 
 if TYPE_CHECKING:
     from irtools.loading.load import LoadedIR
+
+T = TypeVar("T")
 
 
 class FieldDropped(Exception):
@@ -84,8 +88,7 @@ DROPPED_FIELDS = (
     "workload",
 )
 """The fields of a workload that only per-core steps and the cores' columns read (a field a workload's
-Struct lacks, or that holds None, is left as it is), but for the ofmaps of a workload that writes to
-DRAM: GIR205 checks every such workload on the whole file (`dram_writer_row`)."""
+Struct lacks, or that holds None, is left as it is)."""
 
 
 def crash_finding(code: str, exc: Exception) -> Finding:
@@ -101,19 +104,21 @@ class CoreChecks:
     findings: list[Finding] = field(default_factory=list)
     """The per-core steps' findings, their pointers into the file."""
     uses: dict[int, tuple[Ints, Ints] | None] = field(default_factory=dict)
-    """Core id -> `transfer_uses` of the core alone (rows counted within the core), narrowed."""
+    """Core id -> `transfer_uses` of the core alone (rows counted within the core), each pair once, narrowed."""
     transfers: dict[int, WorkloadTransfers | None] = field(default_factory=dict)
     """Core id -> its workloads' part of `transfer_columns`, narrowed (None: a value beyond int64)."""
-    crashed: set[str] = field(default_factory=set)
-    """Codes whose per-core steps crashed on a core: reported once, not run on the later cores."""
+    writers: dict[int, DramWriters | None] = field(default_factory=dict)
+    """Core id -> `dram_writers` of the core alone, narrowed."""
     claims: dict[int, WaitClaims | None] = field(default_factory=dict)
     """Core id -> `wait_claims` of the core alone, narrowed (files whose workloads wait on DRAM only)."""
+    crashed: set[str] = field(default_factory=set)
+    """Codes whose per-core steps crashed on a core: reported once, not run on the later cores."""
     refs: dict[int, list[WorkloadRef]] = field(default_factory=dict)
     """Core id -> its workloads' refs, which the whole file's index keeps (`IRIndex(refs=...)`)."""
 
     def __call__(self, core: LoadedIR) -> None:
         """Run the per-core steps on `core`, keep its part of the whole-file screens' columns, drop its
-        workloads' snapshots and tiles."""
+        workloads' snapshots, tensors and ranges."""
         index = IRIndex(core, self.options)
         ctx = CheckContext(self.options)
         for entry in RULES.values():
@@ -131,34 +136,30 @@ class CoreChecks:
         uses = None if uses is None else distinct_pairs(*uses)
         self.uses[core_id] = None if uses is None else (int32_where_fits(uses[0]), int32_where_fits(uses[1]))
         try:
-            transfers = WorkloadTransfers.build(index).narrowed()
+            self.transfers[core_id] = WorkloadTransfers.build(index).narrowed()
         except OverflowError:
-            transfers = None
-        self.transfers[core_id] = transfers
+            self.transfers[core_id] = None
+        self.writers[core_id] = _narrowed(dram_writers(index))
         if index.has(Capability.DRAM_WAITS):
-            claims = wait_claims(index)
-            self.claims[core_id] = None if claims is None else claims.narrowed()
+            self.claims[core_id] = _narrowed(wait_claims(index))
         self.refs[core_id] = refs
-        # GIR205 checks every workload that writes to DRAM on the whole file: their ofmaps stay. (Without
-        # columns, an id beyond int64, its screen flags every workload and the file is read again.)
-        writers = set() if transfers is None else set(transfers.dram_writer_row.tolist())
-        _drop([ref.workload for ref in refs], writers)
+        _drop([ref.workload for ref in refs])
 
     def give_columns(self, index: IRIndex) -> None:
         """Give the whole file's index the columns its screens read that its cores' made before their
-        snapshots were dropped: `transfer_uses` (the same pairs) and `transfer_columns` (the same
-        columns), as if built from the whole file (rows in the index's order)."""
-        parts = [self.transfers.pop(core_id) for core_id in index.cores]
-        known_transfers(
-            index, None if any(p is None for p in parts) else cast("list[WorkloadTransfers]", parts)
-        )
+        snapshots and tensors were dropped: `transfer_uses` (the same pairs, each once),
+        `transfer_columns`, `dram_writers` and `wait_claims` (the same columns), as if built from the
+        whole file (rows in the index's order)."""
+        counts = [len(refs) for refs in index.cores.values()]
+        parts = _taken(self.transfers, index)
+        known_transfers(index, parts)
         del parts
         self._give_uses(index)
+        writers = _taken(self.writers, index)
+        known_writers(index, None if writers is None else DramWriters.joined(writers, counts))
         if self.claims:
-            claims = [self.claims.pop(core_id) for core_id in index.cores]
-            counts = [len(refs) for refs in index.cores.values()]
-            complete = [c for c in claims if c is not None]
-            known_claims(index, WaitClaims.joined(complete, counts) if len(complete) == len(claims) else None)
+            claims = _taken(self.claims, index)
+            known_claims(index, None if claims is None else WaitClaims.joined(claims, counts))
 
     def _give_uses(self, index: IRIndex) -> None:
         chunks = [self.uses.pop(core_id) for core_id in index.cores]
@@ -175,18 +176,29 @@ class CoreChecks:
         known_uses(index, (np.concatenate([empty, *rows]), np.concatenate([empty, *tids])))
 
 
-def _drop(workloads: list[Any], dram_writers: set[int]) -> None:
-    """DROPPED in each of DROPPED_FIELDS of these workloads that are Structs, where it holds no None; but
-    the ofmaps of the workloads at `dram_writers` (positions in `workloads`) stay."""
-    writers = {id(workloads[at]) for at in dram_writers}
+Narrowable = TypeVar("Narrowable", DramWriters, WaitClaims)
+
+
+def _narrowed(columns: Narrowable | None) -> Narrowable | None:
+    return None if columns is None else columns.narrowed()
+
+
+def _taken(kept: dict[int, T | None], index: IRIndex) -> list[T] | None:
+    """The cores' parts in the index's core order, taken out of `kept`; None when some core has none (a
+    value beyond int64 there: the whole file's columns are None too)."""
+    parts = [kept.pop(core_id) for core_id in index.cores]
+    complete = [p for p in parts if p is not None]
+    return complete if len(complete) == len(parts) else None
+
+
+def _drop(workloads: list[Any]) -> None:
+    """DROPPED in each of DROPPED_FIELDS of these workloads that are Structs, where it holds no None."""
     for kind in {type(w) for w in workloads if isinstance(w, msgspec.Struct)}:
         group = [w for w in workloads if type(w) is kind]
         for name in (n for n in DROPPED_FIELDS if _settable(kind, n)):
             held = [
                 w for w, value in zip(group, map(attrgetter(name), group), strict=True) if value is not None
             ]
-            if name == "ofmap":
-                held = [w for w in held if id(w) not in writers]
             deque(map(setattr, held, repeat(name), repeat(DROPPED)), maxlen=0)
 
 

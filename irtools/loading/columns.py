@@ -71,8 +71,6 @@ class WorkloadTransfers:
     dest_tid: Ints
     dest_core: Ints
     dest_workload_id: Ints
-    dram_writer_row: Ints
-    """Per DRAM destination of an ofmap: the producing workload's row (GIR205 checks every one)."""
 
     @classmethod
     def build(cls, index: IRIndex) -> WorkloadTransfers:
@@ -87,8 +85,6 @@ class WorkloadTransfers:
         ofmaps = tensors.ofmaps
         ofmap_tid = _checked(ofmaps.ints("transfer_id"))
         ofmap_at, ofmap_core, ofmap_wid = _sent_to_cores(ofmaps)
-        sent = ofmaps.children("destination")
-        to_dram = ofmaps.row[sent.row[sent.equals("type", "DRAM")]]
         # The ofmap's index in its workload: its place in the group less its workload's first.
         position = np.arange(len(ofmaps), dtype=np.int64) - np.searchsorted(ofmaps.row, ofmaps.row)
         return cls(
@@ -105,7 +101,6 @@ class WorkloadTransfers:
             ofmap_tid[ofmap_at],
             ofmap_core,
             ofmap_wid,
-            to_dram,
         )
 
     def shifted(self, start: int) -> WorkloadTransfers:
@@ -230,12 +225,60 @@ class WaitClaims:
         )
 
 
+@dataclass(frozen=True, slots=True)
+class DramWriters:
+    """Every ofmap that writes to DRAM (has a DRAM destination), in row order, then ofmap order: what
+    GIR205's screen pairs with the DRAM `in` entries."""
+
+    row: Ints
+    """Its workload's row."""
+    tid: Ints
+    """Its transfer id."""
+    frame: Ints
+    """Its range as GIR205 compares it, (n, 7): the N extent, then lower and upper C/K, H, W (a DRAM `in`
+    entry counts batches from the start, an ofmap within its batch group)."""
+
+    @classmethod
+    def build(cls, index: IRIndex) -> DramWriters:
+        """The writers among `index`'s ofmaps. Raises OverflowError when a value is not an int64."""
+        ofmaps = tensor_columns(index).ofmaps
+        sent = ofmaps.children("destination")
+        at = np.unique(sent.row[sent.equals("type", "DRAM")])  # each writing ofmap once, in order
+        lower, upper = ofmaps.quad("lower"), ofmaps.quad("upper")
+        if lower is None or upper is None:
+            raise OverflowError("an ofmap's range is not four int64s")
+        return cls(ofmaps.row[at], _checked(ofmaps.ints("transfer_id"))[at], frame_free(lower[at], upper[at]))
+
+    @classmethod
+    def joined(cls, parts: list[DramWriters], rows: list[int]) -> DramWriters:
+        """The writers of a file from its cores' (`rows`: each core's count of workloads), in core order."""
+        starts = np.cumsum([0, *rows])
+        return cls(
+            _joined([p.row.astype(np.int64) + start for p, start in zip(parts, starts, strict=False)]),
+            _joined([p.tid for p in parts]),
+            np.concatenate([np.zeros((0, 7), dtype=np.int64), *(p.frame.astype(np.int64) for p in parts)]),
+        )
+
+    def narrowed(self) -> DramWriters:
+        """The same writers, each column in int32 where its values fit (see WorkloadTransfers.narrowed)."""
+        return DramWriters(
+            int32_where_fits(self.row), int32_where_fits(self.tid), int32_where_fits(self.frame)
+        )
+
+
+def frame_free(lower: npt.NDArray[np.integer], upper: npt.NDArray[np.integer]) -> Ints:
+    """(n, 4) lower and upper coordinates as GIR205 compares a range, (n, 7) int64: the N extent, then the
+    lower and upper C/K, H, W."""
+    lower, upper = lower.astype(np.int64), upper.astype(np.int64)
+    return np.column_stack([upper[:, 0] - lower[:, 0], lower[:, 1:], upper[:, 1:]])
+
+
 def _joined(columns: list[Ints]) -> Ints:
     return np.concatenate([_ints([]), *(c.astype(np.int64) for c in columns)])
 
 
 _WORKLOAD_COLUMNS = tuple(f.name for f in dataclasses.fields(WorkloadTransfers))
-_ROW_COLUMNS = ("read_row", "weight_row", "ofmap_row", "dest_row", "dram_writer_row")
+_ROW_COLUMNS = ("read_row", "weight_row", "ofmap_row", "dest_row")
 
 
 def int32_where_fits(column: Ints) -> Ints:
@@ -310,6 +353,26 @@ def known_claims(index: IRIndex, claims: WaitClaims | None) -> None:
     """Give `index` its `wait_claims`, joined from its cores' before their tensors were dropped
     (irtools.streaming)."""
     _CLAIMS[index] = claims
+
+
+_WRITERS: weakref.WeakKeyDictionary[IRIndex, DramWriters | None] = weakref.WeakKeyDictionary()
+
+
+def dram_writers(index: IRIndex) -> DramWriters | None:
+    """The DRAM writers of `index`'s IR, built on first use and kept as long as the index lives; None when
+    a value does not fit int64."""
+    if index not in _WRITERS:
+        try:
+            _WRITERS[index] = DramWriters.build(index)
+        except OverflowError:
+            _WRITERS[index] = None
+    return _WRITERS[index]
+
+
+def known_writers(index: IRIndex, writers: DramWriters | None) -> None:
+    """Give `index` its `dram_writers`, joined from its cores' before their ofmaps were dropped
+    (irtools.streaming)."""
+    _WRITERS[index] = writers
 
 
 def _uses(index: IRIndex) -> tuple[Ints, Ints]:

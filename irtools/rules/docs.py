@@ -21,8 +21,8 @@ WHERE_RULES_LIVE = [
     "DRAM section or a state kept across cores) is declared `per_core=True`: `irtools validate` runs it on",
     "each core as the core is read, then drops the core's snapshots, tensors and ranges",
     "(irtools/streaming.py); tests/rules/test_streaming.py compares the findings both ways. The other",
-    "steps' screens read columns kept from each core (`transfer_columns`, `transfer_uses`, `wait_claims`):",
-    "a screen that reads a workload's objects has every file read a second time, whole.",
+    "steps' screens read columns kept from each core (`transfer_columns`, `transfer_uses`, `dram_writers`,",
+    "`wait_claims`): a screen that reads a workload's objects has every file read a second time, whole.",
 ]
 """Where a rule lives and what adding one touches (the page's second paragraph)."""
 

@@ -18,7 +18,13 @@ import irtools.validate as validate_module
 from irtools.dialects import DIALECTS
 from irtools.dialects.base import Capability
 from irtools.findings import Finding
-from irtools.loading.columns import TransferColumns, transfer_columns, transfer_uses, wait_claims
+from irtools.loading.columns import (
+    TransferColumns,
+    dram_writers,
+    transfer_columns,
+    transfer_uses,
+    wait_claims,
+)
 from irtools.loading.discover import discover
 from irtools.loading.index import IRIndex
 from irtools.loading.load import load_ir
@@ -97,9 +103,9 @@ def test_generated_files_find_the_same_core_by_core(data: bytes) -> None:
 
 @pytest.mark.parametrize("kind", ["gemini", "gemini-raw", "gemini-alloc", "gemini-sweep"])
 def test_the_whole_files_columns_made_from_its_cores_are_the_ones_built_whole(kind: str) -> None:
-    """The transfer graph's columns (same columns, same order, same dtype), the transfer uses (the same
-    pairs, each once) and the raw files' wait claims (the same claims) that the whole-file screens read,
-    given from the cores as they were read."""
+    """The transfer graph's columns and the DRAM writers (same columns, same order, same dtype), the
+    transfer uses (the same pairs, each once) and the raw files' wait claims (the same claims) that the
+    whole-file screens read, given from the cores as they were read."""
     for path in _files(FIXTURES / kind):
         cores = CoreChecks(RunOptions())
         streamed = load_ir(path, on_core=cores)
@@ -118,6 +124,11 @@ def test_the_whole_files_columns_made_from_its_cores_are_the_ones_built_whole(ki
         assert sorted(zip(*(u.tolist() for u in uses), strict=True)) == sorted(
             set(zip(*(u.tolist() for u in whole), strict=True))
         ), path
+        mine_writers, their_writers = dram_writers(given), dram_writers(built)
+        assert mine_writers is not None and their_writers is not None
+        for name in ("row", "tid", "frame"):
+            a, b = getattr(mine_writers, name), getattr(their_writers, name)
+            assert a.dtype == b.dtype and np.array_equal(a, b), (path, name)
         if given.has(Capability.DRAM_WAITS):
             assert _claims(given) == _claims(built), path
 
@@ -146,19 +157,7 @@ def test_snapshots_and_tensors_are_dropped_as_cores_are_read(kind: str) -> None:
     assert workloads and all(w.buffer is DROPPED and w.workload is DROPPED for w in workloads)
     inputs = "ifmap" if kind == "gemini" else "waits"
     assert all(getattr(w, inputs) is DROPPED and w.weight in (None, DROPPED) for w in workloads)
-    # The ofmaps stay where the workload writes to DRAM: GIR205 checks every such workload.
-    whole = load_ir(path).ir
-    assert whole is not None
-    writes = [
-        any(d.type == "DRAM" for o in w.ofmap for d in o.destination)
-        for ws in whole.cores.values()
-        for w in ws
-    ]
-    assert [w.ofmap is not DROPPED for w in workloads] == writes
-    if kind == "gemini":
-        assert any(w.tile_info is DROPPED for w in workloads)
-        assert any(DROPPED in (w.wl0_buffer, w.wl1_buffer) for w in workloads)
-        assert all(w.tile_info in (None, DROPPED) and w.wl0_buffer in (None, DROPPED) for w in workloads)
+    assert all(w.ofmap is DROPPED for w in workloads)
     with pytest.raises(FieldDropped):
         list(workloads[0].buffer)
     with pytest.raises(FieldDropped):  # a tensor that is one object, not a list

@@ -7,8 +7,6 @@ from typing import Any
 
 from irtools import pointer as jp
 from irtools.findings import Finding, Severity
-from irtools.loading.boxes import flagged_rows
-from irtools.loading.columns import transfer_columns
 from irtools.loading.index import IRIndex, WorkloadRef
 from irtools.rules.context import CheckContext, short
 from irtools.rules.registry import rule
@@ -37,16 +35,48 @@ def _frame_free(lower: list[int], upper: list[int]) -> tuple[int, ...]:
     return (upper[0] - lower[0], *lower[1:], *upper[1:])
 
 
-def dram_sender_rows(ir: IRIndex) -> list[int] | None:
-    """GIR205's screen: the workloads with an ofmap sending to DRAM. The check pairs only those with
-    the DRAM `in` entries, which it always reads whole, so on these rows it finds what it finds on all."""
-    cols = transfer_columns(ir)
-    if cols is None:
+def dram_in_unmatched(ir: IRIndex) -> list[int] | None:
+    """GIR205's screen: nothing when the columns show every DRAM `in` entry matching the first ofmap that
+    writes its transfer to DRAM (producer, layer, range), and every such ofmap an entry; else None (the
+    check then pairs them all)."""
+    import numpy as np
+
+    from irtools.loading.columns import dram_writers, first_rows, frame_free, transfer_columns
+    from irtools.loading.sets import distinct, member
+
+    cols, writers = transfer_columns(ir), dram_writers(ir)
+    if cols is None or writers is None:
         return None
-    return flagged_rows([cols.dram_writer_row])
+    entries = ir.ir.dram.in_
+    try:
+        tid = np.array([e.transfer_id for e in entries], dtype=np.int64)
+        producer = np.array([(e.core_id, e.workload_id) for e in entries], dtype=np.int64).reshape(-1, 2)
+        lower = np.array([e.lower for e in entries], dtype=np.int64).reshape(-1, 4)
+        upper = np.array([e.upper for e in entries], dtype=np.int64).reshape(-1, 4)
+    except (TypeError, ValueError, OverflowError):
+        return None  # ranges of several lengths, or values beyond int64
+    if len(lower) != len(entries) or len(upper) != len(entries):
+        return None  # ranges of 2 or 8 numbers each: reshaped, but not one row per entry
+    writer = first_rows(
+        writers.tid, tid
+    )  # the first ofmap writing each entry's transfer, as the check's dict
+    if (writer < 0).any() or not member(distinct(writers.tid), tid).all():
+        return None
+    row = writers.row[writer]
+    if not (
+        np.array_equal(cols.core[row], producer[:, 0])
+        and np.array_equal(cols.workload_id[row], producer[:, 1])
+        and np.array_equal(writers.frame[writer], frame_free(lower, upper))
+    ):
+        return None
+    refs = ir.rows
+    same_layer = all(
+        refs[r].workload.layer_name == e.layer_name for r, e in zip(row.tolist(), entries, strict=True)
+    )
+    return [] if same_layer else None
 
 
-@rule("GIR205", "dram-in-mismatch", Severity.WARNING, screen=dram_sender_rows)
+@rule("GIR205", "dram-in-mismatch", Severity.WARNING, screen=dram_in_unmatched, whole_file=True)
 def dram_in_mismatch(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     """DRAM `in` entries and ofmaps with a DRAM destination do not match one to one.
 

@@ -36,6 +36,7 @@ from irtools.findings import Finding
 from irtools.loading.fast_types import INTERNAL_PREFIX, LOOSE, decoder_for, extension_keys
 from irtools.loading.reader import StreamError, _decoder, _duplicate_key_findings
 from irtools.loading.sharing import share_values
+from irtools.loading.spans import Unsplit, member_spans
 from irtools.model.base import CORE_KEY
 
 SWITCH = "IRTOOLS_DECODER"
@@ -213,3 +214,16 @@ def split(data: bytes) -> Split | None:
     if not _END.match(data, position):
         return None
     return Split(data, spans)
+
+
+def scan(file: Reread, size: int) -> Split | None:
+    """The members of the regular file `file` (of `size` bytes), found a chunk at a time and read from the
+    file as each is decoded, so its bytes are never held whole (irtools.loading.spans); None where `split`
+    would say None, or the chunks cannot tell (then read it whole)."""
+    try:
+        spans = member_spans(file.read, size)
+    except (Unsplit, StreamError):  # StreamError: the file changed while it was read
+        return None
+    found = Split(None, spans)
+    found.read_again(file)
+    return found

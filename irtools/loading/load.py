@@ -138,30 +138,32 @@ def load_ir(
         # file replaced meanwhile is not read, and one rewritten in place is caught (decoder.Reread).
         stamp = (status.st_size, status.st_mtime_ns)
         again = decoder.Reread(handle, stamp) if stat.S_ISREG(status.st_mode) else None
-        return _load(handle.read(), name, again, on_core)
+        if again is not None and decoder.enabled():
+            # Its members found a chunk at a time: the file's bytes are never held whole.
+            fast = decoder.scan(again, status.st_size)
+            if fast is not None:
+                loaded = _load_typed(fast, name, status.st_size, on_core)
+                if loaded is not None:
+                    return loaded
+                return _load(_whole(handle), name, again, on_core, typed=False)
+        return _load(_whole(handle), name, again, on_core)
 
 
-def _load(data: bytes, name: str, again: decoder.Reread | None, on_core: CoreHook | None) -> LoadedIR:
-    """`data` loaded; `again`: the regular file it was read from, read again instead of holding it."""
+def _load(
+    data: bytes, name: str, again: decoder.Reread | None, on_core: CoreHook | None, typed: bool = True
+) -> LoadedIR:
+    """`data` loaded; `again`: the regular file it was read from, read again instead of holding it.
+    `typed`: try the typed decoder first (unless it has already failed on this file)."""
     size = len(data)
-    fast = decoder.split(data) if decoder.enabled() else None
+    fast = decoder.split(data) if typed and decoder.enabled() else None
     if fast is not None:
         if again is not None:
             fast.read_again(again)
             del data
-        loaded = LoadedIR(name, None, fast.findings, size_bytes=size)
-        try:
-            with gc_paused(), sharing_values():
-                dialect = fast.dialect()
-                # A hook that keeps little of each core (irtools.streaming) has no use for shared values.
-                streamed = on_core is not None
-                decoded = fast.members(dialect.parts, cores_last=streamed, share_cores=not streamed)
-                loaded.ir = _validate_any(decoded, loaded, dialect, on_core)
-            loaded.member_offsets = fast.offsets
-            loaded.cores_handed = on_core is not None
-            return _finish(loaded)
-        except StreamError:
-            del fast, loaded  # the models' read below reports the problem exactly
+        loaded = _load_typed(fast, name, size, on_core)
+        if loaded is not None:
+            return loaded
+        del fast  # the models' read below reports the problem exactly
         if again is not None:
             data = _whole(again.handle)
     members = read_members(data)
@@ -190,6 +192,24 @@ def _load(data: bytes, name: str, again: decoder.Reread | None, on_core: CoreHoo
             loaded.ir = _validate_any(_drain(doc), loaded)
         else:
             _not_an_object(doc, loaded)
+    return _finish(loaded)
+
+
+def _load_typed(fast: decoder.Split, name: str, size: int, on_core: CoreHook | None) -> LoadedIR | None:
+    """The file's members decoded by the typed decoder; None when it meets what only the models' reader
+    reports exactly (StreamError)."""
+    loaded = LoadedIR(name, None, fast.findings, size_bytes=size)
+    try:
+        with gc_paused(), sharing_values():
+            dialect = fast.dialect()
+            # A hook that keeps little of each core (irtools.streaming) has no use for shared values.
+            streamed = on_core is not None
+            decoded = fast.members(dialect.parts, cores_last=streamed, share_cores=not streamed)
+            loaded.ir = _validate_any(decoded, loaded, dialect, on_core)
+    except StreamError:
+        return None
+    loaded.member_offsets = fast.offsets
+    loaded.cores_handed = on_core is not None
     return _finish(loaded)
 
 

@@ -1,0 +1,102 @@
+"""A file's top-level members found chunk by chunk, so the typed decoder never holds the file whole.
+
+The file's bytes, read whole to find where each member starts and ends, were most of validate's peak on
+large files (512 MB of bytes for a 512 MB file, whose Structs validate drops core by core). Here the
+file is read in chunks, twice: first for the places where a core's key may start (a quote followed by a
+digit or "-", checked by a regular expression: `"12":` after `,` or `{`), then a segment at a time
+between them, each segment's members split exactly by msgspec (`{` + segment + `}` as a dict of raw
+values), so the spans are those a whole-file split finds. A core key nested inside a member (no Gemini
+file has one) leaves its segment unbalanced: msgspec rejects it, and the caller reads the file whole.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from itertools import pairwise
+
+import msgspec
+import numpy as np
+
+from irtools.loading.fast_types import INTERNAL_PREFIX
+
+CHUNK = 1 << 22
+"""Bytes read at a time while looking for core keys."""
+
+_OVERLAP = 256
+"""Bytes of a chunk read again with the next: a core key, and the separator before it, cut by a chunk's
+end is found whole there."""
+
+_CORE_KEY = re.compile(rb'"(?:-1|0|[1-9][0-9]{0,8})"[ \t\n\r]*:')
+_SEPARATOR = re.compile(rb"[{,][ \t\n\r]*\Z")
+_MEMBER = re.compile(rb'[ \t\n\r]*,?[ \t\n\r]*"([^"\\]*)"[ \t\n\r]*:[ \t\n\r]*')
+_SPACE = re.compile(rb"[ \t\n\r]*")
+_PREFIX = INTERNAL_PREFIX.encode()
+
+Spans = dict[str, tuple[int, int, int]]
+"""key -> (offset of the key, of its value, end of its value) in the file."""
+
+Reader = Callable[[int, int], bytes]
+"""The file's bytes from one offset to another."""
+
+
+class Unsplit(Exception):
+    """The file cannot be split here (not ASCII, a backslash, the decoder's internal prefix, not one JSON
+    object, a repeated top-level key, a core key nested in a member): the caller reads it whole."""
+
+
+def member_spans(read: Reader, size: int) -> Spans:
+    """Every top-level member of the file `read` gives (`read(start, end)`: its bytes), in file order.
+    Raises Unsplit where a whole-file split (irtools.loading.decoder.split) would return None, and where
+    this one cannot tell."""
+    head = read(0, min(size, CHUNK))
+    start = _SPACE.match(head).end()  # type: ignore[union-attr]  # "*" matches the empty string
+    if not head.startswith(b"{", start):
+        raise Unsplit("not a JSON object")
+    tail = read(max(0, size - CHUNK), size).rstrip(b" \t\n\r")
+    if not tail.endswith(b"}"):
+        raise Unsplit("not a JSON object")
+    close = max(0, size - CHUNK) + len(tail) - 1
+    bounds = [(start, start + 1), *_core_keys(read, size), (close, close)]
+    spans: Spans = {}
+    for (_, begin), (end, _) in pairwise(bounds):
+        if end > begin:
+            _segment(read(begin, end), begin, spans)
+    return spans
+
+
+def _core_keys(read: Reader, size: int) -> list[tuple[int, int]]:
+    """(offset of the separator before it, offset of the key) of every place a core's key may start."""
+    found: dict[int, int] = {}
+    start = 0
+    while start < size:
+        base = max(0, start - _OVERLAP)
+        text = read(base, min(size, start + CHUNK))
+        if not text.isascii() or b"\\" in text or _PREFIX in text:
+            raise Unsplit("not ASCII, a backslash, or the decoder's internal prefix")
+        codes = np.frombuffer(text, dtype=np.uint8)
+        quotes = np.flatnonzero(codes[:-1] == ord('"'))  # a twentieth of the bytes: look after those only
+        after = codes[quotes + 1]
+        for at in quotes[((after - ord("0")) <= 9) | (after == ord("-"))].tolist():
+            separator = _SEPARATOR.search(text, max(0, at - _OVERLAP), at)
+            if separator is not None and _CORE_KEY.match(text, at):
+                found[base + at] = base + separator.start()
+        start += CHUNK
+    return [(found[key], key) for key in sorted(found)]
+
+
+def _segment(data: bytes, offset: int, spans: Spans) -> None:
+    """The members of `data` (members of the file's object, separated by commas, `offset` into the file)
+    added to `spans`, as msgspec splits them."""
+    try:
+        members = msgspec.json.decode(b"{" + data + b"}", type=dict[str, msgspec.Raw])
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError) as exc:
+        raise Unsplit(str(exc)) from exc
+    position = 0
+    for key, raw in members.items():  # walked in the bytes: every member, each once
+        match = _MEMBER.match(data, position)
+        if match is None or match.group(1).decode() != key or key in spans:
+            raise Unsplit(f"top-level key {key!r} repeated")
+        value_at = match.end()
+        position = value_at + len(raw)
+        spans[key] = (offset + match.start(1) - 1, offset + value_at, offset + position)

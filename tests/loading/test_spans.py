@@ -1,0 +1,71 @@
+"""The members found a chunk at a time (irtools.loading.spans) are the whole-file split's, so loading a file
+never needs its bytes whole: on every fixture and sample, on fuzzed files, and with chunks so small that
+keys and separators are cut by them."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from irtools.loading import decoder, spans
+from irtools.loading.discover import discover
+from irtools.loading.load import load_ir
+from tests.budget import examples
+from tests.conftest import ROOT
+from tests.rules.test_screens import fuzzed_files
+
+FILES = discover([str(ROOT.parent / "shared" / "fixtures"), str(ROOT / "sample_ir")], False)
+
+
+def _both(path: Path | str) -> tuple[decoder.Split | None, decoder.Split | None]:
+    """The whole-file split of the file, and the chunked one."""
+    with open(path, "rb") as handle:
+        status = os.fstat(handle.fileno())
+        chunked = decoder.scan(decoder.Reread(handle, (status.st_size, status.st_mtime_ns)), status.st_size)
+        handle.seek(0)
+        return decoder.split(handle.read()), chunked
+
+
+@pytest.mark.parametrize("chunk", [spans.CHUNK, 4096, 61])
+def test_every_fixture_and_sample_splits_as_the_whole_file_does(
+    chunk: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(spans, "CHUNK", chunk)
+    for path in FILES:
+        whole, chunked = _both(path)
+        assert (whole is None) == (chunked is None), path
+        assert whole is None or chunked is None or whole.spans == chunked.spans, path
+
+
+@pytest.mark.bounded  # generated input: under the memory bound of tests/budget.py
+@given(data=fuzzed_files())
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_a_fuzzed_file_splits_as_the_whole_file_does_or_is_read_whole(
+    data: bytes, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    path = tmp_path_factory.mktemp("spans") / "fuzzed.json"
+    path.write_bytes(data)
+    whole, chunked = _both(path)
+    if chunked is not None:  # where the chunks cannot tell, the file is read whole: never other members
+        assert whole is not None and whole.spans == chunked.spans
+
+
+def test_a_core_key_nested_in_a_member_sends_the_file_to_be_read_whole(tmp_path: Path) -> None:
+    """A nested object keyed like a core leaves its segment unbalanced: the chunks cannot tell, so the
+    file is split whole, and loads as before."""
+    path = tmp_path / "nested.json"
+    path.write_text(json.dumps({"-1": {"in": [], "out": [], "x": {"7": [1]}}, "0": []}))
+    whole, chunked = _both(path)
+    assert chunked is None and whole is not None
+    assert load_ir(str(path)).findings == load_ir(path.read_bytes()).findings
+
+
+def test_a_file_that_is_no_object_or_has_a_backslash_is_not_split(tmp_path: Path) -> None:
+    for text in ('[{"0": []}]', '{"0": [], "-1": {"in": [], "out": [{"layer_name": "a\\\\b"}]}}', "", "  "):
+        path = tmp_path / "odd.json"
+        path.write_text(text)
+        assert _both(path) == (None, None), text

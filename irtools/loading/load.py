@@ -136,9 +136,10 @@ def load_ir(
             )
         # A regular file is read again rather than held (a pipe cannot be): the same open file, so a
         # file replaced meanwhile is not read, and one rewritten in place is caught (decoder.Reread).
-        stamp = (status.st_size, status.st_mtime_ns)
-        again = decoder.Reread(handle, stamp) if stat.S_ISREG(status.st_mode) else None
-        if again is not None and decoder.enabled():
+        if not stat.S_ISREG(status.st_mode):
+            return _load(handle.read(), name, None, on_core)  # a pipe: read once, as it comes
+        again = decoder.Reread(handle, (status.st_size, status.st_mtime_ns))
+        if decoder.enabled():
             # Its members found a chunk at a time: the file's bytes are never held whole.
             fast = decoder.scan(again, status.st_size)
             if fast is not None:

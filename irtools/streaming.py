@@ -37,10 +37,7 @@ from irtools.loading.columns import (
     WorkloadTransfers,
     dram_writers,
     int32_where_fits,
-    known_claims,
     known_transfers,
-    known_uses,
-    known_writers,
     transfer_uses,
     wait_claims,
 )
@@ -156,24 +153,24 @@ class CoreChecks:
         del parts
         self._give_uses(index)
         writers = _taken(self.writers, index)
-        known_writers(index, None if writers is None else DramWriters.joined(writers, counts))
+        dram_writers.known(index, None if writers is None else DramWriters.joined(writers, counts))
         if self.claims:
             claims = _taken(self.claims, index)
-            known_claims(index, None if claims is None else WaitClaims.joined(claims, counts))
+            wait_claims.known(index, None if claims is None else WaitClaims.joined(claims, counts))
 
     def _give_uses(self, index: IRIndex) -> None:
         chunks = [self.uses.pop(core_id) for core_id in index.cores]
         rows, tids, start = [], [], 0
         for chunk, refs in zip(chunks, index.cores.values(), strict=True):
             if chunk is None:  # an id beyond int64 on some core: the whole file's columns are None too
-                known_uses(index, None)
+                transfer_uses.known(index, None)
                 return
             rows.append(chunk[0].astype(np.int64) + start)
             tids.append(chunk[1].astype(np.int64))
             start += len(refs)
         del chunks
         empty = np.zeros(0, dtype=np.int64)
-        known_uses(index, (np.concatenate([empty, *rows]), np.concatenate([empty, *tids])))
+        transfer_uses.known(index, (np.concatenate([empty, *rows]), np.concatenate([empty, *tids])))
 
 
 Narrowable = TypeVar("Narrowable", DramWriters, WaitClaims)

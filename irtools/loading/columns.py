@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import dataclasses
 import weakref
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from itertools import compress
 from operator import attrgetter
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
 Ints = npt.NDArray[np.int64]
 T = TypeVar("T")
+C = TypeVar("C")
 
 _KEY_LIMIT = 2**62
 """Composite keys (a * span + b) stay below this, far inside int64."""
@@ -313,66 +314,27 @@ def known_transfers(index: IRIndex, parts: list[WorkloadTransfers] | None) -> No
         _BUILT[index] = None
 
 
-_USES: weakref.WeakKeyDictionary[IRIndex, tuple[Ints, Ints] | None] = weakref.WeakKeyDictionary()
+class PerIndex(Generic[C]):
+    """Columns of an index built on first use and kept as long as the index lives; None when a value does
+    not fit int64 (the rules then run their reference checks). `known` gives an index columns made
+    elsewhere: irtools.streaming joins its cores', built before their snapshots and tensors were dropped."""
 
+    def __init__(self, build: Callable[[IRIndex], C]) -> None:
+        self._build = build
+        self._made: weakref.WeakKeyDictionary[IRIndex, C | None] = weakref.WeakKeyDictionary()
 
-def transfer_uses(index: IRIndex) -> tuple[Ints, Ints] | None:
-    """(workload row, transfer id) for every transfer id a workload names (ifmap, weight, L2 entries
-    and their sources, WL0): `IRIndex.uses` as columns, per occurrence in no particular order (the
-    rules use them as sets). Apart from `transfer_columns`: the L2 and WL0 snapshots are most of a
-    file, and the timing models need none of them. None when a value does not fit int64."""
-    if index not in _USES:
-        try:
-            _USES[index] = _uses(index)
-        except OverflowError:
-            _USES[index] = None
-    return _USES[index]
+    def __call__(self, index: IRIndex) -> C | None:
+        """The columns of `index`, built on first use."""
+        if index not in self._made:
+            try:
+                self._made[index] = self._build(index)
+            except OverflowError:
+                self._made[index] = None
+        return self._made[index]
 
-
-def known_uses(index: IRIndex, uses: tuple[Ints, Ints] | None) -> None:
-    """Give `index` its `transfer_uses`, gathered before its workloads' L2 snapshots were dropped
-    (irtools.streaming): the same pairs, in another order."""
-    _USES[index] = uses
-
-
-_CLAIMS: weakref.WeakKeyDictionary[IRIndex, WaitClaims | None] = weakref.WeakKeyDictionary()
-
-
-def wait_claims(index: IRIndex) -> WaitClaims | None:
-    """The wait claims of `index`'s IR (a raw file's: its workloads hold `waits`), built on first use and
-    kept as long as the index lives; None when a value does not fit int64."""
-    if index not in _CLAIMS:
-        try:
-            _CLAIMS[index] = WaitClaims.build(index)
-        except OverflowError:
-            _CLAIMS[index] = None
-    return _CLAIMS[index]
-
-
-def known_claims(index: IRIndex, claims: WaitClaims | None) -> None:
-    """Give `index` its `wait_claims`, joined from its cores' before their tensors were dropped
-    (irtools.streaming)."""
-    _CLAIMS[index] = claims
-
-
-_WRITERS: weakref.WeakKeyDictionary[IRIndex, DramWriters | None] = weakref.WeakKeyDictionary()
-
-
-def dram_writers(index: IRIndex) -> DramWriters | None:
-    """The DRAM writers of `index`'s IR, built on first use and kept as long as the index lives; None when
-    a value does not fit int64."""
-    if index not in _WRITERS:
-        try:
-            _WRITERS[index] = DramWriters.build(index)
-        except OverflowError:
-            _WRITERS[index] = None
-    return _WRITERS[index]
-
-
-def known_writers(index: IRIndex, writers: DramWriters | None) -> None:
-    """Give `index` its `dram_writers`, joined from its cores' before their ofmaps were dropped
-    (irtools.streaming)."""
-    _WRITERS[index] = writers
+    def known(self, index: IRIndex, columns: C | None) -> None:
+        """Give `index` these columns, as if built from it."""
+        self._made[index] = columns
 
 
 def _uses(index: IRIndex) -> tuple[Ints, Ints]:
@@ -397,6 +359,19 @@ def _uses(index: IRIndex) -> tuple[Ints, Ints]:
         wl0.row[wl0_at],
     ]
     return np.concatenate(rows), np.concatenate([read_tid, weight_tid, held_tid, source_tid, wl0_tid])
+
+
+transfer_uses: PerIndex[tuple[Ints, Ints]] = PerIndex(_uses)
+"""(workload row, transfer id) for every transfer id a workload names (ifmap, weight, L2 entries and their
+sources, WL0): `IRIndex.uses` as columns, in no particular order (the rules use them as sets; those
+streaming joins hold each pair once). Apart from `transfer_columns`: the L2 and WL0 snapshots are most of
+a file, and the timing models need none of them."""
+
+wait_claims: PerIndex[WaitClaims] = PerIndex(WaitClaims.build)
+"""The wait claims of a raw or allocated file (its workloads hold `waits`)."""
+
+dram_writers: PerIndex[DramWriters] = PerIndex(DramWriters.build)
+"""The ofmaps that write to DRAM."""
 
 
 def int64(values: Iterable[int]) -> Ints:

@@ -57,11 +57,17 @@ def member_spans(read: Reader, size: int) -> Spans:
     if not tail.endswith(b"}"):
         raise Unsplit("not a JSON object")
     close = max(0, size - CHUNK) + len(tail) - 1
-    bounds = [(start, start + 1), *_core_keys(read, size), (close, close)]
+    keys = _core_keys(read, size)
+    bounds = [(start, start + 1), *keys, (close, close)]
     spans: Spans = {}
     for (_, begin), (end, _) in pairwise(bounds):
         if end > begin:
             _segment(read(begin, end), begin, spans)
+    # A key after a brace inside a member leaves a segment unbalanced, and one after a comma ends one
+    # that must hold members: `{ , "0": []}` is no JSON, though each segment decodes.
+    first_key = keys[0][1] if keys else None
+    if first_key is not None and keys[0][0] != start and all(at >= first_key for at, _, _ in spans.values()):
+        raise Unsplit("a comma before the first member")
     return spans
 
 
@@ -100,3 +106,5 @@ def _segment(data: bytes, offset: int, spans: Spans) -> None:
         value_at = match.end()
         position = value_at + len(raw)
         spans[key] = (offset + match.start(1) - 1, offset + value_at, offset + position)
+    if _SPACE.match(data, position).end() != len(data):  # type: ignore[union-attr]  # "*" matches ""
+        raise Unsplit("a top-level key repeated")  # msgspec's dict kept one of them: members are left over

@@ -64,8 +64,25 @@ def test_a_core_key_nested_in_a_member_sends_the_file_to_be_read_whole(tmp_path:
     assert load_ir(str(path)).findings == load_ir(path.read_bytes()).findings
 
 
-def test_a_file_that_is_no_object_or_has_a_backslash_is_not_split(tmp_path: Path) -> None:
-    for text in ('[{"0": []}]', '{"0": [], "-1": {"in": [], "out": [{"layer_name": "a\\\\b"}]}}', "", "  "):
+def test_no_json_object_and_a_backslash_are_split_by_neither(tmp_path: Path) -> None:
+    """Not an object, a backslash, a stray comma or brace, a missing comma: both leave it to the models."""
+    texts = ['[{"0": []}]', '{"0": [], "-1": {"in": [], "out": [{"layer_name": "a\\\\b"}]}}', "", "  "]
+    texts += ['{ , "0": []}', '{"0": [] , , "1": []}', '{"0": [] "1": []}', '{"0": []}}']
+    for text in texts:
         path = tmp_path / "odd.json"
         path.write_text(text)
         assert _both(path) == (None, None), text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"-1": {"in": [], "out": []}, "xlen": 2, "ylen": 1, "xlen": 2}',  # in one segment
+        '{"0": [], "1": [], "0": []}',  # across segments
+    ],
+)
+def test_a_repeated_top_level_key_is_not_split(text: str, tmp_path: Path) -> None:
+    """The models' reader reports it (GIR102): neither split may keep one of the two."""
+    path = tmp_path / "repeated.json"
+    path.write_text(text)
+    assert _both(path) == (None, None)

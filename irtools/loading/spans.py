@@ -57,7 +57,10 @@ def member_spans(read: Reader, size: int) -> Spans:
     if not tail.endswith(b"}"):
         raise Unsplit("not a JSON object")
     close = max(0, size - CHUNK) + len(tail) - 1
-    keys = _core_keys(read, size)
+    keys, braces = _core_keys(read, size)
+    # Between two segments only a comma: a brace there (not the document's own) would be dropped unread.
+    if braces - {start}:
+        raise Unsplit("a core key after a brace inside a member")
     bounds = [(start, start + 1), *keys, (close, close)]
     spans: Spans = {}
     for (_, begin), (end, _) in pairwise(bounds):
@@ -71,9 +74,11 @@ def member_spans(read: Reader, size: int) -> Spans:
     return spans
 
 
-def _core_keys(read: Reader, size: int) -> list[tuple[int, int]]:
-    """(offset of the separator before it, offset of the key) of every place a core's key may start."""
+def _core_keys(read: Reader, size: int) -> tuple[list[tuple[int, int]], set[int]]:
+    """(offset of the separator before it, offset of the key) of every place a core's key may start, and
+    the offsets of those separators that are a brace, not a comma."""
     found: dict[int, int] = {}
+    braces: set[int] = set()
     start = 0
     while start < size:
         base = max(0, start - _OVERLAP)
@@ -87,8 +92,10 @@ def _core_keys(read: Reader, size: int) -> list[tuple[int, int]]:
             separator = _SEPARATOR.search(text, max(0, at - _OVERLAP), at)
             if separator is not None and _CORE_KEY.match(text, at):
                 found[base + at] = base + separator.start()
+                if text.startswith(b"{", separator.start()):
+                    braces.add(base + separator.start())
         start += CHUNK
-    return [(found[key], key) for key in sorted(found)]
+    return [(found[key], key) for key in sorted(found)], braces
 
 
 def _segment(data: bytes, offset: int, spans: Spans) -> None:

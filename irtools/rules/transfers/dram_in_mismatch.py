@@ -57,9 +57,8 @@ def dram_in_unmatched(ir: IRIndex) -> list[int] | None:
         return None  # ranges of several lengths, or values beyond int64
     if len(lower) != len(entries) or len(upper) != len(entries):
         return None  # ranges of 2 or 8 numbers each: reshaped, but not one row per entry
-    writer = first_rows(
-        writers.tid, tid
-    )  # the first ofmap writing each entry's transfer, as the check's dict
+    # The first ofmap writing each entry's transfer, as the check's dict keeps it.
+    writer = first_rows(writers.tid, tid)
     if (writer < 0).any() or not member(distinct(writers.tid), tid).all():
         return None
     row = writers.row[writer]

@@ -189,3 +189,12 @@ def test_gir205_screen_proves_a_clean_file_and_no_mismatched_one(
     path.write_text(json.dumps(doc()))
     rows = dram_in_unmatched(IRIndex(load_ir(str(path))))
     assert (rows == []) if proved else (rows is None)
+
+
+def test_gir205_names_the_core_and_workload_of_an_ofmap_without_its_dram_entry(tmp_path: Path) -> None:
+    """The finding's fields (JSON, SARIF and the sweep's counts read them) name the producing workload."""
+    found = [f for f in check(tmp_path, edited(mesh_doc(), (("-1", "in"), []))) if f.code == "GIR205"]
+    assert [(f.pointer, f.core_id, f.workload_id, f.transfer_id) for f in found] == [
+        ("/2/1/ofmap/0", 2, 1, 14),
+        ("/3/0/ofmap/0", 3, 0, 13),
+    ]

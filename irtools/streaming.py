@@ -26,7 +26,6 @@ from operator import attrgetter
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import msgspec
-import numpy as np
 
 from irtools.dialects.base import Capability
 from irtools.findings import Finding, Severity
@@ -37,6 +36,8 @@ from irtools.loading.columns import (
     WorkloadTransfers,
     dram_writers,
     int32_where_fits,
+    joined,
+    joined_rows,
     known_transfers,
     transfer_uses,
     wait_claims,
@@ -151,26 +152,14 @@ class CoreChecks:
         parts = _taken(self.transfers, index)
         known_transfers(index, parts)
         del parts
-        self._give_uses(index)
+        uses = _taken(self.uses, index)
+        transfer_uses.known(index, None if uses is None else _joined_uses(uses, counts))
+        del uses
         writers = _taken(self.writers, index)
         dram_writers.known(index, None if writers is None else DramWriters.joined(writers, counts))
         if self.claims:
             claims = _taken(self.claims, index)
             wait_claims.known(index, None if claims is None else WaitClaims.joined(claims, counts))
-
-    def _give_uses(self, index: IRIndex) -> None:
-        chunks = [self.uses.pop(core_id) for core_id in index.cores]
-        rows, tids, start = [], [], 0
-        for chunk, refs in zip(chunks, index.cores.values(), strict=True):
-            if chunk is None:  # an id beyond int64 on some core: the whole file's columns are None too
-                transfer_uses.known(index, None)
-                return
-            rows.append(chunk[0].astype(np.int64) + start)
-            tids.append(chunk[1].astype(np.int64))
-            start += len(refs)
-        del chunks
-        empty = np.zeros(0, dtype=np.int64)
-        transfer_uses.known(index, (np.concatenate([empty, *rows]), np.concatenate([empty, *tids])))
 
 
 Narrowable = TypeVar("Narrowable", DramWriters, WaitClaims)
@@ -186,6 +175,11 @@ def _taken(kept: dict[int, T | None], index: IRIndex) -> list[T] | None:
     parts = [kept.pop(core_id) for core_id in index.cores]
     complete = [p for p in parts if p is not None]
     return complete if len(complete) == len(parts) else None
+
+
+def _joined_uses(parts: list[tuple[Ints, Ints]], counts: list[int]) -> tuple[Ints, Ints]:
+    """The whole file's `transfer_uses` from its cores' (`counts`: each core's count of workloads)."""
+    return joined_rows([rows for rows, _ in parts], counts), joined([tids for _, tids in parts])
 
 
 def _drop(workloads: list[Any]) -> None:

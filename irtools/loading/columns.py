@@ -104,14 +104,6 @@ class WorkloadTransfers:
             ofmap_wid,
         )
 
-    def shifted(self, start: int) -> WorkloadTransfers:
-        """The same columns with every row counted from `start`, the rows in int64 (itself when 0)."""
-        if not start:
-            return self
-        return dataclasses.replace(
-            self, **{name: getattr(self, name).astype(np.int64) + start for name in _ROW_COLUMNS}
-        )
-
     def narrowed(self) -> WorkloadTransfers:
         """The same columns, each in int32 where its values fit (while the parts of a file's cores wait
         to be joined: `TransferColumns.joined` widens them back, as every column starts in int64)."""
@@ -143,16 +135,16 @@ class TransferColumns(WorkloadTransfers):
         out_tid = _checked(outs.ints("transfer_id"))
         out_at, out_core, out_wid = _sent_to_cores(outs)
         dram = [np.full(len(out_at), -1, dtype=np.int64), out_at, out_tid[out_at], out_core, out_wid]
-        starts = np.cumsum([0, *(len(p.core) for p in parts)])
-        shifted = [p.shifted(int(start)) for p, start in zip(parts, starts, strict=False)]
+        counts = [len(p.core) for p in parts]
 
-        def column(name: str, first: Ints | None = None) -> Ints:
-            return np.concatenate(
-                [_ints([]) if first is None else first, *(getattr(p, name) for p in shifted)]
-            )
+        def column(name: str) -> Ints:
+            columns = [getattr(p, name) for p in parts]
+            return joined_rows(columns, counts) if name in _ROW_COLUMNS else joined(columns)
 
         firsts = {f"dest_{name}": first for name, first in zip(_DESTINATION, dram, strict=True)}
-        workloads = {name: column(name, firsts.get(name)) for name in _WORKLOAD_COLUMNS}
+        workloads = {
+            name: np.concatenate([firsts.get(name, _ints([])), column(name)]) for name in _WORKLOAD_COLUMNS
+        }
         return cls(**workloads, dram_out_tid=out_tid)
 
     def workload_keys(self, core: Ints, workload_id: Ints) -> Ints | None:
@@ -203,16 +195,12 @@ class WaitClaims:
     @classmethod
     def joined(cls, parts: list[WaitClaims], rows: list[int]) -> WaitClaims:
         """The claims of a file from its cores' (`rows`: each core's count of workloads), in core order."""
-        row_starts = np.cumsum([0, *rows])
-        tensor_starts = np.cumsum([0, *(len(p.row) for p in parts)])
         return cls(
-            _joined([p.row.astype(np.int64) + start for p, start in zip(parts, row_starts, strict=False)]),
-            _joined([p.claimed for p in parts]),
+            joined_rows([p.row for p in parts], rows),
+            joined([p.claimed for p in parts]),
             np.concatenate([np.zeros(0, dtype=bool), *(p.weight for p in parts)]),
-            _joined(
-                [p.tensor.astype(np.int64) + start for p, start in zip(parts, tensor_starts, strict=False)]
-            ),
-            _joined([p.tid for p in parts]),
+            joined_rows([p.tensor for p in parts], [len(p.row) for p in parts]),
+            joined([p.tid for p in parts]),
         )
 
     def narrowed(self) -> WaitClaims:
@@ -253,10 +241,9 @@ class DramWriters:
     @classmethod
     def joined(cls, parts: list[DramWriters], rows: list[int]) -> DramWriters:
         """The writers of a file from its cores' (`rows`: each core's count of workloads), in core order."""
-        starts = np.cumsum([0, *rows])
         return cls(
-            _joined([p.row.astype(np.int64) + start for p, start in zip(parts, starts, strict=False)]),
-            _joined([p.tid for p in parts]),
+            joined_rows([p.row for p in parts], rows),
+            joined([p.tid for p in parts]),
             np.concatenate([np.zeros((0, 7), dtype=np.int64), *(p.frame.astype(np.int64) for p in parts)]),
         )
 
@@ -274,8 +261,17 @@ def frame_free(lower: npt.NDArray[np.integer], upper: npt.NDArray[np.integer]) -
     return np.column_stack([upper[:, 0] - lower[:, 0], lower[:, 1:], upper[:, 1:]])
 
 
-def _joined(columns: list[Ints]) -> Ints:
+def joined(columns: list[Ints]) -> Ints:
+    """The parts of a column (each core's, perhaps narrowed) as one int64 column."""
     return np.concatenate([_ints([]), *(c.astype(np.int64) for c in columns)])
+
+
+def joined_rows(columns: list[Ints], counts: list[int]) -> Ints:
+    """The parts of a column of rows (or other positions) each counted within its part, as one int64
+    column counted from the whole's start: part i's values plus the sum of `counts` before it (each
+    part's count of rows)."""
+    starts = np.cumsum([0, *counts])
+    return joined([c.astype(np.int64) + start for c, start in zip(columns, starts.tolist(), strict=False)])
 
 
 _WORKLOAD_COLUMNS = tuple(f.name for f in dataclasses.fields(WorkloadTransfers))

@@ -27,6 +27,9 @@ _OVERLAP = 256
 """Bytes of a chunk read again with the next: a core key, and the separator before it, cut by a chunk's
 end is found whole there."""
 
+_EDGE = 4096
+"""Bytes read at each end of the file for the document's braces (white space beyond them: read whole)."""
+
 _CORE_KEY = re.compile(rb'"(?:-1|0|[1-9][0-9]{0,8})"[ \t\n\r]*:')
 _SEPARATOR = re.compile(rb"[{,][ \t\n\r]*\Z")
 _MEMBER = re.compile(rb'[ \t\n\r]*,?[ \t\n\r]*"([^"\\]*)"[ \t\n\r]*:[ \t\n\r]*')
@@ -49,14 +52,15 @@ def member_spans(read: Reader, size: int) -> Spans:
     """Every top-level member of the file `read` gives (`read(start, end)`: its bytes), in file order.
     Raises Unsplit where a whole-file split (irtools.loading.decoder.split) would return None, and where
     this one cannot tell."""
-    head = read(0, min(size, CHUNK))
+    # The document's braces, looked for in its first and last bytes only (the chunks are read once, after).
+    head = read(0, min(size, _EDGE))
     start = _SPACE.match(head).end()  # type: ignore[union-attr]  # "*" matches the empty string
     if not head.startswith(b"{", start):
-        raise Unsplit("not a JSON object")
-    tail = read(max(0, size - CHUNK), size).rstrip(b" \t\n\r")
+        raise Unsplit("not a JSON object, or more white space before it than looked at")
+    tail = read(max(0, size - _EDGE), size).rstrip(b" \t\n\r")
     if not tail.endswith(b"}"):
-        raise Unsplit("not a JSON object")
-    close = max(0, size - CHUNK) + len(tail) - 1
+        raise Unsplit("not a JSON object, or more white space after it than looked at")
+    close = max(0, size - _EDGE) + len(tail) - 1
     keys, braces = _core_keys(read, size)
     # Between two segments only a comma: a brace there (not the document's own) would be dropped unread.
     if braces - {start}:

@@ -65,6 +65,18 @@ def test_a_core_key_nested_in_a_member_sends_the_file_to_be_read_whole(tmp_path:
     assert load_ir(str(path)).findings == load_ir(path.read_bytes()).findings
 
 
+def test_white_space_beyond_the_looked_at_edges_sends_the_file_to_be_read_whole(tmp_path: Path) -> None:
+    """The document's braces are looked for in the file's first and last 4 KiB: more white space around
+    them than that, and the file is split whole, with the same members and findings."""
+    edge = " \n" * 3000
+    for text in (edge + '{"0": []}', '{"0": []}' + edge, edge + '{"0": []}' + edge):
+        path = tmp_path / "padded.json"
+        path.write_text(text)
+        whole, chunked = _both(path)
+        assert chunked is None and whole is not None and list(whole.spans) == ["0"]
+        assert load_ir(str(path)).findings == load_ir(path.read_bytes()).findings
+
+
 def test_no_json_object_and_a_backslash_are_split_by_neither(tmp_path: Path) -> None:
     """Not an object, a backslash, a stray comma or brace, a missing comma: both leave it to the models."""
     texts = ['[{"0": []}]', '{"0": [], "-1": {"in": [], "out": [{"layer_name": "a\\\\b"}]}}', "", "  "]

@@ -164,7 +164,10 @@ def _cell_texts(column: pd.Series, pa: Any, pc: Any, pool: Any) -> Any:
     if isinstance(dtype, pd.Int64Dtype):
         numbers = pa.array(column, from_pandas=True, memory_pool=pool)
         return pc.coalesce(pc.cast(numbers, text, memory_pool=pool), "", memory_pool=pool)
-    texts = pc.coalesce(pa.array(column, text, from_pandas=True, memory_pool=pool), "", memory_pool=pool)
+    strings = pa.array(column, text, from_pandas=True, memory_pool=pool)
+    if isinstance(strings, pa.ChunkedArray):  # Arrow-backed strings joined from several frames (pd.concat)
+        strings = strings.combine_chunks(memory_pool=pool)
+    texts = pc.coalesce(strings, "", memory_pool=pool)
     quote, nothing = pa.scalar('"', text), pa.scalar("", text)
     doubled = pc.replace_substring(texts, '"', '""', memory_pool=pool)
     escaped = pc.binary_join_element_wise(quote, doubled, quote, nothing, memory_pool=pool)

@@ -19,13 +19,8 @@ nothing dropped, and checks it whole (`irtools.validate.validate_file`).
 
 from __future__ import annotations
 
-from collections import deque
 from dataclasses import dataclass, field
-from itertools import repeat
-from operator import attrgetter
-from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
-
-import msgspec
+from typing import TYPE_CHECKING, TypeVar
 
 from irtools.dialects.base import Capability
 from irtools.findings import Finding, Severity
@@ -42,6 +37,7 @@ from irtools.loading.columns import (
     transfer_uses,
     wait_claims,
 )
+from irtools.loading.dropping import DROPPED, FieldDropped, drop_fields
 from irtools.loading.index import IRIndex, WorkloadRef
 from irtools.loading.sets import distinct_pairs
 from irtools.options import RunOptions
@@ -53,26 +49,8 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
+__all__ = ["DROPPED", "DROPPED_FIELDS", "CoreChecks", "FieldDropped", "crash_finding"]
 
-class FieldDropped(Exception):
-    """A step of the whole file read a workload's snapshot or tensor dropped once its core was checked."""
-
-
-class _Dropped:
-    """What a workload's dropped field holds once its core's per-core steps have read it: any read raises."""
-
-    __slots__ = ()
-
-    def _gone(self, *_: object) -> NoReturn:
-        raise FieldDropped("a workload's field was read after its core was checked and it was dropped")
-
-    __iter__ = __len__ = __getitem__ = __bool__ = __contains__ = __getattr__ = _gone
-
-    def __repr__(self) -> str:
-        return "<dropped>"
-
-
-DROPPED: Any = _Dropped()
 
 DROPPED_FIELDS = (
     "buffer",
@@ -141,7 +119,7 @@ class CoreChecks:
         if index.has(Capability.DRAM_WAITS):
             self.claims[core_id] = _narrowed(wait_claims(index))
         self.refs[core_id] = refs
-        _drop([ref.workload for ref in refs])
+        drop_fields([ref.workload for ref in refs], DROPPED_FIELDS)
 
     def give_columns(self, index: IRIndex) -> None:
         """Give the whole file's index the columns its screens read that its cores' made before their
@@ -180,23 +158,3 @@ def _taken(kept: dict[int, T | None], index: IRIndex) -> list[T] | None:
 def _joined_uses(parts: list[tuple[Ints, Ints]], counts: list[int]) -> tuple[Ints, Ints]:
     """The whole file's `transfer_uses` from its cores' (`counts`: each core's count of workloads)."""
     return joined_rows([rows for rows, _ in parts], counts), joined([tids for _, tids in parts])
-
-
-def _drop(workloads: list[Any]) -> None:
-    """DROPPED in each of DROPPED_FIELDS of these workloads that are Structs, where it holds no None."""
-    for kind in {type(w) for w in workloads if isinstance(w, msgspec.Struct)}:
-        group = [w for w in workloads if type(w) is kind]
-        for name in (n for n in DROPPED_FIELDS if _settable(kind, n)):
-            held = [
-                w for w, value in zip(group, map(attrgetter(name), group), strict=True) if value is not None
-            ]
-            deque(map(setattr, held, repeat(name), repeat(DROPPED)), maxlen=0)
-
-
-def _settable(kind: type, name: str) -> bool:
-    """Whether `name` is a field of the Struct `kind`, or a property with a setter over an optional one
-    (`name_as_read`); not a property that derives a value (the raw dialect's `ifmap`)."""
-    attribute = getattr(kind, name, None)
-    if isinstance(attribute, property):
-        return attribute.fset is not None
-    return name in getattr(kind, "__struct_fields__", ())

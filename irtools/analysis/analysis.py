@@ -12,7 +12,7 @@ from typing import Any
 import pandas as pd
 
 from irtools.analysis.blocks import KIB, add_positions, l2_blocks_table, l2_capacity_kib
-from irtools.analysis.buffers import l2_tables, wl0_tables
+from irtools.analysis.buffers import wl0_tables
 from irtools.analysis.counters import Link, LinkHeat, l2_counter, link_heat, link_rate, run_link_steps
 from irtools.analysis.energy import EnergyModel, energy_summary
 from irtools.analysis.layer_cost import layer_cost_absent, layer_cost_table
@@ -40,7 +40,8 @@ from irtools.analysis.noc import (
     step_costs,
 )
 from irtools.analysis.schedule_tables import core_transfers_table, cores_table, timeline_table
-from irtools.analysis.tables import L2_OCCUPANCY, L2_REGIONS, LAYER_COST, TABLES, TENSORS
+from irtools.analysis.snapshots import CoreTables, l2_part
+from irtools.analysis.tables import LAYER_COST, TABLES
 from irtools.analysis.tiles import held_bytes, tile_table
 from irtools.analysis.timeline import MODELS, Schedule, schedules
 from irtools.analysis.traffic import dram_traffic, dram_transfers
@@ -223,13 +224,7 @@ class Analysis:
 
     @cached_property
     def _l2(self) -> dict[str, pd.DataFrame]:
-        if not self.index.has(Capability.L2_ADDRESSES):  # l2_blocks is such a file's occupancy
-            return {
-                "tensors": TENSORS.empty(),
-                "l2_occupancy": L2_OCCUPANCY.empty(),
-                "l2_regions": L2_REGIONS.empty(),
-            }
-        return l2_tables(self.index)
+        return l2_part(self.index)
 
     @cached_property
     def l2_blocks(self) -> pd.DataFrame:
@@ -457,6 +452,13 @@ class Analysis:
         ]
         return producers, readers
 
+    def known_snapshot_tables(self, tables: dict[str, pd.DataFrame]) -> None:
+        """Take the tables that read the snapshots (irtools.analysis.snapshots) as built core by core
+        while the file was read, its snapshots dropped since."""
+        self.__dict__["_l2"] = {name: tables[name] for name in ("tensors", "l2_occupancy", "l2_regions")}
+        self.__dict__["_wl0"] = {name: tables[name] for name in ("wl0_tensors", "wl0_occupancy")}
+        self.__dict__["l2_blocks"] = tables["l2_blocks"]
+
     def table(self, name: str) -> pd.DataFrame:
         """One table by its name in `TABLES`."""
         if name not in TABLES:
@@ -508,13 +510,29 @@ def analyze(
     source: str | os.PathLike[str] | bytes | LoadedIR,
     options: RunOptions | None = None,
     max_bytes: int | None = None,
+    keep_snapshots: bool = True,
 ) -> Analysis:
     """Load (unless given a LoadedIR) and wrap one IR; tables are computed when first read. A file over
     `max_bytes` (else `options.max_bytes`) is refused unread.
+
+    Without `keep_snapshots`, a file read from a path has its snapshot tables built a few cores at a
+    time as it is read (irtools.analysis.snapshots), and each core's snapshots dropped: for what needs
+    only the tables (`irtools analyze`); the dashboard's tiles and live buffers and a measured trace's
+    matching read the snapshots, and keep them.
 
     Raises AnalysisError when the file is not JSON or not an IR at all, OSError when unreadable.
     """
     if max_bytes is None and options is not None:
         max_bytes = options.max_bytes
-    loaded = source if isinstance(source, LoadedIR) else load_ir(source, max_bytes=max_bytes)
-    return Analysis(loaded, options)
+    if keep_snapshots or isinstance(source, (bytes, LoadedIR)):
+        loaded = source if isinstance(source, LoadedIR) else load_ir(source, max_bytes=max_bytes)
+        return Analysis(loaded, options)
+    cores = CoreTables(options or RunOptions())
+    analysis = Analysis(load_ir(source, max_bytes=max_bytes, on_core=cores), options)
+    tables = cores.joined(analysis.index) if analysis.loaded.cores_handed else None
+    if tables is not None:
+        analysis.known_snapshot_tables(tables)
+    elif cores.dropped:  # some core's tables failed: the file read again, whole, says what as it did
+        del analysis
+        return Analysis(load_ir(source, max_bytes=max_bytes), options)
+    return analysis

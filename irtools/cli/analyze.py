@@ -81,12 +81,12 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     tab.add_argument("--markdown", action="store_true", help="the catalogue as Markdown (docs/tables.md)")
 
 
-def _analysis(path: str, options: RunOptions) -> Analysis:
+def _analysis(path: str, options: RunOptions, keep_snapshots: bool = True) -> Analysis:
     from irtools.analysis import analyze
 
     if show_progress():
         sys.stderr.write(f"loading {path}\n")
-    analysis = analyze(path, options)
+    analysis = analyze(path, options, keep_snapshots=keep_snapshots)
     # The models live until the command ends: out of the collector's sight, its passes while the
     # tables are built no longer rescan millions of them.
     gc.freeze()
@@ -117,7 +117,8 @@ def run_analyze(args: argparse.Namespace) -> int:
         )
     if args.format == "parquet" and not parquet_available():
         raise UsageError("--format parquet needs pyarrow (pip install pyarrow)")
-    analysis = _analysis(args.path, run_options(args))
+    # The tables need no snapshot once built; a measured trace is matched to the IR's tiles.
+    analysis = _analysis(args.path, run_options(args), keep_snapshots=bool(args.trace))
     measured = load_measured(analysis, args.trace) if args.trace else None
     tables = analysis.tables() | (measured.tables() if measured else {})
     progress = _note_writing if show_progress() else None

@@ -103,6 +103,13 @@ def test_generated_tables_are_written_as_pandas_writes_them(
         assert _columnwise_csv(frame, header) == _pandas_text(frame, header)
 
 
+def test_a_table_joined_from_several_frames_is_written_as_pandas_writes_it() -> None:
+    """pd.concat leaves Arrow-backed strings in chunks (analyze joins its cores' snapshot tables so)."""
+    parts = [pd.DataFrame({"n": [i, i + 1], "name": pd.array([f"l{i}", 'a,"b"'], "str")}) for i in range(3)]
+    frame = pd.concat(parts, ignore_index=True)
+    assert _columnwise_csv(frame, True) == _pandas_text(frame, True)
+
+
 def test_a_single_column_and_other_kinds_are_left_to_pandas() -> None:
     assert _columnwise_csv(pd.DataFrame({"a": [1, 2]}), True) is None  # its empty field is quoted: ""
     dates = pd.DataFrame({"a": [1], "when": pd.to_datetime(["2026-11-26"])})

@@ -1,0 +1,155 @@
+"""The tables read from the L2 and WL0 snapshots, built core by core as `irtools analyze` reads the file,
+each core's snapshots then dropped.
+
+The snapshots (`buffer`, `wl0_buffer`/`wl1_buffer`) and the tiles are most of a loaded file: three
+quarters of a Gemini file's bytes are its `buffer` entries. Only these six tables read them; the others
+come from the workloads' tensors, ranges and the transfer columns. Each of the six is the union of its
+rows on each core alone (a snapshot belongs to one workload, a tensor's lifetime to one core, the L2
+size is the file's top-level number or the user's), so the cores' tables joined in the index's core
+order are the whole file's (tests/analysis/test_snapshot_tables.py compares them on every fixture,
+sample and generated file).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, cast
+
+import pandas as pd
+
+from irtools.analysis.blocks import l2_blocks_table
+from irtools.analysis.buffers import l2_tables, wl0_tables
+from irtools.analysis.tables import L2_OCCUPANCY, L2_REGIONS, TABLES, TENSORS, TableSpec
+from irtools.dialects.base import Capability
+from irtools.loading.dropping import drop_fields
+from irtools.loading.index import IRIndex
+from irtools.loading.sharing import share_values
+from irtools.options import RunOptions
+
+if TYPE_CHECKING:
+    from irtools.loading.load import LoadedIR
+    from irtools.model.view import PartialIR
+
+SNAPSHOT_TABLES = ("tensors", "l2_occupancy", "l2_regions", "l2_blocks", "wl0_tensors", "wl0_occupancy")
+"""The tables that read the snapshots."""
+
+SNAPSHOT_FIELDS = ("buffer", "wl0_buffer", "wl1_buffer", "tile_info")
+"""A workload's fields that only the snapshot tables read (in the CLI's analyze: the dashboard's tiles and
+live buffers read them too, and keep them)."""
+
+
+def l2_part(index: IRIndex) -> dict[str, pd.DataFrame]:
+    """tensors, l2_occupancy and l2_regions; empty for a file without L2 addresses (whose occupancy is
+    l2_blocks)."""
+    if not index.has(Capability.L2_ADDRESSES):
+        return {
+            "tensors": TENSORS.empty(),
+            "l2_occupancy": L2_OCCUPANCY.empty(),
+            "l2_regions": L2_REGIONS.empty(),
+        }
+    return l2_tables(index)
+
+
+def snapshot_tables(index: IRIndex, options: RunOptions) -> dict[str, pd.DataFrame]:
+    """The six tables of `index`'s IR, before `add_positions` (Analysis.table adds them)."""
+    return {**l2_part(index), "l2_blocks": l2_blocks_table(index), **wl0_tables(index, options.wl0_size)}
+
+
+BATCH_ROWS = 8192
+"""Workloads whose snapshot tables are built at once: the tables' cost per call (a DataFrame per table and
+column) is paid a few times per file rather than once per core, while a small part of the file's
+snapshots is held."""
+
+
+@dataclass(slots=True)
+class CoreTables:
+    """The hook `load_ir(on_core=...)` calls with each core: the cores' snapshot tables built a batch of
+    cores at a time (`BATCH_ROWS`), then their snapshots dropped and their other values shared (the loader
+    shares no value of a core it hands over)."""
+
+    options: RunOptions
+    parts: list[tuple[list[int], dict[str, pd.DataFrame]]] = field(default_factory=list)
+    """Each batch's core ids (ascending) and its tables."""
+    failed: bool = False
+    """Some batch's tables raised, or cannot be built from its cores alone (L2 addresses and no L2 size,
+    the file's or the user's: the file's extent is then the size): no later core is dropped, and the file (read again when some core was dropped) is analyzed whole, its
+    errors the whole file's, as they were."""
+    dropped: bool = False
+    """Some core's snapshots were dropped."""
+    _batch: list[LoadedIR] = field(default_factory=list)
+    _rows: int = 0
+
+    def __call__(self, core: LoadedIR) -> None:
+        """Take `core` into the batch; build the batch's tables once it holds BATCH_ROWS workloads."""
+        if self.failed:
+            _share(core)
+            return
+        self._batch.append(core)
+        self._rows += sum(map(len, core.ir.cores.values())) if core.ir is not None else 0
+        if self._rows >= BATCH_ROWS:
+            self._flush()
+
+    def _flush(self) -> None:
+        batch, self._batch, self._rows = self._batch, [], 0
+        if self.failed or not batch:
+            return
+        together = _together(batch)
+        index = IRIndex(together, self.options)
+        if index.has(Capability.L2_ADDRESSES) and index.l2_size is None:
+            self.failed = True
+            _share(together)
+            return
+        try:
+            tables = snapshot_tables(index, self.options)
+        except Exception:  # noqa: BLE001 - the whole file's analysis raises it again, where it did
+            self.failed = True
+            _share(together)
+            return
+        self.parts.append((list(index.cores), tables))
+        workloads = [ref.workload for ref in index.rows]
+        drop_fields(workloads, SNAPSHOT_FIELDS)
+        share_values(workloads)
+        self.dropped = True
+
+    def joined(self, index: IRIndex) -> dict[str, pd.DataFrame] | None:
+        """The whole file's six tables from its batches' (the last built now), their rows in the index's
+        core order; None when a core has none (its batch failed, or it was not handed over)."""
+        self._flush()
+        handed = [core_id for ids, _ in self.parts for core_id in ids]
+        if self.failed or len(handed) != len(index.cores) or set(handed) != set(index.cores):
+            return None
+        rank = {core_id: at for at, core_id in enumerate(index.cores)}
+        parts, self.parts = [tables for _, tables in self.parts], []
+        return {name: _joined(TABLES[name], [p[name] for p in parts], rank) for name in SNAPSHOT_TABLES}
+
+
+def _share(core: LoadedIR) -> None:
+    """Share the values of `core`'s workloads, as the loader does for a hook that keeps none."""
+    if core.ir is not None:
+        share_values([w for workloads in core.ir.cores.values() for w in workloads])
+
+
+def _together(batch: list[LoadedIR]) -> LoadedIR:
+    """The cores of `batch` (each handed alone) as one file: the first's DRAM section and numbers."""
+    first = batch[0]
+    cores = {
+        key: workloads for core in batch if core.ir is not None for key, workloads in core.ir.cores.items()
+    }
+    return dataclasses.replace(
+        first,
+        ir=dataclasses.replace(cast("PartialIR", first.ir), cores=cast("dict[str, list[Any]]", cores)),
+        skipped=[pointer for core in batch for pointer in core.skipped],
+    )
+
+
+def _joined(spec: TableSpec, frames: list[pd.DataFrame], rank: dict[int, int]) -> pd.DataFrame:
+    """The batches' frames (each with the spec's dtypes, without the columns `add_positions` adds) as one,
+    its rows in the index's core order (a file's cores come in the order its keys are written: "1", "10",
+    "2" in Gemini's files), each core's rows in their order."""
+    held = [f for f in frames if len(f)] or frames[:1]
+    if not held:
+        return spec.empty()  # no core: the whole file's tables are these too
+    joined = pd.concat(held, ignore_index=True) if len(held) > 1 else held[0]
+    order = joined["core_id"].map(rank).to_numpy().argsort(kind="stable")
+    return joined.take(order).reset_index(drop=True)

@@ -1,0 +1,113 @@
+"""`irtools analyze` builds the snapshot tables a batch of cores at a time as it reads the file and drops
+the snapshots (irtools.analysis.snapshots): every table and the summary stay exactly the whole file's,
+on every fixture and sample, with and without an L2 size, and on fuzzed files of every dialect; where
+the cores cannot tell (L2 addresses and no L2 size) or a batch's tables raise, the file is analyzed
+whole, as before."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from irtools.analysis import analyze, snapshots
+from irtools.analysis.analysis import Analysis
+from irtools.analysis.summary import summarize
+from irtools.errors import AnalysisError
+from irtools.loading.discover import discover
+from irtools.loading.dropping import DROPPED, FieldDropped
+from irtools.options import RunOptions
+from tests.budget import examples
+from tests.conftest import ROOT
+from tests.rules.test_screens import fuzzed_files
+
+FIXTURES = ROOT.parent / "shared" / "fixtures"
+FILES = discover([str(FIXTURES), str(ROOT / "sample_ir")], False)
+RAW = FIXTURES / "gemini-raw" / "resnet_4x4_b4_ff1_ss2_rr50_ir.json"
+ALLOC = FIXTURES / "gemini-alloc" / "resnet_4x4_b4_ff1_ss2_rr50_alloc.json"
+SIZED = RunOptions(l2_size=1 << 30, wl0_size=1 << 20)
+
+
+def _analyses(path: str | Path, options: RunOptions | None) -> tuple[Analysis, Analysis] | None:
+    """The file analyzed whole and streamed; None when it cannot be analyzed (either way, the same error)."""
+    try:
+        whole = analyze(path, options)
+    except AnalysisError as exc:
+        with pytest.raises(AnalysisError) as streamed:
+            analyze(path, options, keep_snapshots=False)
+        assert str(streamed.value) == str(exc)
+        return None
+    return whole, analyze(path, options, keep_snapshots=False)
+
+
+def _assert_same(whole: Analysis, streamed: Analysis) -> None:
+    for name, table in whole.tables().items():
+        pd.testing.assert_frame_equal(streamed.table(name), table, obj=f"{whole.path}: {name}")
+    assert summarize(streamed) == summarize(whole), whole.path
+
+
+def _dropped(analysis: Analysis) -> bool:
+    return any(
+        ref.workload.buffer is DROPPED for ref in analysis.index.rows if hasattr(ref.workload, "buffer")
+    )
+
+
+@pytest.mark.parametrize("options", [None, SIZED], ids=["defaults", "l2-size"])
+def test_every_fixture_and_sample_gives_the_whole_files_tables(options: RunOptions | None) -> None:
+    for path in FILES:
+        pair = _analyses(path, options)
+        if pair is not None:
+            _assert_same(*pair)
+
+
+def test_real_files_with_an_l2_size_are_streamed_and_those_without_one_kept_whole(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Batches of a few cores (so a real 16-core file makes several); an allocated file's L2 size is its
+    extent over every core unless given, so its snapshots stay until the whole file's tables are built."""
+    monkeypatch.setattr(snapshots, "BATCH_ROWS", 300)
+    for path, options, streamed in [(RAW, None, True), (ALLOC, None, False), (ALLOC, SIZED, True)]:
+        whole, analysis = _analyses(path, options) or pytest.fail(str(path))
+        assert _dropped(analysis) is streamed, (path, options)
+        _assert_same(whole, analysis)
+    with pytest.raises(FieldDropped):  # what the tables no longer need is gone, not silently rebuilt
+        analyze(RAW, keep_snapshots=False).index.rows[0].workload.buffer[0]
+
+
+def test_a_batch_whose_tables_raise_sends_the_file_to_be_analyzed_whole(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The first batches dropped, a later one raises: the file is read again and its tables are the whole
+    file's (an error would be the whole file's too)."""
+    monkeypatch.setattr(snapshots, "BATCH_ROWS", 300)
+    built = snapshots.snapshot_tables
+    calls = []
+
+    def failing_third(*args: object) -> dict[str, pd.DataFrame]:
+        calls.append(1)
+        if len(calls) == 3:
+            raise ValueError("a batch the columns cannot take")
+        return built(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(snapshots, "snapshot_tables", failing_third)
+    analysis = analyze(RAW, keep_snapshots=False)
+    monkeypatch.setattr(snapshots, "snapshot_tables", built)
+    assert len(calls) == 3 and not _dropped(analysis)
+    _assert_same(analyze(RAW), analysis)
+
+
+@pytest.mark.bounded  # generated input: under the memory bound of tests/budget.py
+@given(data=fuzzed_files())
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_a_fuzzed_file_gives_the_whole_files_tables(
+    data: bytes, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    path = tmp_path_factory.mktemp("snapshots") / "fuzzed.json"
+    path.write_bytes(data)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(snapshots, "BATCH_ROWS", 2)
+        pair = _analyses(path, SIZED)
+    if pair is not None:
+        _assert_same(*pair)

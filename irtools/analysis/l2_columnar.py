@@ -302,3 +302,39 @@ def _regions(identity: dict[str, Any], used: Ints, largest: Ints, buffersize: in
             "largest_free_block": largest,
         }
     )
+
+
+def snapshot_reach(index: IRIndex) -> tuple[int, Ints] | None:
+    """For a file placed linearly and sized by its extent (L2 addresses, no ring regions, no L2 size):
+    its extent (the highest end of an entry, the size its tables measure against) and, per snapshot,
+    where its entries reach (the highest end of an entry with bytes: `_coverage`'s `reached`). None when
+    an address or size is not a non-negative int64 (the tables are then the walk's)."""
+    buffers = tensor_columns(index).buffers
+    address, size = buffers.ints("address"), buffers.ints("size")
+    if address is None or size is None or (address < 0).any() or (size < 0).any():
+        return None
+    if int(address.max(initial=0)) >= INT64_ROOM or int(size.max(initial=0)) >= INT64_ROOM:
+        return None
+    end = address + size
+    reached = np.zeros(len(index.rows), dtype=np.int64)
+    held = size > 0
+    np.maximum.at(reached, buffers.row[held], end[held])
+    return int(end.max(initial=0)), reached
+
+
+def occupancy_at_size(occupancy: pd.DataFrame, reached: Ints, size: int) -> pd.DataFrame:
+    """l2_occupancy measured against `size`, at least the extent it was built with (a part of a file
+    sized by its extent, once the whole file's is known): the free space grows by the difference, and
+    so does the gap after the last entry (`_coverage`: the largest gap is the larger of the gaps between
+    entries and that one), so the largest free block is the larger of the old one and `size - reached`."""
+    used = occupancy["used_bytes"].to_numpy(dtype=np.int64)
+    largest = occupancy["largest_free_block"].to_numpy(dtype=np.int64)
+    free = size - used
+    largest = np.where(reached < size, np.maximum(largest, size - reached), largest)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        total = occupancy["total_bytes"].to_numpy(dtype=np.int64)
+        fraction = total / size if size else np.full(len(total), np.nan)
+        fragmentation = np.where(free > 0, 1 - largest / np.where(free > 0, free, 1), 0.0)
+    return occupancy.assign(
+        free_bytes=free, fraction=fraction, largest_free_block=largest, fragmentation=fragmentation
+    ).astype(occupancy.dtypes.to_dict())

@@ -1,13 +1,14 @@
-"""The tables read from the L2 and WL0 snapshots, built core by core as `irtools analyze` reads the file,
-each core's snapshots then dropped.
+"""The tables read from the L2 and WL0 snapshots, built a few cores at a time as `irtools analyze` reads
+the file, their snapshots then dropped.
 
 The snapshots (`buffer`, `wl0_buffer`/`wl1_buffer`) and the tiles are most of a loaded file: three
 quarters of a Gemini file's bytes are its `buffer` entries. Only these six tables read them; the others
 come from the workloads' tensors, ranges and the transfer columns. Each of the six is the union of its
-rows on each core alone (a snapshot belongs to one workload, a tensor's lifetime to one core, the L2
-size is the file's top-level number or the user's), so the cores' tables joined in the index's core
-order are the whole file's (tests/analysis/test_snapshot_tables.py compares them on every fixture,
-sample and generated file).
+rows on each core alone (a snapshot belongs to one workload, a tensor's lifetime to one core), measured
+against the file's L2 size or the user's; a file with neither is measured against its extent over every
+core, which its l2_occupancy is finished with once the last core is read. So the batches' tables joined
+in the index's core order are the whole file's (tests/analysis/test_snapshot_tables.py compares them on
+every fixture, sample and fuzzed file).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import pandas as pd
 
 from irtools.analysis.blocks import l2_blocks_table
 from irtools.analysis.buffers import l2_tables, wl0_tables
+from irtools.analysis.l2_columnar import Ints, occupancy_at_size, snapshot_reach
 from irtools.analysis.tables import L2_OCCUPANCY, L2_REGIONS, TABLES, TENSORS, TableSpec
 from irtools.dialects.base import Capability
 from irtools.loading.dropping import drop_fields
@@ -69,12 +71,12 @@ class CoreTables:
     shares no value of a core it hands over)."""
 
     options: RunOptions
-    parts: list[tuple[list[int], dict[str, pd.DataFrame]]] = field(default_factory=list)
-    """Each batch's core ids (ascending) and its tables."""
+    parts: list[_Batch] = field(default_factory=list)
     failed: bool = False
-    """Some batch's tables raised, or cannot be built from its cores alone (L2 addresses and no L2 size,
-    the file's or the user's: the file's extent is then the size): no later core is dropped, and the file (read again when some core was dropped) is analyzed whole, its
-    errors the whole file's, as they were."""
+    """Some batch's tables raised, or cannot be built from its cores alone (ring regions and no L2 size,
+    or an address the columns cannot take in a file sized by its extent): no later core is dropped, and
+    the file (read again when some core was dropped) is analyzed whole, its errors the whole file's, as
+    they were."""
     dropped: bool = False
     """Some core's snapshots were dropped."""
     _batch: list[LoadedIR] = field(default_factory=list)
@@ -96,17 +98,21 @@ class CoreTables:
             return
         together = _together(batch)
         index = IRIndex(together, self.options)
+        reach = None
         if index.has(Capability.L2_ADDRESSES) and index.l2_size is None:
-            self.failed = True
-            _share(together)
-            return
+            # Sized by the file's extent: l2_occupancy is finished once the last core is read (`joined`).
+            reach = None if index.has(Capability.RING_REGIONS) else snapshot_reach(index)
+            if reach is None:
+                self.failed = True
+                _share(together)
+                return
         try:
             tables = snapshot_tables(index, self.options)
         except Exception:  # noqa: BLE001 - the whole file's analysis raises it again, where it did
             self.failed = True
             _share(together)
             return
-        self.parts.append((list(index.cores), tables))
+        self.parts.append(_Batch(list(index.cores), tables, reach))
         workloads = [ref.workload for ref in index.rows]
         drop_fields(workloads, SNAPSHOT_FIELDS)
         share_values(workloads)
@@ -116,12 +122,30 @@ class CoreTables:
         """The whole file's six tables from its batches' (the last built now), their rows in the index's
         core order; None when a core has none (its batch failed, or it was not handed over)."""
         self._flush()
-        handed = [core_id for ids, _ in self.parts for core_id in ids]
+        handed = [core_id for batch in self.parts for core_id in batch.core_ids]
         if self.failed or len(handed) != len(index.cores) or set(handed) != set(index.cores):
             return None
+        parts, self.parts = self.parts, []
+        extent = max((batch.reach[0] for batch in parts if batch.reach is not None), default=None)
+        for batch in parts:
+            if batch.reach is not None and extent is not None:
+                occupancy = batch.tables["l2_occupancy"]
+                if len(occupancy) != len(batch.reach[1]):
+                    return None  # not one row per snapshot: the whole file's tables say why
+                batch.tables["l2_occupancy"] = occupancy_at_size(occupancy, batch.reach[1], extent)
         rank = {core_id: at for at, core_id in enumerate(index.cores)}
-        parts, self.parts = [tables for _, tables in self.parts], []
-        return {name: _joined(TABLES[name], [p[name] for p in parts], rank) for name in SNAPSHOT_TABLES}
+        return {
+            name: _joined(TABLES[name], [b.tables[name] for b in parts], rank) for name in SNAPSHOT_TABLES
+        }
+
+
+@dataclass(slots=True)
+class _Batch:
+    core_ids: list[int]
+    tables: dict[str, pd.DataFrame]
+    reach: tuple[int, Ints] | None
+    """For a file sized by its extent: the batch's extent and where each snapshot's entries reach
+    (l2_columnar.snapshot_reach), to measure its l2_occupancy against the whole file's extent."""
 
 
 def _share(core: LoadedIR) -> None:

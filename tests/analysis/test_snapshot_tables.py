@@ -6,6 +6,7 @@ whole, as before."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pandas as pd
@@ -27,6 +28,7 @@ FIXTURES = ROOT.parent / "shared" / "fixtures"
 FILES = discover([str(FIXTURES), str(ROOT / "sample_ir")], False)
 RAW = FIXTURES / "gemini-raw" / "resnet_4x4_b4_ff1_ss2_rr50_ir.json"
 ALLOC = FIXTURES / "gemini-alloc" / "resnet_4x4_b4_ff1_ss2_rr50_alloc.json"
+DOCUMENTED = FIXTURES / "gemini" / "int8_resnet34.sim_quantized_b1_c1_bw16_stschedule.json"
 SIZED = RunOptions(l2_size=1 << 30, wl0_size=1 << 20)
 
 
@@ -54,21 +56,36 @@ def _dropped(analysis: Analysis) -> bool:
     )
 
 
-@pytest.mark.parametrize("options", [None, SIZED], ids=["defaults", "l2-size"])
-def test_every_fixture_and_sample_gives_the_whole_files_tables(options: RunOptions | None) -> None:
+@pytest.mark.parametrize(
+    ("options", "batch_rows"),
+    [(None, snapshots.BATCH_ROWS), (None, 256), (SIZED, 256)],
+    ids=["defaults", "defaults-small-batches", "l2-size-small-batches"],
+)
+def test_every_fixture_and_sample_gives_the_whole_files_tables(
+    options: RunOptions | None, batch_rows: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Small batches cut a real file into several: an allocated one's occupancy is then finished against
+    the whole file's extent."""
+    monkeypatch.setattr(snapshots, "BATCH_ROWS", batch_rows)
     for path in FILES:
         pair = _analyses(path, options)
         if pair is not None:
             _assert_same(*pair)
 
 
-def test_real_files_with_an_l2_size_are_streamed_and_those_without_one_kept_whole(
-    monkeypatch: pytest.MonkeyPatch,
+def test_real_files_are_streamed_and_a_ring_file_without_an_l2_size_kept_whole(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    """Batches of a few cores (so a real 16-core file makes several); an allocated file's L2 size is its
-    extent over every core unless given, so its snapshots stay until the whole file's tables are built."""
+    """Batches of a few cores (so a real 16-core file makes several). An allocated file without an L2 size
+    is measured against its extent over every core: its batches' occupancy is finished once all are read.
+    A file with ring regions and no L2 size keeps its snapshots until the whole file's tables are built."""
     monkeypatch.setattr(snapshots, "BATCH_ROWS", 300)
-    for path, options, streamed in [(RAW, None, True), (ALLOC, None, False), (ALLOC, SIZED, True)]:
+    ring = json.loads(DOCUMENTED.read_text())
+    del ring["buffersize"]
+    unsized = tmp_path / "unsized.json"
+    unsized.write_text(json.dumps(ring))
+    cases = [(RAW, None, True), (ALLOC, None, True), (ALLOC, SIZED, True), (DOCUMENTED, None, True)]
+    for path, options, streamed in [*cases, (unsized, None, False)]:
         whole, analysis = _analyses(path, options) or pytest.fail(str(path))
         assert _dropped(analysis) is streamed, (path, options)
         _assert_same(whole, analysis)
@@ -99,15 +116,16 @@ def test_a_batch_whose_tables_raise_sends_the_file_to_be_analyzed_whole(
 
 
 @pytest.mark.bounded  # generated input: under the memory bound of tests/budget.py
+@pytest.mark.parametrize("options", [None, SIZED], ids=["defaults", "l2-size"])
 @given(data=fuzzed_files())
-@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_a_fuzzed_file_gives_the_whole_files_tables(
-    data: bytes, tmp_path_factory: pytest.TempPathFactory
+    options: RunOptions | None, data: bytes, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
     path = tmp_path_factory.mktemp("snapshots") / "fuzzed.json"
     path.write_bytes(data)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(snapshots, "BATCH_ROWS", 2)
-        pair = _analyses(path, SIZED)
+        pair = _analyses(path, options)
     if pair is not None:
         _assert_same(*pair)

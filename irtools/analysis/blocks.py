@@ -127,7 +127,9 @@ def add_positions(frame: pd.DataFrame, index: IRIndex) -> pd.DataFrame:
         return frame  # nothing to place, or placed already
     placed = {core_id: index.core_position(core_id) for core_id in index.cores}
     axes = [{c: p[axis] for c, p in placed.items() if p is not None} for axis in (0, 1)]
-    out = frame.copy()
+    # Copy-on-write (pandas >= 3): the columns stay shared with `frame` (kept by Analysis), and neither
+    # frame sees a change made to the other; a deep copy held every table twice in `irtools analyze`.
+    out = frame.copy(deep=False)
     for name, (x_name, y_name) in POSITION_COLUMNS.items():
         if name not in out.columns:
             continue

@@ -114,6 +114,22 @@ def test_raw_sizes_are_bits_and_tables_hold_bytes(doc4x4: dict[str, Any]) -> Non
     assert set(row["bytes"]) == {9_408} and len(row) == 16  # read once into each of the 16 cores
 
 
+def test_a_table_handed_out_and_the_kept_one_never_see_each_others_changes() -> None:
+    """`Analysis.table` adds the mesh positions to a copy that shares the kept table's columns (pandas'
+    copy-on-write): a user's edit of one must not reach the other, nor a later `table` call."""
+    a = analyze(R4X4)
+    handed = a.table("l2_blocks")
+    kept = a.l2_blocks
+    before = int(kept["held_kib"].iloc[0])
+    handed.loc[0, "held_kib"] = before + 1
+    kept_copy = a.l2_blocks
+    assert (
+        int(kept_copy["held_kib"].iloc[0]) == before
+        and int(a.table("l2_blocks")["held_kib"].iloc[0]) == before
+    )
+    assert "core_x" in handed.columns and "core_x" not in kept.columns
+
+
 def test_every_raw_file_analyzes_with_positions() -> None:
     for path in sorted(RAW_DIR.glob("*.json")):
         a = analyze(path)

@@ -453,8 +453,8 @@ class Analysis:
         return producers, readers
 
     def known_snapshot_tables(self, tables: dict[str, pd.DataFrame]) -> None:
-        """Take the tables that read the snapshots (irtools.analysis.snapshots) as built core by core
-        while the file was read, its snapshots dropped since."""
+        """Take the tables that read the snapshots (irtools.analysis.snapshots) as built a few cores at a
+        time while the file was read, its snapshots dropped since."""
         self.__dict__["_l2"] = {name: tables[name] for name in ("tensors", "l2_occupancy", "l2_regions")}
         self.__dict__["_wl0"] = {name: tables[name] for name in ("wl0_tensors", "wl0_occupancy")}
         self.__dict__["l2_blocks"] = tables["l2_blocks"]
@@ -532,7 +532,7 @@ def analyze(
     tables = cores.joined(analysis.index) if analysis.loaded.cores_handed else None
     if tables is not None:
         analysis.known_snapshot_tables(tables)
-    elif cores.dropped:  # some core's tables failed: the file read again, whole, says what as it did
+    elif cores.dropped:  # a batch failed after others were dropped: read again, whole, as before
         del analysis
         return Analysis(load_ir(source, max_bytes=max_bytes), options)
     return analysis

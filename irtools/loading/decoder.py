@@ -33,16 +33,15 @@ from irtools import reference
 from irtools.dialects import Dialect, dialect_of
 from irtools.dialects.base import PartModels
 from irtools.findings import Finding
-from irtools.loading.fast_types import INTERNAL_PREFIX, LOOSE, decoder_for, extension_keys
+from irtools.loading.fast_types import LOOSE, decoder_for, extension_keys
 from irtools.loading.reader import StreamError, _decoder, _duplicate_key_findings
 from irtools.loading.sharing import share_values
-from irtools.loading.spans import Unsplit, member_spans
+from irtools.loading.spans import Unsplit, member_spans, vouchable, walk_members
 from irtools.model.base import CORE_KEY
 
 SWITCH = "IRTOOLS_DECODER"
 """Environment variable: `models` turns the typed decoder off (every member read by the models)."""
 
-_MEMBER = re.compile(rb'[ \t\n\r]*,?[ \t\n\r]*"([^"\\]*)"[ \t\n\r]*:[ \t\n\r]*')
 _END = re.compile(rb"[ \t\n\r]*}[ \t\n\r]*\Z")
 _NESTED_IDS = re.compile(rb'"transfer_id"[ \t\n\r]*:[ \t\n\r]*\[[^\]]*\[')
 """A list of transfer ids holding a list (`[[t]]`, or a mix): the loose union must be checked."""
@@ -196,22 +195,15 @@ def _one_form(value: Any, dram: bool) -> bool:
 
 def split(data: bytes) -> Split | None:
     """`data` as members when the decoder can vouch for the whole file; None: the models read it."""
-    if not data.isascii() or b"\\" in data or INTERNAL_PREFIX.encode() in data:
+    if not vouchable(data):
         return None
     try:
         top = msgspec.json.decode(data, type=dict[str, msgspec.Raw])
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
         return None  # the models' reader says exactly what is wrong
     spans: dict[str, tuple[int, int, int]] = {}
-    position = data.index(b"{") + 1
-    for key, raw in top.items():  # walked in the bytes: every member, each once, or None
-        match = _MEMBER.match(data, position)
-        if match is None or match.group(1).decode() != key:
-            return None  # a repeated key (the dict holds it once, at its first place)
-        value_at = match.end()
-        position = value_at + len(raw)
-        spans[key] = (match.start(1) - 1, value_at, position)
-    if not _END.match(data, position):
+    end = walk_members(data, data.index(b"{") + 1, top, 0, spans)
+    if end is None or not _END.match(data, end):
         return None
     return Split(data, spans)
 

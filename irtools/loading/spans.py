@@ -87,7 +87,7 @@ def _core_keys(read: Reader, size: int) -> tuple[list[tuple[int, int]], set[int]
     while start < size:
         base = max(0, start - _OVERLAP)
         text = read(base, min(size, start + CHUNK))
-        if not text.isascii() or b"\\" in text or _PREFIX in text:
+        if not vouchable(text):
             raise Unsplit("not ASCII, a backslash, or the decoder's internal prefix")
         codes = np.frombuffer(text, dtype=np.uint8)
         quotes = np.flatnonzero(codes[:-1] == ord('"'))  # a twentieth of the bytes: look after those only
@@ -109,13 +109,30 @@ def _segment(data: bytes, offset: int, spans: Spans) -> None:
         members = msgspec.json.decode(b"{" + data + b"}", type=dict[str, msgspec.Raw])
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError) as exc:
         raise Unsplit(str(exc)) from exc
-    position = 0
-    for key, raw in members.items():  # walked in the bytes: every member, each once
+    position = walk_members(data, 0, members, offset, spans)
+    if position is None:
+        raise Unsplit("a top-level key repeated")
+    if _SPACE.match(data, position).end() != len(data):  # type: ignore[union-attr]  # "*" matches ""
+        raise Unsplit("a top-level key repeated")  # msgspec's dict kept one of them: members are left over
+
+
+def vouchable(text: bytes) -> bool:
+    """Whether the typed decoder's split can vouch for these bytes: ASCII, no backslash (an escaped key
+    or quote), not the decoder's internal prefix."""
+    return text.isascii() and b"\\" not in text and _PREFIX not in text
+
+
+def walk_members(
+    data: bytes, position: int, members: dict[str, msgspec.Raw], offset: int, spans: Spans
+) -> int | None:
+    """`members` (msgspec's split of the object members in `data` from `position`) walked in the bytes,
+    each added to `spans` (`offset`: where `data` starts in the file); where the last one ends, or None
+    when a key is repeated (msgspec's dict holds it once, at its first place, or another segment had it)."""
+    for key, raw in members.items():
         match = _MEMBER.match(data, position)
         if match is None or match.group(1).decode() != key or key in spans:
-            raise Unsplit(f"top-level key {key!r} repeated")
+            return None
         value_at = match.end()
         position = value_at + len(raw)
         spans[key] = (offset + match.start(1) - 1, offset + value_at, offset + position)
-    if _SPACE.match(data, position).end() != len(data):  # type: ignore[union-attr]  # "*" matches ""
-        raise Unsplit("a top-level key repeated")  # msgspec's dict kept one of them: members are left over
+    return position

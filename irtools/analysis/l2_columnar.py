@@ -207,8 +207,13 @@ def _coverage(group: Ints, a: Ints, b: Ints, hi: Ints) -> tuple[Ints, Ints]:
     np.maximum.at(largest, group, gap)
     reached = np.zeros(groups, dtype=np.int64)
     np.maximum.at(reached, group, ends)
-    largest = np.where(reached < hi, np.maximum(largest, hi - reached), largest)
-    return used, largest
+    return used, _with_tail_gap(largest, reached, hi)
+
+
+def _with_tail_gap(largest: Ints, reached: Ints, hi: Ints | int) -> Ints:
+    """The largest free gap once the gap after the entries (from where they reach to `hi`) counts."""
+    with_tail: Ints = np.where(reached < hi, np.maximum(largest, hi - reached), largest)
+    return with_tail
 
 
 def lifetimes(core: Ints, position: Ints, key: list[Ints]) -> tuple[Ints, Ints]:
@@ -269,10 +274,6 @@ def _occupancy(
         np.add.at(held, row[kind == k], size[kind == k])
         by_type[f"{name}_bytes"] = held
     total = by_type["ifmap_bytes"] + by_type["ofmap_bytes"] + by_type["weight_bytes"]
-    free = buffersize - used
-    with np.errstate(divide="ignore", invalid="ignore"):
-        fraction = total / buffersize if buffersize else np.full(rows, np.nan)
-        fragmentation = np.where(free > 0, 1 - largest / np.where(free > 0, free, 1), 0.0)
     incomplete = index.incomplete
     return {
         **identity,
@@ -280,11 +281,23 @@ def _occupancy(
         **by_type,
         "total_bytes": total,
         "used_bytes": used,
+        **_free_space(total, used, largest, buffersize),
+        "incomplete": [ref.pointer in incomplete for ref in index.rows],
+    }
+
+
+def _free_space(total: Ints, used: Ints, largest: Ints, buffersize: int) -> dict[str, Any]:
+    """l2_occupancy's columns that the L2 size decides: free bytes, fraction, largest free block and
+    fragmentation."""
+    free = buffersize - used
+    with np.errstate(divide="ignore", invalid="ignore"):
+        fraction = total / buffersize if buffersize else np.full(len(total), np.nan)
+        fragmentation = np.where(free > 0, 1 - largest / np.where(free > 0, free, 1), 0.0)
+    return {
         "free_bytes": free,
         "fraction": fraction,
         "largest_free_block": largest,
         "fragmentation": fragmentation,
-        "incomplete": [ref.pointer in incomplete for ref in index.rows],
     }
 
 
@@ -328,13 +341,6 @@ def occupancy_at_size(occupancy: pd.DataFrame, reached: Ints, size: int) -> pd.D
     so does the gap after the last entry (`_coverage`: the largest gap is the larger of the gaps between
     entries and that one), so the largest free block is the larger of the old one and `size - reached`."""
     used = occupancy["used_bytes"].to_numpy(dtype=np.int64)
-    largest = occupancy["largest_free_block"].to_numpy(dtype=np.int64)
-    free = size - used
-    largest = np.where(reached < size, np.maximum(largest, size - reached), largest)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        total = occupancy["total_bytes"].to_numpy(dtype=np.int64)
-        fraction = total / size if size else np.full(len(total), np.nan)
-        fragmentation = np.where(free > 0, 1 - largest / np.where(free > 0, free, 1), 0.0)
-    return occupancy.assign(
-        free_bytes=free, fraction=fraction, largest_free_block=largest, fragmentation=fragmentation
-    ).astype(occupancy.dtypes.to_dict())
+    total = occupancy["total_bytes"].to_numpy(dtype=np.int64)
+    largest = _with_tail_gap(occupancy["largest_free_block"].to_numpy(dtype=np.int64), reached, size)
+    return occupancy.assign(**_free_space(total, used, largest, size)).astype(occupancy.dtypes.to_dict())

@@ -1,5 +1,5 @@
 """The tables read from the L2 and WL0 snapshots, built a few cores at a time as `irtools analyze` reads
-the file, their snapshots then dropped.
+the file, their snapshots then dropped, and with them the tensors the other tables read as columns.
 
 The snapshots (`buffer`, `wl0_buffer`/`wl1_buffer`) and the tiles are most of a loaded file: three
 quarters of a Gemini file's bytes are its `buffer` entries. Only these six tables read them; the others
@@ -9,6 +9,11 @@ against the file's L2 size or the user's; a file with neither is measured agains
 core, which its l2_occupancy is finished with once the last core is read. So the batches' tables joined
 in the index's core order are the whole file's (tests/analysis/test_snapshot_tables.py compares them on
 every fixture, sample and fuzzed file).
+
+What is left of a workload is then mostly its tensors and range. Without a NoC model the other tables
+read them only through the transfer columns and the ofmaps' sizes (irtools.loading.columns): those are
+kept per core, as validate keeps them (irtools.streaming), given to the whole file's index, and the
+tensors dropped too.
 """
 
 from __future__ import annotations
@@ -21,10 +26,18 @@ import pandas as pd
 
 from irtools.analysis.blocks import l2_blocks_table
 from irtools.analysis.buffers import l2_tables, wl0_tables
-from irtools.analysis.l2_columnar import Ints, occupancy_at_size, snapshot_reach
+from irtools.analysis.l2_columnar import occupancy_at_size, snapshot_reach
 from irtools.analysis.tables import L2_OCCUPANCY, L2_REGIONS, TABLES, TENSORS, TableSpec
 from irtools.dialects.base import Capability
-from irtools.loading.dropping import drop_fields
+from irtools.loading.columns import (
+    Ints,
+    WorkloadTransfers,
+    int32_where_fits,
+    joined,
+    known_transfers,
+    ofmap_sizes,
+)
+from irtools.loading.dropping import SNAPSHOT_FIELDS, TENSOR_FIELDS, drop_fields
 from irtools.loading.index import IRIndex
 from irtools.loading.sharing import share_values
 from irtools.options import RunOptions
@@ -35,10 +48,6 @@ if TYPE_CHECKING:
 
 SNAPSHOT_TABLES = ("tensors", "l2_occupancy", "l2_regions", "l2_blocks", "wl0_tensors", "wl0_occupancy")
 """The tables that read the snapshots."""
-
-SNAPSHOT_FIELDS = ("buffer", "wl0_buffer", "wl1_buffer", "tile_info")
-"""A workload's fields that only the snapshot tables read (in the CLI's analyze: the dashboard's tiles and
-live buffers read them too, and keep them)."""
 
 
 def l2_part(index: IRIndex) -> dict[str, pd.DataFrame]:
@@ -73,6 +82,9 @@ class CoreTables:
 
     options: RunOptions
     parts: list[_Batch] = field(default_factory=list)
+    columns: dict[int, tuple[WorkloadTransfers, Ints]] = field(default_factory=dict)
+    """Core id -> its part of the transfer columns and its ofmaps' sizes, narrowed, when its tensors are
+    dropped too (`drops_tensors`)."""
     failed: bool = False
     """Some batch's tables raised, or cannot be built from its cores alone (ring regions and no L2 size,
     or an address the columns cannot take in a file sized by its extent): no later core is dropped, and
@@ -113,15 +125,38 @@ class CoreTables:
             self.failed = True
             _share(together)
             return
+        if self.drops_tensors:
+            try:
+                self.columns.update(self._core_columns(core) for core in batch)
+            except OverflowError:  # a value beyond int64: the whole file's tables take it from the objects
+                self.failed = True
+                _share(together)
+                return
         self.parts.append(_Batch(list(index.cores), tables, reach))
         workloads = [ref.workload for ref in index.rows]
-        drop_fields(workloads, SNAPSHOT_FIELDS)
+        drop_fields(workloads, (*SNAPSHOT_FIELDS, *TENSOR_FIELDS) if self.drops_tensors else SNAPSHOT_FIELDS)
         share_values(workloads)
         self.dropped = True
 
+    @property
+    def drops_tensors(self) -> bool:
+        """Whether the cores' tensors go too: not for the NoC model, which routes them."""
+        return self.options.noc_bw is None
+
+    def _core_columns(self, core: LoadedIR) -> tuple[int, tuple[WorkloadTransfers, Ints]]:
+        """The core's part of the transfer columns and its ofmaps' sizes, narrowed. Raises OverflowError
+        when a value is not an int64."""
+        index = IRIndex(core, self.options)
+        sizes = ofmap_sizes(index)
+        if sizes is None:
+            raise OverflowError("an ofmap's size is not an int64")
+        ((core_id, _),) = index.cores.items()
+        return core_id, (WorkloadTransfers.build(index).narrowed(), int32_where_fits(sizes))
+
     def joined(self, index: IRIndex) -> dict[str, pd.DataFrame] | None:
         """The whole file's six tables from its batches' (the last built now), their rows in the index's
-        core order; None when a core has none (its batch failed, or it was not handed over)."""
+        core order, and the index given its transfer columns and ofmap sizes when the tensors were dropped;
+        None when a core has none (its batch failed, or it was not handed over)."""
         self._flush()
         handed = [core_id for batch in self.parts for core_id in batch.core_ids]
         if self.failed or len(handed) != len(index.cores) or set(handed) != set(index.cores):
@@ -135,6 +170,10 @@ class CoreTables:
                     return None  # not one row per snapshot: the whole file's tables say why
                 batch.tables["l2_occupancy"] = occupancy_at_size(occupancy, batch.reach[1], extent)
         rank = {core_id: at for at, core_id in enumerate(index.cores)}
+        if self.drops_tensors:
+            columns = [self.columns.pop(core_id) for core_id in index.cores]
+            known_transfers(index, [transfers for transfers, _ in columns])
+            ofmap_sizes.known(index, joined([sizes for _, sizes in columns]))
         return {
             name: _joined(TABLES[name], [b.tables[name] for b in parts], rank) for name in SNAPSHOT_TABLES
         }

@@ -9,7 +9,7 @@ import pandas as pd
 
 from irtools.analysis.identity import workload_identity
 from irtools.analysis.tables import DRAM_TRAFFIC, DRAM_TRANSFERS
-from irtools.loading.columns import first_rows
+from irtools.loading.columns import first_rows, ofmap_sizes, pair_keys, transfer_columns
 from irtools.loading.index import IRIndex, WorkloadRef
 from irtools.model.view import is_core
 from irtools.reference import fast_path
@@ -45,13 +45,37 @@ def dram_transfers(index: IRIndex) -> pd.DataFrame:
             add("read", out.type, out.transfer_id, out.size, ref)
         if not first:
             add("read", out.type, out.transfer_id, out.size, None)
-    for entry in index.ir.dram.in_:
-        producer = index.by_id.get((entry.core_id, entry.workload_id))
-        size = None
-        if producer is not None:
-            size = next((o.size for o in producer.workload.ofmap if o.transfer_id == entry.transfer_id), None)
-        add("write", "fmap", entry.transfer_id, size, producer)
+    writes = index.ir.dram.in_
+    producers = [index.by_id.get((entry.core_id, entry.workload_id)) for entry in writes]
+    tids = [entry.transfer_id for entry in writes]
+    for tid, size, producer in zip(tids, write_sizes(index, producers, tids), producers, strict=True):
+        add("write", "fmap", tid, size, producer)
     return DRAM_TRANSFERS.frame(columns)
+
+
+def _write_sizes_reference(
+    index: IRIndex, producers: list[WorkloadRef | None], tids: list[int]
+) -> list[int | None]:
+    return [
+        None if ref is None else next((o.size for o in ref.workload.ofmap if o.transfer_id == tid), None)
+        for ref, tid in zip(producers, tids, strict=True)
+    ]
+
+
+@fast_path(reference=_write_sizes_reference)
+def write_sizes(index: IRIndex, producers: list[WorkloadRef | None], tids: list[int]) -> list[int | None]:
+    """Per DRAM write: the size of its producer's first ofmap with its transfer id (None without one), from
+    the transfer columns and `ofmap_sizes`: what `irtools analyze` keeps of the ofmaps it drops."""
+    cols, sizes = transfer_columns(index), ofmap_sizes(index)
+    if cols is None or sizes is None or any(t < 0 or t >= 2**62 for t in tids):
+        return _write_sizes_reference(index, producers, tids)
+    first = dict(zip(index.cores, np.cumsum([0, *map(len, index.cores.values())]).tolist(), strict=False))
+    row = np.array([-1 if ref is None else first[ref.core_id] + ref.position for ref in producers], np.int64)
+    keys = pair_keys(cols.ofmap_row, cols.ofmap_tid, np.maximum(row, 0), np.array(tids, np.int64))
+    if keys is None or int(cols.ofmap_tid.min(initial=0)) < 0:
+        return _write_sizes_reference(index, producers, tids)
+    at = first_rows(*keys)
+    return [None if r < 0 or a < 0 else int(sizes[a]) for r, a in zip(row.tolist(), at.tolist(), strict=True)]
 
 
 def _dram_traffic_reference(index: IRIndex, transfers: pd.DataFrame) -> pd.DataFrame:

@@ -370,6 +370,14 @@ dram_writers: PerIndex[DramWriters] = PerIndex(DramWriters.build)
 """The ofmaps that write to DRAM."""
 
 
+def _ofmap_sizes(index: IRIndex) -> Ints:
+    return _checked(tensor_columns(index).ofmaps.ints("size"))
+
+
+ofmap_sizes: PerIndex[Ints] = PerIndex(_ofmap_sizes)
+"""Every ofmap's size in bytes, in the order of `transfer_columns`' ofmap_row and ofmap_tid."""
+
+
 def int64(values: Iterable[int]) -> Ints:
     """`values` as int64, leaving out those beyond its range (they equal no value of the columns)."""
     return _ints([v for v in values if -(2**63) <= v < 2**63])

@@ -33,6 +33,13 @@ class _Dropped:
 
 DROPPED: Any = _Dropped()
 
+SNAPSHOT_FIELDS = ("buffer", "wl0_buffer", "wl1_buffer", "tile_info")
+"""A workload's L2 and WL0 snapshots and its tiles: three quarters of a Gemini file's bytes."""
+
+TENSOR_FIELDS = ("ifmap", "waits", "weight", "ofmap", "workload")
+"""A workload's tensors and range: most of what is left of it once its snapshots are gone; the transfer
+columns (irtools.loading.columns) hold what the whole-file steps read of them."""
+
 
 def drop_fields(workloads: list[Any], names: Iterable[str]) -> None:
     """DROPPED in each field `names` of these workloads that are Structs, where it holds no None (the

@@ -1,5 +1,6 @@
 """`irtools analyze` builds the snapshot tables a batch of cores at a time as it reads the file and drops
-the snapshots (irtools.analysis.snapshots): every table and the summary stay exactly the whole file's,
+the snapshots, and without a NoC model the tensors too (irtools.analysis.snapshots): every table and the
+summary stay exactly the whole file's,
 on every fixture and sample, with and without an L2 size, and on fuzzed files of every dialect; where
 the cores cannot tell (L2 addresses and no L2 size) or a batch's tables raise, the file is analyzed
 whole, as before."""
@@ -13,13 +14,15 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from irtools.analysis import analyze, snapshots
+from irtools.analysis import analyze, snapshots, traffic
 from irtools.analysis.analysis import Analysis
 from irtools.analysis.summary import summarize
+from irtools.cli.main import main
 from irtools.errors import AnalysisError
 from irtools.loading.discover import discover
 from irtools.loading.dropping import DROPPED, FieldDropped
 from irtools.options import RunOptions
+from irtools.reference import reference_core
 from tests.budget import examples
 from tests.conftest import ROOT
 from tests.rules.test_screens import fuzzed_files
@@ -129,3 +132,45 @@ def test_a_fuzzed_file_gives_the_whole_files_tables(
         pair = _analyses(path, options)
     if pair is not None:
         _assert_same(*pair)
+
+
+def test_without_a_noc_model_the_tensors_are_dropped_too() -> None:
+    """The other tables read them through the transfer columns and the ofmaps' sizes; the NoC model routes
+    the tensors themselves, and keeps them."""
+    dropped = analyze(RAW, keep_snapshots=False)
+    with pytest.raises(FieldDropped):
+        dropped.index.rows[0].workload.ofmap[0]
+    routed = analyze(RAW, RunOptions(noc_bw=8), keep_snapshots=False)
+    assert routed.index.rows[0].workload.ofmap[0].transfer_id >= 0
+    _assert_same(analyze(RAW, RunOptions(noc_bw=8)), routed)
+
+
+def test_a_table_reading_a_dropped_field_sends_the_cli_to_analyze_the_file_whole(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A table that still reads the tensors (here the DRAM writes' sizes, read from the ofmaps) raises
+    FieldDropped on the streamed load: `irtools analyze` reads the file again, whole, and writes the same
+    tables."""
+    assert main(["analyze", str(RAW), "--out", str(tmp_path / "streamed")]) == 0
+    monkeypatch.setattr(traffic, "write_sizes", traffic._write_sizes_reference)
+    with pytest.raises(FieldDropped):
+        analyze(RAW, keep_snapshots=False).table("dram_transfers")
+    assert main(["analyze", str(RAW), "--out", str(tmp_path / "whole")]) == 0
+    for written in (tmp_path / "streamed").iterdir():
+        assert (tmp_path / "whole" / written.name).read_bytes() == written.read_bytes(), written.name
+
+
+@pytest.mark.bounded
+@given(data=fuzzed_files())
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_the_dram_writes_sizes_from_the_columns_are_the_ofmaps(data: bytes) -> None:
+    """Per DRAM write, the first ofmap of its producer with its transfer id, whatever the fuzzer made of
+    the ids (repeated, negative, missing producers)."""
+    try:
+        tables = []
+        for reference in (False, True):
+            with reference_core(reference):
+                tables.append(analyze(data).table("dram_transfers"))
+    except AnalysisError:
+        return
+    pd.testing.assert_frame_equal(*tables)

@@ -67,11 +67,13 @@ def snapshot_tables(index: IRIndex, options: RunOptions) -> dict[str, pd.DataFra
     return {**l2_part(index), "l2_blocks": l2_blocks_table(index), **wl0_tables(index, options.wl0_size)}
 
 
-BATCH_ROWS = 4096
+BATCH_ROWS = 2048
 """Workloads whose snapshot tables are built at once: the tables' cost per call (a DataFrame per table and
 column) is paid a few times per file rather than once per core, while a small part of the file's
-snapshots is held. Measured on the 61-98 MB files: 8192 peaked 6-11% higher (a batch's Structs, groups and
-tables at once), 1024 cost up to 1 s more CPU."""
+snapshots is held. Since the tensors are dropped too, a batch's moment is most of what the load leaves
+behind: whole `irtools analyze` processes peaked at 244/279/262/188 MiB (raw, allocated, documented
+stand-ins, real 61 MB file) with 2048, 259/291/286/201 with 4096, 244/275/254/181 with 1024, whose
+CPU was up to 1 s more."""
 
 
 @dataclass(slots=True)

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import operator
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from irtools.analysis.identity import workload_identity
-from irtools.analysis.tables import CORE_TRANSFERS, CORES, TIMELINE
+from irtools.analysis.tables import CORE_TRANSFERS, CORES, TIMELINE, TableSpec
 from irtools.analysis.timeline import Schedule, core_ranges
 from irtools.loading.columns import first_rows, take, transfer_columns
 from irtools.loading.index import IRIndex, workload_inputs
@@ -24,31 +25,57 @@ def timeline_table(index: IRIndex, schedules: dict[str, Schedule]) -> pd.DataFra
     """The `timeline` table from the schedules of each timing model."""
     if not schedules:
         return TIMELINE.empty()
-    refs = index.rows
-    row_of = {id(ref): n for n, ref in enumerate(refs)}
     workload = _workload_columns(index)
-    parts: dict[str, list[np.ndarray]] = {c.name: [] for c in TIMELINE.columns}
+    # Typed once, taken for each model: the texts and numbers are made once, not once per model.
+    shared = _typed(workload)
+    in_rows = _in_rows(index, schedules)
+    parts = []
     for model, schedule in schedules.items():
-        rows = np.fromiter((row_of[id(ref)] for ref in schedule.nodes), np.int64, len(schedule.nodes))
-        for name, values in workload.items():
-            parts[name].append(values[rows])
-        critical = np.zeros(len(rows), dtype=bool)
+        rows = in_rows(schedule)
+        taken = shared if rows is None else shared.take(rows).reset_index(drop=True)
+        critical = np.zeros(len(schedule.nodes), dtype=bool)
         critical[schedule.critical_path] = True
-        parts["model"].append(np.full(len(rows), model, dtype=object))
-        parts["start"].append(_objects(schedule.start))
-        parts["end"].append(_objects(schedule.end))
-        parts["wait"].append(_objects(schedule.wait))
-        parts["critical"].append(critical)
-        none = np.full(len(rows), None, dtype=object)
-        if schedule.noc_time is None:
-            parts["noc_time"].append(none)
-            parts["bound"].append(none)
-        else:
+        none = np.full(len(schedule.nodes), None, dtype=object)
+        own: dict[str, Any] = {
+            "model": np.full(len(schedule.nodes), model, dtype=object),
+            "start": _objects(schedule.start),
+            "end": _objects(schedule.end),
+            "wait": _objects(schedule.wait),
+            "critical": critical,
+            "noc_time": none,
+            "bound": none,
+            "noc_link": none if schedule.noc_link is None else _objects(schedule.noc_link),
+        }
+        if schedule.noc_time is not None:
             noc = _objects(schedule.noc_time)  # Python ints: compared whole, whatever their size
-            parts["noc_time"].append(noc)
-            parts["bound"].append(np.where(noc > workload["time"][rows], "NoC", "compute").astype(object))
-        parts["noc_link"].append(none if schedule.noc_link is None else _objects(schedule.noc_link))
-    return TIMELINE.frame({name: np.concatenate(chunks) for name, chunks in parts.items()})
+            times = workload["time"] if rows is None else workload["time"][rows]
+            own["noc_time"], own["bound"] = noc, np.where(noc > times, "NoC", "compute").astype(object)
+        parts.append(pd.concat([taken, _typed(own)], axis=1)[[c.name for c in TIMELINE.columns]])
+    return pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
+
+
+def _typed(columns: dict[str, Any]) -> pd.DataFrame:
+    """Some of the timeline's columns with their declared dtypes (TIMELINE.frame, which reports a number
+    beyond int64)."""
+    spec = TableSpec(TIMELINE.name, TIMELINE.doc, tuple(c for c in TIMELINE.columns if c.name in columns))
+    return spec.frame(columns)
+
+
+def _in_rows(index: IRIndex, schedules: dict[str, Schedule]) -> Callable[[Schedule], np.ndarray | None]:
+    """Each schedule's nodes as workload rows; None where they are the rows themselves (every model of
+    irtools places the index's rows in order)."""
+    refs = index.rows
+    row_of: dict[int, int] | None = None
+
+    def rows(schedule: Schedule) -> np.ndarray | None:
+        nonlocal row_of
+        if len(schedule.nodes) == len(refs) and all(map(operator.is_, schedule.nodes, refs)):
+            return None
+        if row_of is None:
+            row_of = {id(ref): n for n, ref in enumerate(refs)}
+        return np.fromiter((row_of[id(ref)] for ref in schedule.nodes), np.int64, len(schedule.nodes))
+
+    return rows
 
 
 def _workload_columns(index: IRIndex) -> dict[str, np.ndarray]:

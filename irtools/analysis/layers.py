@@ -18,8 +18,10 @@ def layers_table(
 
     `noc` (irtools.analysis.noc.layer_bounds, with a NoC bandwidth) fills noc_added, bound and noc_link.
     """
-    dep = timeline[timeline["model"] == "dependency"]
     keys = ["core_id", "position"]
+    # Only the columns the rollup reads: the timeline's texts are most of its bytes.
+    used = [*keys, "layer_name", "layer_type", "time", "start", "end"]
+    dep = timeline.loc[timeline["model"] == "dependency", used]
     merged = dep.merge(traffic.drop(columns=["workload_id", "layer_name"]), on=keys, how="left").merge(
         l2_occupancy[[*keys, "total_bytes"]].rename(columns={"total_bytes": "l2_bytes"}), on=keys
     )

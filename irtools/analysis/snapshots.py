@@ -10,8 +10,8 @@ core, which its l2_occupancy is finished with once the last core is read. So the
 in the index's core order are the whole file's (tests/analysis/test_snapshot_tables.py compares them on
 every fixture, sample and fuzzed file).
 
-What is left of a workload is then mostly its tensors and range. Without a NoC model the other tables
-read them only through the transfer columns and the ofmaps' sizes (irtools.loading.columns): those are
+What is left of a workload is then mostly its tensors and range. When the run routes no NoC traffic the
+other tables read them only through the transfer columns and the ofmaps' sizes (irtools.loading.columns): those are
 kept per core, as validate keeps them (irtools.streaming), given to the whole file's index, and the
 tensors dropped too.
 """
@@ -142,8 +142,8 @@ class CoreTables:
 
     @property
     def drops_tensors(self) -> bool:
-        """Whether the cores' tensors go too: not for the NoC model, which routes them."""
-        return self.options.noc_bw is None
+        """Whether the cores' tensors go too: not when the run routes them (the NoC model, noc_links)."""
+        return not self.options.routes_noc
 
     def _core_columns(self, core: LoadedIR) -> tuple[int, tuple[WorkloadTransfers, Ints]]:
         """The core's part of the transfer columns and its ofmaps' sizes, narrowed. Raises OverflowError

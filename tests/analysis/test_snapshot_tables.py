@@ -134,15 +134,17 @@ def test_a_fuzzed_file_gives_the_whole_files_tables(
         _assert_same(*pair)
 
 
-def test_without_a_noc_model_the_tensors_are_dropped_too() -> None:
-    """The other tables read them through the transfer columns and the ofmaps' sizes; the NoC model routes
-    the tensors themselves, and keeps them."""
+def test_a_run_routing_no_noc_traffic_drops_the_tensors_too() -> None:
+    """The other tables read them through the transfer columns and the ofmaps' sizes; a run that routes the
+    NoC traffic (the noc model, noc_links) reads the tensors themselves, and keeps them."""
     dropped = analyze(RAW, keep_snapshots=False)
     with pytest.raises(FieldDropped):
         dropped.index.rows[0].workload.ofmap[0]
-    routed = analyze(RAW, RunOptions(noc_bw=8), keep_snapshots=False)
-    assert routed.index.rows[0].workload.ofmap[0].transfer_id >= 0
-    _assert_same(analyze(RAW, RunOptions(noc_bw=8)), routed)
+    for routing in (RunOptions(noc_bw=8), RunOptions(noc_links=True)):
+        routed = analyze(RAW, routing, keep_snapshots=False)
+        assert routed.index.rows[0].workload.ofmap[0].transfer_id >= 0
+        _assert_same(analyze(RAW, routing), routed)
+        assert len(routed.table("noc_links")) > 0
 
 
 def test_a_table_reading_a_dropped_field_sends_the_cli_to_analyze_the_file_whole(

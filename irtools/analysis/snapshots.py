@@ -19,9 +19,11 @@ tensors dropped too.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
+import numpy as np
 import pandas as pd
 
 from irtools.analysis.blocks import l2_blocks_table
@@ -129,7 +131,7 @@ class CoreTables:
             return
         if self.drops_tensors:
             try:
-                self.columns.update(self._core_columns(core) for core in batch)
+                self.columns.update(self._core_columns(index))
             except OverflowError:  # a value beyond int64: the whole file's tables take it from the objects
                 self.failed = True
                 _share(together)
@@ -145,15 +147,21 @@ class CoreTables:
         """Whether the cores' tensors go too: not when the run routes them (the NoC model, noc_links)."""
         return not self.options.routes_noc
 
-    def _core_columns(self, core: LoadedIR) -> tuple[int, tuple[WorkloadTransfers, Ints]]:
-        """The core's part of the transfer columns and its ofmaps' sizes, narrowed. Raises OverflowError
+    @staticmethod
+    def _core_columns(index: IRIndex) -> Iterator[tuple[int, tuple[WorkloadTransfers, Ints]]]:
+        """Each core's part of the batch's transfer columns and its ofmaps' sizes, narrowed (built on the
+        batch's index, whose objects its snapshot tables have gathered already). Raises OverflowError
         when a value is not an int64."""
-        index = IRIndex(core, self.options)
         sizes = ofmap_sizes(index)
         if sizes is None:
             raise OverflowError("an ofmap's size is not an int64")
-        ((core_id, _),) = index.cores.items()
-        return core_id, (WorkloadTransfers.build(index).narrowed(), int32_where_fits(sizes))
+        transfers = WorkloadTransfers.build(index)
+        counts = [len(refs) for refs in index.cores.values()]
+        ends = np.searchsorted(transfers.ofmap_row, np.cumsum(counts)).tolist()  # past each core's last ofmap
+        for core_id, part, first, last in zip(
+            index.cores, transfers.split(counts), [0, *ends[:-1]], ends, strict=True
+        ):
+            yield core_id, (part.narrowed(), int32_where_fits(sizes[first:last]))
 
     def joined(self, index: IRIndex) -> dict[str, pd.DataFrame] | None:
         """The whole file's six tables from its batches' (the last built now), their rows in the index's

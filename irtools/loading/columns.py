@@ -104,6 +104,23 @@ class WorkloadTransfers:
             ofmap_wid,
         )
 
+    def split(self, counts: list[int]) -> list[WorkloadTransfers]:
+        """These columns cut into consecutive parts of `counts` workloads each (their rows counted from
+        each part's start): what `TransferColumns.joined` puts together again."""
+        starts = np.cumsum([0, *counts])
+        parts = []
+        for first, last in zip(starts[:-1].tolist(), starts[1:].tolist(), strict=True):
+            cut: dict[str, Ints] = {
+                "core": self.core[first:last],
+                "workload_id": self.workload_id[first:last],
+            }
+            for rows, others in _ROWS_AND_THEIRS:
+                at = slice(*np.searchsorted(getattr(self, rows), [first, last]).tolist())
+                cut[rows] = getattr(self, rows)[at] - first
+                cut.update((name, getattr(self, name)[at]) for name in others)
+            parts.append(WorkloadTransfers(**cut))
+        return parts
+
     def narrowed(self) -> WorkloadTransfers:
         """The same columns, each in int32 where its values fit (while the parts of a file's cores wait
         to be joined: `TransferColumns.joined` widens them back, as every column starts in int64)."""
@@ -276,6 +293,14 @@ def joined_rows(columns: list[Ints], counts: list[int]) -> Ints:
 
 _WORKLOAD_COLUMNS = tuple(f.name for f in dataclasses.fields(WorkloadTransfers))
 _ROW_COLUMNS = ("read_row", "weight_row", "ofmap_row", "dest_row")
+_ROWS_AND_THEIRS = (
+    ("read_row", ("read_tid",)),
+    ("weight_row", ("weight_tid",)),
+    ("ofmap_row", ("ofmap_tid",)),
+    ("dest_row", ("dest_producer", "dest_tid", "dest_core", "dest_workload_id")),
+)
+"""Each column of rows (ascending: the groups list their objects in row order) and the columns it
+indexes alike."""
 
 
 def int32_where_fits(column: Ints) -> Ints:

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from irtools import reference
-from irtools.loading.columns import _kahn, first_rows, pair_keys
+from irtools.loading.columns import TransferColumns, WorkloadTransfers, _kahn, first_rows, pair_keys
 from irtools.loading.index import IRIndex
 from irtools.loading.load import load_ir
 from irtools.loading.waits import waits_acyclic
@@ -25,6 +25,24 @@ def test_first_rows_is_a_first_wins_lookup() -> None:
     # As dict.setdefault over the keys in order: a repeated key answers with its first row.
     assert first_rows(ints(5, 3, 5, 7), ints(5, 7, 9, 3)).tolist() == [0, 3, -1, 1]
     assert first_rows(ints(), ints(1, 2)).tolist() == [-1, -1]
+
+
+@pytest.mark.parametrize(
+    "fixture",
+    ["gemini-raw/resnet_4x4_b4_ff1_ss2_rr50_ir.json", "gemini-alloc/resnet_4x4_b4_ff1_ss2_rr50_alloc.json"],
+)
+def test_transfer_columns_split_by_core_join_back_into_the_whole(fixture: str) -> None:
+    """analyze builds a batch of cores' columns at once and keeps each core's part: the parts joined
+    are the whole file's columns, whatever cut (the real 16-core file cut by core, and in uneven parts)."""
+    index = IRIndex(load_ir(ROOT.parent / "shared" / "fixtures" / fixture))
+    whole = TransferColumns.build(index)
+    cores = [len(refs) for refs in index.cores.values()]
+    for counts in (cores, [sum(cores[:5]), 0, sum(cores[5:])]):
+        parts = WorkloadTransfers.build(index).split(counts)
+        assert [len(p.core) for p in parts] == counts
+        joined = TransferColumns.joined(index, parts)
+        for name in TransferColumns.__dataclass_fields__:
+            assert getattr(joined, name).tolist() == getattr(whole, name).tolist(), name
 
 
 def test_pair_keys_refuse_values_too_large_to_combine() -> None:

@@ -10,10 +10,11 @@ core, which its l2_occupancy is finished with once the last core is read. So the
 in the index's core order are the whole file's (tests/analysis/test_snapshot_tables.py compares them on
 every fixture, sample and fuzzed file).
 
-What is left of a workload is then mostly its tensors and range. When the run routes no NoC traffic the
-other tables read them only through the transfer columns and the ofmaps' sizes (irtools.loading.columns): those are
-kept per core, as validate keeps them (irtools.streaming), given to the whole file's index, and the
-tensors dropped too.
+What is left of a workload is then mostly its tensors and range. When the run routes no NoC traffic,
+the other tables read them only through the transfer columns and the ofmaps' sizes
+(irtools.loading.columns): those are kept per core, as validate keeps them (irtools.streaming), given
+to the whole file's index, and the tensors dropped too. A table that would still read a dropped field
+raises FieldDropped, and `irtools analyze` then reads the file again whole.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """`irtools analyze` builds the snapshot tables a batch of cores at a time as it reads the file and drops
-the snapshots, and without a NoC model the tensors too (irtools.analysis.snapshots): every table and the
-summary stay exactly the whole file's,
-on every fixture and sample, with and without an L2 size, and on fuzzed files of every dialect; where
+the snapshots, and the tensors too when it routes no NoC traffic (irtools.analysis.snapshots): every
+table and the summary stay exactly the whole file's, on every fixture and sample, with and without an L2
+size, and on fuzzed files of every dialect; where
 the cores cannot tell (L2 addresses and no L2 size) or a batch's tables raise, the file is analyzed
 whole, as before."""
 

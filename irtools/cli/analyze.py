@@ -9,7 +9,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from irtools.atomic import write_text_atomic
-from irtools.cli.common import EXCEL_SAFE_HELP, EXIT_OK, positive_float, show_progress
+from irtools.cli.common import EXCEL_SAFE_HELP, EXIT_OK, arrow_uses_malloc, positive_float, show_progress
 from irtools.cli.noc_args import add_dram_arguments, add_noc_arguments
 from irtools.cli.trace_args import add_trace_argument, load_measured, print_measured
 from irtools.config import add_settings, run_options
@@ -104,16 +104,6 @@ def _note_writing(name: str) -> None:
     sys.stderr.write(f"writing {name}\n")
 
 
-def _arrow_uses_malloc() -> None:
-    """Arrow allocates the tables' text columns from malloc, where Python and numpy allocate: its own pool
-    (mimalloc) keeps what it frees, and the tables' texts were 20 MiB of analyze's peak on a 73 MB file."""
-    try:
-        import pyarrow as pa
-    except ImportError:
-        return
-    pa.set_memory_pool(pa.system_memory_pool())
-
-
 def run_analyze(args: argparse.Namespace) -> int:
     """`irtools analyze`: write the tables to --out and print the summary; the exit code."""
     from irtools.analysis import write_tables
@@ -128,7 +118,7 @@ def run_analyze(args: argparse.Namespace) -> int:
         )
     if args.format == "parquet" and not parquet_available():
         raise UsageError("--format parquet needs pyarrow (pip install pyarrow)")
-    _arrow_uses_malloc()
+    arrow_uses_malloc()
     # The tables need no snapshot once built; a measured trace is matched to the IR's tiles.
     options = run_options(args)
     analysis = _analysis(args.path, options, keep_snapshots=bool(args.trace))

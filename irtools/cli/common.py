@@ -112,3 +112,14 @@ EXCEL_SAFE_HELP = (
     "get a ' so Excel or LibreOffice cannot run them as formulas (numbers unchanged; off by default: "
     "pandas users read the names back as written)"
 )
+
+
+def arrow_uses_malloc() -> None:
+    """Arrow allocates the tables' text columns from malloc, where Python and numpy allocate: its own pool
+    (mimalloc) keeps what it frees, and the tables' texts were 20 MiB of analyze's peak on a 73 MB file.
+    For a command's process (analyze, serve): the setting is the process's."""
+    try:
+        import pyarrow as pa
+    except ImportError:
+        return
+    pa.set_memory_pool(pa.system_memory_pool())

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
-from irtools.cli.common import EXIT_FINDINGS, EXIT_OK, max_bytes, port_number, positive_int
+from irtools.cli.common import EXIT_FINDINGS, EXIT_OK, arrow_uses_malloc, max_bytes, port_number, positive_int
 from irtools.cli.noc_args import add_noc_arguments
 from irtools.cli.trace_args import add_trace_argument, trace_for
 from irtools.config import add_settings, run_options
@@ -121,6 +121,7 @@ _M_ARENA_MAX = -8
 def run_serve(args: argparse.Namespace) -> int:
     """`irtools serve`: check the arguments, then serve the dashboard until stopped; the exit code."""
     fewer_malloc_arenas()
+    arrow_uses_malloc()
     path = Path(args.path)
     if not path.exists():
         raise UsageError(f"{path} does not exist")

@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from irtools.loading.boxes import ints, tensor_columns
-from irtools.loading.columns import Ints, first_rows, transfer_columns
+from irtools.loading.boxes import ints
+from irtools.loading.columns import Ints, first_rows, ofmap_sizes, transfer_columns
 from irtools.loading.index import IRIndex
 
 
@@ -34,7 +34,7 @@ def reads_and_sends(
     columns = transfer_columns(index)
     if columns is None:
         return None
-    sizes = tensor_columns(index).ofmaps.ints("size")
+    sizes = ofmap_sizes(index)
     outs = index.ir.dram.out
     out_sizes = ints((e.size for e in outs), len(outs))
     row_keys = columns.workload_keys(columns.core, columns.workload_id)

@@ -156,12 +156,9 @@ class CoreTables:
         sizes = ofmap_sizes(index)
         if sizes is None:
             raise OverflowError("an ofmap's size is not an int64")
-        transfers = WorkloadTransfers.build(index)
-        counts = [len(refs) for refs in index.cores.values()]
-        ends = np.searchsorted(transfers.ofmap_row, np.cumsum(counts)).tolist()  # past each core's last ofmap
-        for core_id, part, first, last in zip(
-            index.cores, transfers.split(counts), [0, *ends[:-1]], ends, strict=True
-        ):
+        parts = WorkloadTransfers.build(index).split([len(refs) for refs in index.cores.values()])
+        ends = np.cumsum([len(part.ofmap_tid) for part in parts]).tolist()  # sizes go with the ofmaps
+        for core_id, part, first, last in zip(index.cores, parts, [0, *ends[:-1]], ends, strict=True):
             yield core_id, (part.narrowed(), int32_where_fits(sizes[first:last]))
 
     def joined(self, index: IRIndex) -> dict[str, pd.DataFrame] | None:

@@ -9,6 +9,7 @@ import pandas as pd
 
 from irtools.analysis.identity import workload_identity
 from irtools.analysis.tables import DRAM_TRAFFIC, DRAM_TRANSFERS
+from irtools.analysis.timeline import core_ranges
 from irtools.loading.columns import first_rows, ofmap_sizes, pair_keys, transfer_columns
 from irtools.loading.index import IRIndex, WorkloadRef
 from irtools.model.view import is_core
@@ -69,7 +70,7 @@ def write_sizes(index: IRIndex, producers: list[WorkloadRef | None], tids: list[
     cols, sizes = transfer_columns(index), ofmap_sizes(index)
     if cols is None or sizes is None or any(t < 0 or t >= 2**62 for t in tids):
         return _write_sizes_reference(index, producers, tids)
-    first = dict(zip(index.cores, np.cumsum([0, *map(len, index.cores.values())]).tolist(), strict=False))
+    first = {core_id: rows.start for core_id, rows in zip(index.cores, core_ranges(index), strict=True)}
     row = np.array([-1 if ref is None else first[ref.core_id] + ref.position for ref in producers], np.int64)
     keys = pair_keys(cols.ofmap_row, cols.ofmap_tid, np.maximum(row, 0), np.array(tids, np.int64))
     if keys is None or int(cols.ofmap_tid.min(initial=0)) < 0:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -13,7 +13,7 @@ from irtools.analysis.identity import workload_identity
 from irtools.analysis.tables import CORE_TRANSFERS, CORES, TIMELINE, TableSpec
 from irtools.analysis.timeline import Schedule, core_ranges
 from irtools.loading.columns import first_rows, take, transfer_columns
-from irtools.loading.index import IRIndex, workload_inputs
+from irtools.loading.index import IRIndex, WorkloadRef, workload_inputs
 from irtools.reference import fast_path
 
 
@@ -28,10 +28,9 @@ def timeline_table(index: IRIndex, schedules: dict[str, Schedule]) -> pd.DataFra
     workload = _workload_columns(index)
     # Typed once, taken for each model: the texts and numbers are made once, not once per model.
     shared = _typed(workload)
-    in_rows = _in_rows(index, schedules)
     parts = []
     for model, schedule in schedules.items():
-        rows = in_rows(schedule)
+        rows = _node_rows(index.rows, schedule)
         taken = shared if rows is None else shared.take(rows).reset_index(drop=True)
         critical = np.zeros(len(schedule.nodes), dtype=bool)
         critical[schedule.critical_path] = True
@@ -61,21 +60,13 @@ def _typed(columns: dict[str, Any]) -> pd.DataFrame:
     return spec.frame(columns)
 
 
-def _in_rows(index: IRIndex, schedules: dict[str, Schedule]) -> Callable[[Schedule], np.ndarray | None]:
-    """Each schedule's nodes as workload rows; None where they are the rows themselves (every model of
+def _node_rows(refs: list[WorkloadRef], schedule: Schedule) -> np.ndarray | None:
+    """The schedule's nodes as workload rows; None where they are the rows themselves (every model of
     irtools places the index's rows in order)."""
-    refs = index.rows
-    row_of: dict[int, int] | None = None
-
-    def rows(schedule: Schedule) -> np.ndarray | None:
-        nonlocal row_of
-        if len(schedule.nodes) == len(refs) and all(map(operator.is_, schedule.nodes, refs)):
-            return None
-        if row_of is None:
-            row_of = {id(ref): n for n, ref in enumerate(refs)}
-        return np.fromiter((row_of[id(ref)] for ref in schedule.nodes), np.int64, len(schedule.nodes))
-
-    return rows
+    if len(schedule.nodes) == len(refs) and all(map(operator.is_, schedule.nodes, refs)):
+        return None
+    row_of = {id(ref): n for n, ref in enumerate(refs)}
+    return np.fromiter((row_of[id(ref)] for ref in schedule.nodes), np.int64, len(schedule.nodes))
 
 
 def _workload_columns(index: IRIndex) -> dict[str, np.ndarray]:

@@ -239,17 +239,17 @@ class Analysis:
     @property
     def tensors(self) -> pd.DataFrame:
         """The `tensors` table: L2 tensor lifetimes (empty without L2 addresses)."""
-        return self._l2["tensors"]
+        return self._member("_l2", "tensors")
 
     @property
     def l2_occupancy(self) -> pd.DataFrame:
         """The `l2_occupancy` table: bytes used and free per L2 snapshot (empty without L2 addresses)."""
-        return self._l2["l2_occupancy"]
+        return self._member("_l2", "l2_occupancy")
 
     @property
     def l2_regions(self) -> pd.DataFrame:
         """The `l2_regions` table: per L2 snapshot and ring region (empty without L2 addresses)."""
-        return self._l2["l2_regions"]
+        return self._member("_l2", "l2_regions")
 
     @cached_property
     def _wl0(self) -> dict[str, pd.DataFrame]:
@@ -258,12 +258,21 @@ class Analysis:
     @property
     def wl0_tensors(self) -> pd.DataFrame:
         """The `wl0_tensors` table: WL0 weight lifetimes."""
-        return self._wl0["wl0_tensors"]
+        return self._member("_wl0", "wl0_tensors")
 
     @property
     def wl0_occupancy(self) -> pd.DataFrame:
         """The `wl0_occupancy` table: bytes per WL0 snapshot (free space with --wl0-size)."""
-        return self._wl0["wl0_occupancy"]
+        return self._member("_wl0", "wl0_occupancy")
+
+    def _member(self, part: str, name: str) -> pd.DataFrame:
+        """Table `name` of the tables built together in `part` (`_l2`, `_wl0`); the part built again when
+        the table was forgotten."""
+        tables: dict[str, pd.DataFrame] = getattr(self, part)
+        if name not in tables:
+            del self.__dict__[part]
+            tables = getattr(self, part)
+        return tables[name]
 
     @cached_property
     def dram_transfers(self) -> pd.DataFrame:
@@ -458,6 +467,18 @@ class Analysis:
         self.__dict__["_l2"] = {name: tables[name] for name in ("tensors", "l2_occupancy", "l2_regions")}
         self.__dict__["_wl0"] = {name: tables[name] for name in ("wl0_tensors", "wl0_occupancy")}
         self.__dict__["l2_blocks"] = tables["l2_blocks"]
+
+    def forget(self, name: str) -> None:
+        """Let go of table `name` as built, for a caller that has written it and reads it no more
+        (irtools.analysis.writing); a later read builds it again."""
+        if name not in TABLES:
+            raise KeyError(f"unknown table {name!r}; tables: {', '.join(TABLES)}")
+        if name == "noc_links":  # the table `noc_link_table` keeps; the routed rows it sums go below
+            self._whole_schedule.pop("dependency", None)
+        for part in ("_l2", "_wl0"):
+            self.__dict__.get(part, {}).pop(name, None)
+        if isinstance(getattr(type(self), name, None), cached_property):
+            self.__dict__.pop(name, None)
 
     def table(self, name: str) -> pd.DataFrame:
         """One table by its name in `TABLES`."""

@@ -106,9 +106,8 @@ def _note_writing(name: str) -> None:
 
 def run_analyze(args: argparse.Namespace) -> int:
     """`irtools analyze`: write the tables to --out and print the summary; the exit code."""
-    from irtools.analysis import write_tables
-    from irtools.analysis.io import parquet_available
-    from irtools.analysis.summary import summarize
+    from irtools.analysis.io import parquet_available, write_tables
+    from irtools.analysis.writing import write_analysis
     from irtools.loading.dropping import FieldDropped
     from irtools.rules.registry import UsageError
 
@@ -122,16 +121,18 @@ def run_analyze(args: argparse.Namespace) -> int:
     # The tables need no snapshot once built; a measured trace is matched to the IR's tiles.
     options = run_options(args)
     analysis = _analysis(args.path, options, keep_snapshots=bool(args.trace))
+    # Before any table is written: a trace that cannot be read leaves no directory half-written.
+    measured = load_measured(analysis, args.trace) if args.trace else None
+    progress = _note_writing if show_progress() else None
     try:
-        tables, summary = analysis.tables(), summarize(analysis)
+        written, summary = write_analysis(analysis, args.out, args.format, progress, args.excel_safe)
     except FieldDropped:  # a table read what the streamed load let go: read the file whole, as validate does
         analysis = _analysis(args.path, options)
-        tables, summary = analysis.tables(), summarize(analysis)
-    measured = load_measured(analysis, args.trace) if args.trace else None
+        written, summary = write_analysis(analysis, args.out, args.format, progress, args.excel_safe)
     if measured:
-        tables |= measured.tables()
-    progress = _note_writing if show_progress() else None
-    written = write_tables(tables, args.out, args.format, progress, excel_safe=args.excel_safe)
+        written += write_tables(
+            measured.tables(), args.out, args.format, progress, excel_safe=args.excel_safe
+        )
     if args.json:
         data = summary.to_dict()
         if measured:
@@ -152,7 +153,7 @@ def run_analyze(args: argparse.Namespace) -> int:
         if measured:
             print_measured(measured)
         print(f"  wrote {len(written)} tables to {args.out}")
-        if "noc_links" not in tables:
+        if not options.routes_noc:
             print("  (noc_links not routed: give --noc-links, or --noc-bw for the noc timing model)")
     return EXIT_OK
 

@@ -16,7 +16,16 @@ from typing import TYPE_CHECKING, cast
 import numpy as np
 
 from irtools.dialects.base import Capability
-from irtools.loading.columns import Ints, TransferColumns, _kahn, first_rows, join, take, transfer_columns
+from irtools.loading.columns import (
+    Ints,
+    TransferColumns,
+    _kahn,
+    first_rows,
+    int32_where_fits,
+    join,
+    take,
+    transfer_columns,
+)
 from irtools.loading.graph import wait_graph
 from irtools.reference import fast_path
 
@@ -74,9 +83,11 @@ def _edges(index: IRIndex, cols: TransferColumns) -> tuple[Ints, Ints] | None:
         return None
     sources, targets = zip(*cast("list[tuple[Ints, Ints]]", parts), strict=True)
     del parts
-    src = np.concatenate(sources)
+    # Kept by the index as long as it lives (the timing models and GIR502 read them): as rows, they fit
+    # 32 bits but for files of two billion workloads.
+    src = int32_where_fits(np.concatenate(sources))
     del sources  # before the second column is joined
-    return src, np.concatenate(targets)
+    return src, int32_where_fits(np.concatenate(targets))
 
 
 def _readers(cols: TransferColumns) -> tuple[Ints, Ints]:

@@ -65,5 +65,6 @@ def test_a_file_that_is_not_a_trace(run_cli: RunCli, fixtures_dir: Path, tmp_pat
     assert code == 1
     assert err.startswith("irtools analyze: error:") and "not a ZeBu trace" in err
     assert "Traceback" not in err
+    assert not (tmp_path / "out").exists()  # the trace is read before any table is written
     code, _, err = run_cli("analyze", ir, "--trace", tmp_path / "missing.txt", "--out", tmp_path / "out")
     assert code == 2 and "missing.txt" in err

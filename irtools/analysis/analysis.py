@@ -39,7 +39,7 @@ from irtools.analysis.noc import (
     noc_transfers,
     step_costs,
 )
-from irtools.analysis.schedule_tables import core_transfers_table, cores_table, timeline_table
+from irtools.analysis.schedule_tables import core_transfers_table, cores_table, layer_rows, timeline_table
 from irtools.analysis.snapshots import CoreTables, l2_part
 from irtools.analysis.tables import LAYER_COST, TABLES
 from irtools.analysis.tiles import held_bytes, tile_table
@@ -288,11 +288,12 @@ class Analysis:
     def layers(self) -> pd.DataFrame:
         """The `layers` table: per layer its workloads, cores, time, DRAM bytes and peak L2 share."""
         noc = layer_bounds(self.index, self.noc_steps) if self.noc_model else None
+        rows = layer_rows(self.index, self.schedules["dependency"])
         if self.index.has(Capability.L2_ADDRESSES):
-            return layers_table(self.timeline, self.dram_traffic, self.l2_occupancy, self.buffersize, noc)
+            return layers_table(rows, self.dram_traffic, self.l2_occupancy, self.buffersize, noc)
         held = self.l2_blocks.assign(total_bytes=self.l2_blocks["held_kib"] * KIB)
         capacity = self.l2_capacity_kib
-        return layers_table(self.timeline, self.dram_traffic, held, capacity * KIB if capacity else None, noc)
+        return layers_table(rows, self.dram_traffic, held, capacity * KIB if capacity else None, noc)
 
     def link_loads(self, model: str = "dependency") -> LinkLoads | None:
         """The routed NoC traffic (noc_links) timed under `model` (None without a mesh); kept per model."""

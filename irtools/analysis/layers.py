@@ -8,21 +8,19 @@ from irtools.analysis.tables import LAYERS
 
 
 def layers_table(
-    timeline: pd.DataFrame,
+    rows: pd.DataFrame,
     traffic: pd.DataFrame,
     l2_occupancy: pd.DataFrame,
     buffersize: int | None,
     noc: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
-    """One row per layer, ordered by first start under the dependency model.
+    """One row per layer, ordered by first start under the dependency model, from its rows of the
+    timeline (irtools.analysis.schedule_tables.layer_rows: the columns the rollup reads).
 
     `noc` (irtools.analysis.noc.layer_bounds, with a NoC bandwidth) fills noc_added, bound and noc_link.
     """
     keys = ["core_id", "position"]
-    # Only the columns the rollup reads: the timeline's texts are most of its bytes.
-    used = [*keys, "layer_name", "layer_type", "time", "start", "end"]
-    dep = timeline.loc[timeline["model"] == "dependency", used]
-    merged = dep.merge(traffic.drop(columns=["workload_id", "layer_name"]), on=keys, how="left").merge(
+    merged = rows.merge(traffic.drop(columns=["workload_id", "layer_name"]), on=keys, how="left").merge(
         l2_occupancy[[*keys, "total_bytes"]].rename(columns={"total_bytes": "l2_bytes"}), on=keys
     )
     if merged.empty:

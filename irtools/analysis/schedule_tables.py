@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import operator
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -26,31 +27,70 @@ def timeline_table(index: IRIndex, schedules: dict[str, Schedule]) -> pd.DataFra
     if not schedules:
         return TIMELINE.empty()
     workload = _workload_columns(index)
-    # Typed once, taken for each model: the texts and numbers are made once, not once per model.
+    times = workload["time"]
+    # Typed once, taken for every model's rows at once: the texts and numbers are made once, not once per
+    # model, and the table's columns are those taken, not copies of per-model frames joined.
     shared = _typed(workload)
-    parts = []
+    del workload  # its texts as Python strings; typed, they are Arrow's
+    rows, own = [], []
     for model, schedule in schedules.items():
-        rows = _node_rows(index.rows, schedule)
-        taken = shared if rows is None else shared.take(rows).reset_index(drop=True)
-        critical = np.zeros(len(schedule.nodes), dtype=bool)
-        critical[schedule.critical_path] = True
-        none = np.full(len(schedule.nodes), None, dtype=object)
-        own: dict[str, Any] = {
-            "model": np.full(len(schedule.nodes), model, dtype=object),
-            "start": _objects(schedule.start),
-            "end": _objects(schedule.end),
-            "wait": _objects(schedule.wait),
-            "critical": critical,
-            "noc_time": none,
-            "bound": none,
-            "noc_link": none if schedule.noc_link is None else _objects(schedule.noc_link),
-        }
-        if schedule.noc_time is not None:
-            noc = _objects(schedule.noc_time)  # Python ints: compared whole, whatever their size
-            times = workload["time"] if rows is None else workload["time"][rows]
-            own["noc_time"], own["bound"] = noc, np.where(noc > times, "NoC", "compute").astype(object)
-        parts.append(pd.concat([taken, _typed(own)], axis=1)[[c.name for c in TIMELINE.columns]])
-    return pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
+        node_rows = _node_rows(index.rows, schedule)
+        rows.append(np.arange(len(index.rows)) if node_rows is None else node_rows)
+        own.append(_model_columns(model, schedule, times if node_rows is None else times[node_rows]))
+    taken = shared.take(np.concatenate(rows)).reset_index(drop=True)
+    del shared
+    # Typed from the models' lists joined: no object array of every model's values on the way.
+    modelled = _typed(
+        {name: list(itertools.chain.from_iterable(part[name] for part in own)) for name in own[0]}
+    )
+    del own
+    columns = {c.name: taken[c.name] if c.name in taken else modelled[c.name] for c in TIMELINE.columns}
+    return pd.DataFrame(columns, copy=False)
+
+
+def _model_columns(model: str, schedule: Schedule, times: np.ndarray) -> dict[str, Sequence[Any]]:
+    """The timeline's columns that depend on the timing model, one entry per node of its schedule
+    (`times`: each node's own time, for the noc model's bound)."""
+    count = len(schedule.nodes)
+    critical = [False] * count
+    for n in schedule.critical_path:
+        critical[n] = True
+    none = [None] * count
+    own: dict[str, Sequence[Any]] = {
+        "model": [model] * count,
+        "start": schedule.start,
+        "end": schedule.end,
+        "wait": schedule.wait,
+        "critical": critical,
+        "noc_time": none,
+        "bound": none,
+        "noc_link": none if schedule.noc_link is None else schedule.noc_link,
+    }
+    if schedule.noc_time is not None:
+        noc = _objects(schedule.noc_time)  # Python ints: compared whole, whatever their size
+        own["noc_time"] = schedule.noc_time
+        own["bound"] = np.where(noc > times, "NoC", "compute").astype(object).tolist()
+    return own
+
+
+LAYER_ROW_COLUMNS = ("core_id", "position", "layer_name", "layer_type", "time", "start", "end")
+"""The timeline's columns the layers rollup reads."""
+
+
+def layer_rows(index: IRIndex, schedule: Schedule) -> pd.DataFrame:
+    """The timeline's rows of one timing model, with only the columns the layers rollup reads
+    (`LAYER_ROW_COLUMNS`, their dtypes the timeline's): built from the schedule, not from the timeline,
+    whose texts are most of its bytes (`irtools analyze` writes the timeline last, alone)."""
+    refs = index.rows
+    identity = workload_identity(index)
+    columns = {name: _objects(identity[name]) for name in ("core_id", "position", "layer_name")}
+    columns["layer_type"] = _objects([ref.workload.layer_type for ref in refs])
+    columns["time"] = _objects([ref.workload.time for ref in refs])
+    rows = _node_rows(refs, schedule)
+    if rows is not None:
+        columns = {name: values[rows] for name, values in columns.items()}
+    columns["start"], columns["end"] = _objects(schedule.start), _objects(schedule.end)
+    return _typed(columns)[list(LAYER_ROW_COLUMNS)]
 
 
 def _typed(columns: dict[str, Any]) -> pd.DataFrame:

@@ -46,7 +46,9 @@ class TableSpec:
         if missing:
             raise KeyError(f"table {self.name}: no data for columns {missing}")
         try:
-            return pd.DataFrame({c.name: pd.Series(data[c.name], dtype=c.dtype) for c in self.columns})
+            return pd.DataFrame(
+                {c.name: pd.Series(data[c.name], dtype=c.dtype) for c in self.columns}, copy=False
+            )
         except OverflowError:  # sizes near 2**63 (a header or entry set huge): their sums leave int64
             raise AnalysisError(
                 f"cannot be analyzed: table {self.name}: its numbers do not fit 64 bits "

@@ -25,15 +25,15 @@ AFTER_SUMMARY = (
     "dram_transfers",
     "cores",
     "layers",
-    "timeline",
     "l2_occupancy",
     "l2_blocks",
     "wl0_occupancy",
     "dram_traffic",
+    "timeline",
 )
 """The rest, each before the tables it is built from (dram_traffic from dram_transfers, built for the
-summary already; layers from the timeline, dram_traffic and the L2 tables), so that none is built again
-once let go; the small ones the timeline does not need go before it is built."""
+summary already; layers from the DRAM traffic and the L2 tables), so that none is built again once let
+go; the timeline, the largest, last and alone (beside the schedules it is built from)."""
 
 
 def write_analysis(

@@ -75,19 +75,32 @@ def _edges(index: IRIndex, cols: TransferColumns) -> tuple[Ints, Ints] | None:
         return cols.core, cols.core  # no workloads (DRAM entries may still name cores): no waits
     # Each kind of edge found by a function of its own, whose arrays go when it returns: on 64-core
     # files they hold hundreds of thousands of rows, and validate's peak memory was here.
+    # Kept by the index as long as it lives (the timing models and GIR502 read them): as rows, they fit
+    # 32 bits but for files of two billion workloads; each kind narrowed before the next is found.
     same_core = np.flatnonzero(cols.core[1:] == cols.core[:-1])
-    parts = [(same_core, same_core + 1), _cross_core_reads(cols), _listed_destinations(cols)]
+    parts = [
+        _narrowed((same_core, same_core + 1)),
+        _narrowed(_cross_core_reads(cols)),
+        _narrowed(_listed_destinations(cols)),
+    ]
     if index.has(Capability.DRAM_WAITS):
-        parts.append(_dram_waits(index, cols))
+        parts.append(_narrowed(_dram_waits(index, cols)))
     if any(part is None for part in parts):
         return None
     sources, targets = zip(*cast("list[tuple[Ints, Ints]]", parts), strict=True)
     del parts
-    # Kept by the index as long as it lives (the timing models and GIR502 read them): as rows, they fit
-    # 32 bits but for files of two billion workloads.
-    src = int32_where_fits(np.concatenate(sources))
+    src = _narrow(np.concatenate(sources))
     del sources  # before the second column is joined
-    return src, int32_where_fits(np.concatenate(targets))
+    return src, _narrow(np.concatenate(targets))
+
+
+def _narrowed(edges: tuple[Ints, Ints] | None) -> tuple[Ints, Ints] | None:
+    return None if edges is None else (_narrow(edges[0]), _narrow(edges[1]))
+
+
+def _narrow(column: Ints) -> Ints:
+    """`column` in int32 where it fits; itself, not a copy, when it is int32 already."""
+    return column if column.dtype == np.int32 else int32_where_fits(column)
 
 
 def _readers(cols: TransferColumns) -> tuple[Ints, Ints]:

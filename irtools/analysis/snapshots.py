@@ -43,6 +43,7 @@ from irtools.loading.columns import (
 from irtools.loading.dropping import SNAPSHOT_FIELDS, TENSOR_FIELDS, drop_fields
 from irtools.loading.index import IRIndex
 from irtools.loading.sharing import share_values
+from irtools.loading.waits import wait_edges
 from irtools.options import RunOptions
 
 if TYPE_CHECKING:
@@ -164,7 +165,9 @@ class CoreTables:
     def joined(self, index: IRIndex) -> dict[str, pd.DataFrame] | None:
         """The whole file's six tables from its batches' (the last built now), their rows in the index's
         core order, and the index given its transfer columns and ofmap sizes when the tensors were dropped;
-        None when a core has none (its batch failed, or it was not handed over)."""
+        None when a core has none (its batch failed, or it was not handed over), or when the dropped
+        tensors are still needed: the wait graph's edges cannot be found from the columns (ids too large
+        to combine, negative ones), and the timing models would walk the tensors instead."""
         self._flush()
         handed = [core_id for batch in self.parts for core_id in batch.core_ids]
         if self.failed or len(handed) != len(index.cores) or set(handed) != set(index.cores):
@@ -180,8 +183,13 @@ class CoreTables:
         rank = {core_id: at for at, core_id in enumerate(index.cores)}
         if self.drops_tensors:
             columns = [self.columns.pop(core_id) for core_id in index.cores]
-            known_transfers(index, [transfers for transfers, _ in columns])
+            # In int32 where they fit (held to analyze's end): a run that drops the tensors routes no NoC
+            # traffic, and the other tables' readers work in int32 (their composite keys in int64).
+            known_transfers(index, [transfers for transfers, _ in columns], narrow=True)
             ofmap_sizes.known(index, joined([sizes for _, sizes in columns]))
+            del columns
+            if wait_edges(index) is None:
+                return None  # ids the columns cannot combine: the timing models walk the dropped tensors
         return {
             name: _joined(TABLES[name], [b.tables[name] for b in parts], rank) for name in SNAPSHOT_TABLES
         }
@@ -218,10 +226,19 @@ def _together(batch: list[LoadedIR]) -> LoadedIR:
 def _joined(spec: TableSpec, frames: list[pd.DataFrame], rank: dict[int, int]) -> pd.DataFrame:
     """The batches' frames (each with the spec's dtypes, without the columns `add_positions` adds) as one,
     its rows in the index's core order (a file's cores come in the order its keys are written: "1", "10",
-    "2" in Gemini's files), each core's rows in their order."""
+    "2" in Gemini's files), each core's rows in their order. Joined a column at a time, each taken out of
+    the batches' frames as it is joined: the batches' tables and the whole file's are never all held
+    twice (the allocated stand-in's 88k tensors, 17 MiB, were three times held at the load's end)."""
     held = [f for f in frames if len(f)] or frames[:1]
     if not held:
         return spec.empty()  # no core: the whole file's tables are these too
-    joined = pd.concat(held, ignore_index=True) if len(held) > 1 else held[0]
-    order = joined["core_id"].map(rank).to_numpy().argsort(kind="stable")
-    return joined.take(order).reset_index(drop=True)
+    ranks = [f["core_id"].map(rank).to_numpy() for f in held]
+    order = (np.concatenate(ranks) if len(ranks) > 1 else ranks[0]).argsort(kind="stable")
+    del ranks
+    columns = {}
+    for name in list(held[0].columns):
+        parts = [f.pop(name) for f in held]
+        column = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
+        del parts
+        columns[name] = column.take(order).reset_index(drop=True)
+    return pd.DataFrame(columns, copy=False)

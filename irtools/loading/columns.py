@@ -144,24 +144,27 @@ class TransferColumns(WorkloadTransfers):
         return cls.joined(index, [WorkloadTransfers.build(index)])
 
     @classmethod
-    def joined(cls, index: IRIndex, parts: list[WorkloadTransfers]) -> TransferColumns:
+    def joined(cls, index: IRIndex, parts: list[WorkloadTransfers], narrow: bool = False) -> TransferColumns:
         """The columns of `index`'s IR from its workloads' parts, in row order (each part's rows counted
         from its start: a core's, built while the core was read, irtools.streaming), and its DRAM
-        section. Raises OverflowError when a value is not an int64."""
+        section. With `narrow`, each column in int32 where it fits (`irtools analyze`, whose readers of
+        them widen their composite keys: `workload_keys`, `pair_keys`). Raises OverflowError when a value
+        is not an int64."""
         outs = Group(list(index.ir.dram.out), np.arange(len(index.ir.dram.out), dtype=np.int64))
         out_tid = _checked(outs.ints("transfer_id"))
         out_at, out_core, out_wid = _sent_to_cores(outs)
         dram = [np.full(len(out_at), -1, dtype=np.int64), out_at, out_tid[out_at], out_core, out_wid]
         counts = [len(p.core) for p in parts]
 
-        def column(name: str) -> Ints:
-            columns = [getattr(p, name) for p in parts]
-            return joined_rows(columns, counts) if name in _ROW_COLUMNS else joined(columns)
-
         firsts = {f"dest_{name}": first for name, first in zip(_DESTINATION, dram, strict=True)}
-        workloads = {
-            name: np.concatenate([firsts.get(name, _ints([])), column(name)]) for name in _WORKLOAD_COLUMNS
-        }
+
+        def column(name: str) -> Ints:
+            columns, first = [getattr(p, name) for p in parts], firsts.get(name)
+            if name in _ROW_COLUMNS:
+                return joined_rows(columns, counts, first, narrow)
+            return joined(columns, first, narrow)
+
+        workloads = {name: column(name) for name in _WORKLOAD_COLUMNS}
         return cls(**workloads, dram_out_tid=out_tid)
 
     def workload_keys(self, core: Ints, workload_id: Ints) -> Ints | None:
@@ -171,7 +174,7 @@ class TransferColumns(WorkloadTransfers):
         top = int(max(self.core.max(initial=0), self.dest_core.max(initial=0))) + 1
         if top * span >= _KEY_LIMIT:
             return None
-        return core * span + workload_id
+        return core.astype(np.int64, copy=False) * span + workload_id  # int64 keys of int32 columns too
 
 
 @dataclass(frozen=True, slots=True)
@@ -278,17 +281,33 @@ def frame_free(lower: npt.NDArray[np.integer], upper: npt.NDArray[np.integer]) -
     return np.column_stack([upper[:, 0] - lower[:, 0], lower[:, 1:], upper[:, 1:]])
 
 
-def joined(columns: list[Ints]) -> Ints:
-    """The parts of a column (each core's, perhaps narrowed) as one int64 column."""
-    return np.concatenate([_ints([]), *(c.astype(np.int64) for c in columns)])
+def joined(columns: list[Ints], first: Ints | None = None, narrow: bool = False) -> Ints:
+    """The parts of a column (each core's, perhaps narrowed) as one int64 column, after `first` when
+    given: made in one copy, widened as it is made (a file's columns are tens of MiB). With `narrow`, an
+    int32 column where every part fits one."""
+    parts = [_ints([]) if first is None else first, *columns]
+    wide = not narrow or not all(map(_fits_int32, parts))
+    return np.concatenate(parts, dtype=np.int64 if wide else np.int32)
 
 
-def joined_rows(columns: list[Ints], counts: list[int]) -> Ints:
+def _fits_int32(column: Ints) -> bool:
+    if column.dtype == np.int32 or not len(column):
+        return True
+    return int(column.min()) >= -(2**31) and int(column.max()) < 2**31
+
+
+def joined_rows(
+    columns: list[Ints], counts: list[int], first: Ints | None = None, narrow: bool = False
+) -> Ints:
     """The parts of a column of rows (or other positions) each counted within its part, as one int64
-    column counted from the whole's start: part i's values plus the sum of `counts` before it (each
-    part's count of rows)."""
-    starts = np.cumsum([0, *counts])
-    return joined([c.astype(np.int64) + start for c, start in zip(columns, starts.tolist(), strict=False)])
+    column counted from the whole's start (`first`, when given, taken as it is): part i's values plus the
+    sum of `counts` before it (each part's count of rows). With `narrow`, as `joined`."""
+    whole = joined(columns, first, narrow and sum(counts) < 2**31)
+    at = 0 if first is None else len(first)
+    for column, start in zip(columns, np.cumsum([0, *counts]).tolist(), strict=False):
+        whole[at : at + len(column)] += start
+        at += len(column)
+    return whole
 
 
 _WORKLOAD_COLUMNS = tuple(f.name for f in dataclasses.fields(WorkloadTransfers))
@@ -326,11 +345,12 @@ def transfer_columns(index: IRIndex) -> TransferColumns | None:
     return _BUILT[index]
 
 
-def known_transfers(index: IRIndex, parts: list[WorkloadTransfers] | None) -> None:
+def known_transfers(index: IRIndex, parts: list[WorkloadTransfers] | None, narrow: bool = False) -> None:
     """Give `index` its `transfer_columns` from its workloads' parts (None: a value beyond int64), made
-    before their snapshots were dropped (irtools.streaming): the same columns, in the same order."""
+    before their snapshots were dropped (irtools.streaming): the same columns, in the same order (with
+    `narrow`, in int32 where they fit: TransferColumns.joined)."""
     try:
-        _BUILT[index] = None if parts is None else TransferColumns.joined(index, parts)
+        _BUILT[index] = None if parts is None else TransferColumns.joined(index, parts, narrow)
     except OverflowError:
         _BUILT[index] = None
 
@@ -425,7 +445,8 @@ def pair_keys(a: Ints, b: Ints, a_other: Ints, b_other: Ints) -> tuple[Ints, Int
     top = int(max(a.max(initial=0), a_other.max(initial=0))) + 1
     if top * span >= _KEY_LIMIT:
         return None
-    return a * span + b, a_other * span + b_other
+    # In int64 whatever the columns' width: an int32 column times `span` would wrap.
+    return a.astype(np.int64, copy=False) * span + b, a_other.astype(np.int64, copy=False) * span + b_other
 
 
 def first_rows(keys: Ints, wanted: Ints) -> Ints:

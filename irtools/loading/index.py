@@ -30,8 +30,15 @@ class WorkloadRef:
 
     core_id: int
     position: int
-    pointer: str
+    core_pointer: str
+    """The pointer of the workload's core (its list), one string for the core's workloads."""
     workload: WorkloadView
+
+    @property
+    def pointer(self) -> str:
+        """The workload's pointer, `/<core key>/<position>` (made when asked: a string per workload of a
+        64-core file is 2 MiB held to the end of `irtools analyze`)."""
+        return f"{self.core_pointer}/{self.position}"
 
     @property
     def workload_id(self) -> int:
@@ -219,8 +226,8 @@ class IRIndex:
 
 
 def _refs(core_id: int, core_pointer: str, workloads: Sequence[WorkloadView]) -> list[WorkloadRef]:
-    # A position needs no escaping: one f-string per workload, not a join of escaped tokens.
-    return [WorkloadRef(core_id, i, f"{core_pointer}/{i}", wl) for i, wl in enumerate(workloads)]
+    # A position needs no escaping: the pointer is the core's and the position, joined when asked.
+    return [WorkloadRef(core_id, i, core_pointer, wl) for i, wl in enumerate(workloads)]
 
 
 def inverted(lower: list[int], upper: list[int]) -> bool:

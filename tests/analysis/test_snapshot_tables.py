@@ -134,6 +134,19 @@ def test_a_fuzzed_file_gives_the_whole_files_tables(
         _assert_same(*pair)
 
 
+def test_ids_the_columns_cannot_combine_keep_the_tensors(tmp_path: Path) -> None:
+    """A workload id near 2**63 (a fuzzed file's): the wait graph's edges cannot be keyed from the columns,
+    so the timing models walk the tensors; the load keeps them (it read the file whole) instead of the
+    tables raising FieldDropped."""
+    document = json.loads(RAW.read_text())
+    document["1"][-1]["workload_id"] = 6796115053247117864
+    path = tmp_path / "huge_id.json"
+    path.write_text(json.dumps(document))
+    whole, streamed = _analyses(path, None) or pytest.fail("not analyzed")
+    assert not _dropped(streamed)
+    _assert_same(whole, streamed)
+
+
 def test_a_run_routing_no_noc_traffic_drops_the_tensors_too() -> None:
     """The other tables read them through the transfer columns and the ofmaps' sizes; a run that routes the
     NoC traffic (the noc model, noc_links) reads the tensors themselves, and keeps them."""

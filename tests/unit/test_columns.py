@@ -9,7 +9,15 @@ import numpy as np
 import pytest
 
 from irtools import reference
-from irtools.loading.columns import TransferColumns, WorkloadTransfers, _kahn, first_rows, pair_keys
+from irtools.loading.columns import (
+    TransferColumns,
+    WorkloadTransfers,
+    _kahn,
+    first_rows,
+    joined,
+    joined_rows,
+    pair_keys,
+)
 from irtools.loading.index import IRIndex
 from irtools.loading.load import load_ir
 from irtools.loading.waits import waits_acyclic
@@ -41,14 +49,38 @@ def test_transfer_columns_split_by_core_join_back_into_the_whole(fixture: str) -
         parts = WorkloadTransfers.build(index).split(counts)
         assert [len(p.core) for p in parts] == counts
         joined = TransferColumns.joined(index, parts)
+        narrow = TransferColumns.joined(index, [p.narrowed() for p in parts], narrow=True)
         for name in TransferColumns.__dataclass_fields__:
             assert getattr(joined, name).tolist() == getattr(whole, name).tolist(), name
+            assert getattr(narrow, name).tolist() == getattr(whole, name).tolist(), name
+        assert narrow.core.dtype == np.int32 and narrow.read_row.dtype == np.int32  # analyze keeps these
+        assert narrow.workload_keys(narrow.core, narrow.workload_id).tolist() == (
+            whole.workload_keys(whole.core, whole.workload_id).tolist()
+        )
 
 
 def test_pair_keys_refuse_values_too_large_to_combine() -> None:
     small = pair_keys(ints(1, 2), ints(3, 4), ints(2), ints(4))
     assert small is not None and small[0][1] == small[1][0]
     assert pair_keys(ints(2**40), ints(2**40), ints(0), ints(0)) is None
+
+
+def test_pair_keys_of_int32_columns_do_not_wrap() -> None:
+    """analyze keeps its transfer columns in int32: a key of a value near 2**31 is still exact."""
+    big = np.array([2**31 - 1, 5], dtype=np.int32)
+    small = np.array([3, 0], dtype=np.int32)
+    keys = pair_keys(big, small, ints(2**31 - 1), ints(3))
+    assert keys is not None
+    assert keys[0].tolist()[0] == keys[1].tolist()[0] == (2**31 - 1) * 4 + 3
+
+
+def test_joined_stays_int64_where_a_part_does_not_fit_int32() -> None:
+    parts = [np.array([1, 2], dtype=np.int32), ints(2**40)]
+    assert joined(parts, narrow=True).dtype == np.int64
+    assert joined(parts, narrow=True).tolist() == [1, 2, 2**40]
+    assert joined([np.array([7], dtype=np.int32)], ints(-1), narrow=True).tolist() == [-1, 7]
+    rows = joined_rows([np.array([0, 1], dtype=np.int32), np.array([0], dtype=np.int32)], [2, 1], narrow=True)
+    assert rows.dtype == np.int32 and rows.tolist() == [0, 1, 2]
 
 
 @pytest.mark.parametrize(

@@ -15,7 +15,7 @@ from __future__ import annotations
 import io
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -104,7 +104,7 @@ def _write_with_pandas(frame: pd.DataFrame, out: TextIO, header: bool) -> None:
     out.write(marked.to_csv(index=False, header=header, lineterminator="\n").replace(sentinel, "\r"))
 
 
-CHUNK_ROWS = 1 << 13
+CHUNK_ROWS = 1 << 12
 """Rows formatted at a time: the texts of one chunk are in memory at once, not the table's."""
 
 
@@ -168,10 +168,12 @@ def _cell_texts(column: pd.Series, pa: Any, pc: Any, pool: Any) -> Any:
     if isinstance(strings, pa.ChunkedArray):  # Arrow-backed strings joined from several frames (pd.concat)
         strings = strings.combine_chunks(memory_pool=pool)
     texts = pc.coalesce(strings, "", memory_pool=pool)
+    needs = pc.match_substring_regex(texts, _NEEDS_QUOTES.pattern, memory_pool=pool)
+    if not pc.any(needs).as_py():
+        return texts  # most columns: no quoted copy of every cell made to be thrown away
     quote, nothing = pa.scalar('"', text), pa.scalar("", text)
     doubled = pc.replace_substring(texts, '"', '""', memory_pool=pool)
     escaped = pc.binary_join_element_wise(quote, doubled, quote, nothing, memory_pool=pool)
-    needs = pc.match_substring_regex(texts, _NEEDS_QUOTES.pattern, memory_pool=pool)
     return pc.if_else(needs, escaped, texts, memory_pool=pool)
 
 
@@ -187,13 +189,23 @@ def write_csv(
     frame: pd.DataFrame, path: str | os.PathLike[str], header: bool = True, excel_safe: bool = False
 ) -> None:
     """Write the table as a CSV file, atomically (whole or not at all)."""
-    write_atomic(path, _writer(frame, header, excel_safe))
+    write_csv_parts(iter([frame]), path, header, excel_safe)
 
 
-def _writer(frame: pd.DataFrame, header: bool, excel_safe: bool) -> Callable[[Path], None]:
+def write_csv_parts(
+    parts: Iterator[pd.DataFrame], path: str | os.PathLike[str], header: bool = True, excel_safe: bool = False
+) -> None:
+    """Write a table given as parts (frames with its columns, their rows one after the other) as one CSV
+    file, atomically; each part is let go before the next is asked for."""
+    write_atomic(path, _writer(parts, header, excel_safe))
+
+
+def _writer(parts: Iterator[pd.DataFrame], header: bool, excel_safe: bool) -> Callable[[Path], None]:
     def write(path: Path) -> None:
         with open(path, "w", encoding="utf-8", newline="") as out:
-            write_csv_to(frame, out, header=header, excel_safe=excel_safe)
+            for at, part in enumerate(parts):
+                write_csv_to(part, out, header=header and at == 0, excel_safe=excel_safe)
+                del part
 
     return write
 

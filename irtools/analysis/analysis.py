@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import threading
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import cached_property
 from typing import Any
 
@@ -39,7 +39,13 @@ from irtools.analysis.noc import (
     noc_transfers,
     step_costs,
 )
-from irtools.analysis.schedule_tables import core_transfers_table, cores_table, layer_rows, timeline_table
+from irtools.analysis.schedule_tables import (
+    core_transfers_table,
+    cores_table,
+    layer_rows,
+    timeline_parts,
+    timeline_table,
+)
 from irtools.analysis.snapshots import CoreTables, l2_part
 from irtools.analysis.tables import LAYER_COST, TABLES
 from irtools.analysis.tiles import held_bytes, tile_table
@@ -58,6 +64,9 @@ from irtools.reference import fast_path
 TABLE_ATTRIBUTES = {"noc_links": "noc_link_table"}
 """Tables whose Analysis attribute has another name (`Analysis.noc_links` holds the routed rows per step)."""
 
+
+PART_ROWS = 1 << 14
+"""Rows of a table's part (`Analysis.table_parts`): the mesh positions of a part are made, not a table's."""
 
 WINDOWS_KEPT = 12
 """Window tables kept (tiles, links, link costs by model and cycles range): a few zooms' worth."""
@@ -232,6 +241,12 @@ class Analysis:
         return l2_blocks_table(self.index)
 
     @property
+    def l2_held(self) -> str:
+        """The table the summary's L2 peaks and the layers' are read from: l2_occupancy with L2 addresses,
+        else l2_blocks (the blocks each snapshot holds)."""
+        return "l2_occupancy" if self.index.has(Capability.L2_ADDRESSES) else "l2_blocks"
+
+    @property
     def l2_capacity_kib(self) -> int | None:
         """The L2 size in KiB (IRIndex.l2_size: buffersize, else --l2-size); None when unknown."""
         return l2_capacity_kib(self.index)
@@ -289,7 +304,7 @@ class Analysis:
         """The `layers` table: per layer its workloads, cores, time, DRAM bytes and peak L2 share."""
         noc = layer_bounds(self.index, self.noc_steps) if self.noc_model else None
         rows = layer_rows(self.index, self.schedules["dependency"])
-        if self.index.has(Capability.L2_ADDRESSES):
+        if self.l2_held == "l2_occupancy":
             return layers_table(rows, self.dram_traffic, self.l2_occupancy, self.buffersize, noc)
         held = self.l2_blocks.assign(total_bytes=self.l2_blocks["held_kib"] * KIB)
         capacity = self.l2_capacity_kib
@@ -489,6 +504,24 @@ class Analysis:
         with gc_paused():
             frame: pd.DataFrame = add_positions(getattr(self, TABLE_ATTRIBUTES.get(name, name)), self.index)
         return frame
+
+    def table_parts(self, name: str) -> Iterator[pd.DataFrame]:
+        """Table `name` as frames whose rows, one after the other, are the table's: `PART_ROWS` rows at a
+        time, each with its mesh positions (never the whole table's), and the timeline a timing model at
+        a time unless it was built already (the largest table, never whole in `irtools analyze`). Each
+        part is made once the one before it is let go."""
+        if name not in TABLES:
+            raise KeyError(f"unknown table {name!r}; tables: {', '.join(TABLES)}")
+        if name == "timeline" and "timeline" not in self.__dict__:
+            frames = timeline_parts(self.index, self.schedules)
+        else:
+            frames = iter([getattr(self, TABLE_ATTRIBUTES.get(name, name))])
+        for frame in frames:
+            for start in range(0, max(len(frame), 1), PART_ROWS):
+                part = add_positions(frame.iloc[start : start + PART_ROWS], self.index)
+                yield part
+                del part
+            del frame
 
     def tables(self, links: bool | None = None) -> dict[str, pd.DataFrame]:
         """Every table by name; noc_links only with `links` (default: when the options ask for the routed

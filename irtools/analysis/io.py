@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import partial
 from pathlib import Path
 
@@ -13,9 +13,17 @@ import pandas as pd
 from irtools.analysis.measured_tables import MEASURED_TABLES
 from irtools.analysis.tables import TABLES
 from irtools.atomic import write_atomic
-from irtools.csv_out import FORMULA_STARTS, spreadsheet_safe, write_csv
+from irtools.csv_out import FORMULA_STARTS, spreadsheet_safe, write_csv, write_csv_parts
 
-__all__ = ["FORMATS", "FORMULA_STARTS", "read_table", "spreadsheet_safe", "write_csv", "write_tables"]
+__all__ = [
+    "FORMATS",
+    "FORMULA_STARTS",
+    "read_table",
+    "spreadsheet_safe",
+    "write_csv",
+    "write_table",
+    "write_tables",
+]
 
 FORMATS = ("csv", "parquet")
 
@@ -36,23 +44,43 @@ def write_tables(
 
     `excel_safe` writes CSV text cells through `spreadsheet_safe` (Parquet is never changed).
     """
+    _check_format(fmt)
+    return [
+        write_table(name, iter([frame]), out_dir, fmt, progress, excel_safe) for name, frame in tables.items()
+    ]
+
+
+def write_table(
+    name: str,
+    parts: Iterator[pd.DataFrame],
+    out_dir: str | os.PathLike[str],
+    fmt: str = "csv",
+    progress: Callable[[str], None] | None = None,
+    excel_safe: bool = False,
+) -> Path:
+    """Write one table, given as parts whose rows one after the other are the table's
+    (`Analysis.table_parts`), to out_dir/<name>.<fmt>, whole or not at all; each CSV part let go before
+    the next is made (Parquet takes the parts joined)."""
+    _check_format(fmt)
+    directory = Path(out_dir)
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"{name}.{fmt}"
+    if progress:
+        progress(path.name)
+    if fmt == "csv":
+        write_csv_parts(parts, path, excel_safe=excel_safe)
+    else:
+        frames = list(parts)
+        frame = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
+        write_atomic(path, partial(_write_parquet, frame))
+    return path
+
+
+def _check_format(fmt: str) -> None:
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}; choose from {', '.join(FORMATS)}")
     if fmt == "parquet" and not parquet_available():
         raise ValueError("--format parquet needs pyarrow: pip install pyarrow")
-    directory = Path(out_dir)
-    directory.mkdir(parents=True, exist_ok=True)
-    written = []
-    for name, frame in tables.items():
-        path = directory / f"{name}.{fmt}"
-        if progress:
-            progress(path.name)
-        if fmt == "csv":
-            write_csv(frame, path, excel_safe=excel_safe)
-        else:
-            write_atomic(path, partial(_write_parquet, frame))
-        written.append(path)
-    return written
 
 
 def _write_parquet(frame: pd.DataFrame, path: Path) -> None:

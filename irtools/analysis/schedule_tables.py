@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 import operator
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -26,17 +26,14 @@ def timeline_table(index: IRIndex, schedules: dict[str, Schedule]) -> pd.DataFra
     """The `timeline` table from the schedules of each timing model."""
     if not schedules:
         return TIMELINE.empty()
-    workload = _workload_columns(index)
-    times = workload["time"]
-    # Typed once, taken for every model's rows at once: the texts and numbers are made once, not once per
-    # model, and the table's columns are those taken, not copies of per-model frames joined.
-    shared = _typed(workload)
-    del workload  # its texts as Python strings; typed, they are Arrow's
+    shared, times = _shared_columns(index)
     rows, own = [], []
     for model, schedule in schedules.items():
         node_rows = _node_rows(index.rows, schedule)
         rows.append(np.arange(len(index.rows)) if node_rows is None else node_rows)
         own.append(_model_columns(model, schedule, times if node_rows is None else times[node_rows]))
+    # Taken for every model's rows at once: the table's columns are those taken, not copies of per-model
+    # frames joined.
     taken = shared.take(np.concatenate(rows)).reset_index(drop=True)
     del shared
     # Typed from the models' lists joined: no object array of every model's values on the way.
@@ -44,6 +41,35 @@ def timeline_table(index: IRIndex, schedules: dict[str, Schedule]) -> pd.DataFra
         {name: list(itertools.chain.from_iterable(part[name] for part in own)) for name in own[0]}
     )
     del own
+    return _timeline_frame(taken, modelled)
+
+
+def timeline_parts(index: IRIndex, schedules: dict[str, Schedule]) -> Iterator[pd.DataFrame]:
+    """The `timeline` table a timing model at a time: each model's rows in turn, as in the table, each
+    part made once the one before it is let go (`irtools analyze` writes the table, its largest, so)."""
+    if not schedules:
+        yield TIMELINE.empty()
+        return
+    shared, times = _shared_columns(index)
+    for model, schedule in schedules.items():
+        node_rows = _node_rows(index.rows, schedule)
+        taken = shared if node_rows is None else shared.take(node_rows).reset_index(drop=True)
+        own = _typed(_model_columns(model, schedule, times if node_rows is None else times[node_rows]))
+        part = _timeline_frame(taken, own)
+        del taken, own
+        yield part
+        del part
+
+
+def _shared_columns(index: IRIndex) -> tuple[pd.DataFrame, np.ndarray]:
+    """The timeline's columns that do not depend on the model, typed once (the texts and numbers made
+    once, not once per model), and each workload's own time (for the noc model's bound)."""
+    workload = _workload_columns(index)
+    return _typed(workload), workload["time"]  # the texts as Python strings go; typed, they are Arrow's
+
+
+def _timeline_frame(taken: pd.DataFrame, modelled: pd.DataFrame) -> pd.DataFrame:
+    """The timeline's columns in order, from the workloads' columns taken for its rows and the models'."""
     columns = {c.name: taken[c.name] if c.name in taken else modelled[c.name] for c in TIMELINE.columns}
     return pd.DataFrame(columns, copy=False)
 

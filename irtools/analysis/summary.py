@@ -12,7 +12,7 @@ from irtools.analysis.balance import Balance, balance, spread_text
 from irtools.analysis.blocks import KIB
 from irtools.analysis.noc import noc_headline
 from irtools.analysis.units import format_bytes as _size
-from irtools.dialects import BY_NAME, DOCUMENTED, Capability
+from irtools.dialects import BY_NAME, DOCUMENTED
 from irtools.loading.mesh import LINEAR, MESH, core_label
 
 
@@ -199,7 +199,7 @@ def summarize(analysis: Analysis, links: bool | None = None) -> Summary:
     routed NoC traffic, for the busiest link; default: when the options ask for it, RunOptions.routes_noc)."""
     if links is None:
         links = analysis.options.routes_noc
-    if not analysis.index.has(Capability.L2_ADDRESSES):  # the L2 held is known in blocks only
+    if analysis.l2_held == "l2_blocks":  # the L2 held is known in blocks only
         l2 = analysis.l2_blocks.groupby("core_id")["held_kib"].max() * KIB
         capacity = analysis.l2_capacity_kib
         buffersize = capacity * KIB if capacity else None

@@ -12,12 +12,13 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from irtools.analysis.analysis import Analysis
-from irtools.analysis.io import write_tables
+from irtools.analysis.io import write_table
 from irtools.analysis.summary import Summary, summarize
 
-BEFORE_SUMMARY = ("tensors", "l2_regions", "wl0_tensors", "core_transfers")
+BEFORE_SUMMARY = ("tensors", "l2_regions", "wl0_tensors")
 """Tables that neither the summary nor another table reads: written before the summary, which then
-builds what it reads in the memory they held (the snapshot tables are held from the load on)."""
+builds what it reads in the memory they held (the snapshot tables are held from the load on). The L2
+table the summary does not read (`Analysis.l2_held`'s other) joins them."""
 
 AFTER_SUMMARY = (
     "noc_links",
@@ -29,11 +30,12 @@ AFTER_SUMMARY = (
     "l2_blocks",
     "wl0_occupancy",
     "dram_traffic",
+    "core_transfers",
     "timeline",
 )
 """The rest, each before the tables it is built from (dram_traffic from dram_transfers, built for the
 summary already; layers from the DRAM traffic and the L2 tables), so that none is built again once let
-go; the timeline, the largest, last and alone (beside the schedules it is built from)."""
+go; core_transfers and the timeline, the largest, last, each alone beside what it is built from."""
 
 
 def write_analysis(
@@ -55,11 +57,15 @@ def write_analysis(
         for name in names:
             if name == "noc_links" and not wanted:
                 continue
-            written += write_tables({name: analysis.table(name)}, out_dir, fmt, progress, excel_safe)
+            # A CSV takes the timeline a timing model at a time; Parquet, a table whole.
+            parts = analysis.table_parts(name) if fmt == "csv" else iter([analysis.table(name)])
+            written.append(write_table(name, parts, out_dir, fmt, progress, excel_safe))
+            del parts
             analysis.forget(name)
         return written
 
-    written = write(BEFORE_SUMMARY)
+    unread = "l2_blocks" if analysis.l2_held == "l2_occupancy" else "l2_occupancy"
+    written = write((*BEFORE_SUMMARY, unread))
     summary = summarize(analysis, links=wanted)
-    written += write(AFTER_SUMMARY)
+    written += write(name for name in AFTER_SUMMARY if name != unread)
     return written, summary

@@ -86,3 +86,28 @@ def test_a_forgotten_table_is_built_again_on_read() -> None:
     assert not analysis.timeline.empty
     with pytest.raises(KeyError, match="unknown table"):
         analysis.forget("timelines")
+
+
+@pytest.mark.parametrize("path", [RAW, ALLOC], ids=lambda p: p.parent.name)
+def test_a_tables_parts_are_its_rows_in_order(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`table_parts` (the timeline a timing model at a time, any table a few rows at a time, each with
+    its mesh positions) gives the table's rows, in order, and its dtypes."""
+    monkeypatch.setattr(analysis_module, "PART_ROWS", 1000)
+    held = analyze(path, ROUTED)
+    parted = analyze(path, ROUTED)
+    timeline = list(parted.table_parts("timeline"))
+    assert len(timeline) >= 3 and "timeline" not in parted.__dict__  # a part per model; never whole
+    for name in TABLES:
+        parts = timeline if name == "timeline" else list(parted.table_parts(name))
+        joined = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0].reset_index(drop=True)
+        pd.testing.assert_frame_equal(joined, held.table(name), obj=name)
+
+
+def test_parquet_tables_are_the_tables(tmp_path: Path) -> None:
+    pytest.importorskip("pyarrow")
+    held = analyze(ALLOC)
+    expected = held.tables()
+    written, _ = write_analysis(analyze(ALLOC, keep_snapshots=False), tmp_path, "parquet")
+    assert sorted(p.stem for p in written) == sorted(expected)
+    for name, table in expected.items():
+        pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / f"{name}.parquet"), table, obj=name)

@@ -33,12 +33,13 @@ def dram_transfers(index: IRIndex) -> pd.DataFrame:
         columns["workload_id"].append(ref.workload_id if ref else None)
         columns["layer_name"].append(ref.workload.layer_name if ref else None)
 
+    by_id = index.by_id_once()
     for out in index.ir.dram.out:
         first: dict[int, WorkloadRef | None] = {}
         for d in out.destination:
             if not is_core(d):
                 continue
-            ref = index.by_id.get((d.core_id, d.workload_id))
+            ref = by_id.get((d.core_id, d.workload_id))
             current = first.get(d.core_id)
             if current is None or (ref is not None and ref.position < current.position):
                 first[d.core_id] = ref
@@ -47,7 +48,8 @@ def dram_transfers(index: IRIndex) -> pd.DataFrame:
         if not first:
             add("read", out.type, out.transfer_id, out.size, None)
     writes = index.ir.dram.in_
-    producers = [index.by_id.get((entry.core_id, entry.workload_id)) for entry in writes]
+    producers = [by_id.get((entry.core_id, entry.workload_id)) for entry in writes]
+    del by_id
     tids = [entry.transfer_id for entry in writes]
     for tid, size, producer in zip(tids, write_sizes(index, producers, tids), producers, strict=True):
         add("write", "fmap", tid, size, producer)

@@ -25,17 +25,18 @@ AFTER_SUMMARY = (
     "layer_cost",
     "dram_transfers",
     "cores",
+    "wl0_occupancy",
     "layers",
     "l2_occupancy",
     "l2_blocks",
-    "wl0_occupancy",
     "dram_traffic",
     "core_transfers",
     "timeline",
 )
 """The rest, each before the tables it is built from (dram_traffic from dram_transfers, built for the
 summary already; layers from the DRAM traffic and the L2 tables), so that none is built again once let
-go; core_transfers and the timeline, the largest, last, each alone beside what it is built from."""
+go, and the ones the layers do not read before them; core_transfers and the timeline, the largest, last,
+each alone beside what it is built from."""
 
 
 def write_analysis(

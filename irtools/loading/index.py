@@ -162,6 +162,15 @@ class IRIndex:
     @cached_property
     def by_id(self) -> dict[tuple[int, int], WorkloadRef]:
         """(core_id, workload_id) -> the first workload with that id."""
+        return self._first_by_id()
+
+    def by_id_once(self) -> dict[tuple[int, int], WorkloadRef]:
+        """`by_id`, made for the caller alone when it is not kept already: a dict of every workload is
+        4-5 MiB on a 64-core file, and `irtools analyze` reads it once (the DRAM transfers)."""
+        kept: dict[tuple[int, int], WorkloadRef] | None = self.__dict__.get("by_id")
+        return self._first_by_id() if kept is None else kept
+
+    def _first_by_id(self) -> dict[tuple[int, int], WorkloadRef]:
         index: dict[tuple[int, int], WorkloadRef] = {}
         for ref in self.workloads():
             index.setdefault((ref.core_id, ref.workload_id), ref)

@@ -14,6 +14,7 @@ from pathlib import Path
 from irtools.analysis.analysis import Analysis
 from irtools.analysis.io import write_table
 from irtools.analysis.summary import Summary, summarize
+from irtools.heap import give_back_freed_memory
 
 BEFORE_SUMMARY = ("tensors", "l2_regions", "wl0_tensors")
 """Tables that neither the summary nor another table reads: written before the summary, which then
@@ -58,6 +59,9 @@ def write_analysis(
         for name in names:
             if name == "noc_links" and not wanted:
                 continue
+            # What the last table (or the load) freed goes back before this one is built: the heap keeps
+            # it resident otherwise, and the allocated stand-in peaked 10 MiB higher (226 -> 216 MiB).
+            give_back_freed_memory()
             # A CSV takes the timeline a timing model at a time; Parquet, a table whole.
             parts = analysis.table_parts(name) if fmt == "csv" else iter([analysis.table(name)])
             written.append(write_table(name, parts, out_dir, fmt, progress, excel_safe))

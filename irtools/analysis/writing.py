@@ -1,8 +1,9 @@
 """Writing every table of an analysis and summarizing it, each table let go once written.
 
 Held together until the last was written, the tables were a quarter of `irtools analyze`'s peak memory
-on a 64-core file; written one at a time, in an order that builds none twice, each table takes the
-memory the one before it left.
+on a 64-core file; written one at a time (in parts: `Analysis.table_parts`), in an order that builds none
+twice, each table takes the memory the one before it left, given back to the system in between
+(irtools.heap): the load's end is then analyze's peak.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irtools.loading.columns import int32_where_fits
+from irtools.loading.columns import int32_where_fits, narrowed
 from irtools.loading.index import IRIndex, WorkloadRef
 from irtools.loading.waits import wait_arrays
 
@@ -123,7 +123,7 @@ def _walkable(column: np.ndarray) -> array.array[int]:
     """An int column for a Python loop: as fast to index and slice as a list, and 4 bytes a value (8 where
     one needs it) where a list holds an int object each (the wait graph of a 64-core file has hundreds
     of thousands of edges: as lists, 40 MiB for a moment). Copied once, straight from the column."""
-    narrow = int32_where_fits(column)
+    narrow = narrowed(column)
     walkable = array.array("i" if narrow.dtype == np.int32 else "q")
     values = np.ascontiguousarray(narrow, dtype=np.intc if walkable.typecode == "i" else np.int64)
     walkable.frombytes(values.data.cast("B"))

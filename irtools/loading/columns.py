@@ -324,11 +324,18 @@ indexes alike."""
 
 def int32_where_fits(column: Ints) -> Ints:
     """`column` as int32 when every value fits, else itself (typed as Ints: its values are the same; what
-    is kept a while so, to be joined or widened, is half the size)."""
-    if len(column) and (int(column.min()) < -(2**31) or int(column.max()) >= 2**31):
+    is kept a while so, to be joined or widened, is half the size). Always a copy when it fits: a slice
+    kept so does not hold its whole base."""
+    if not _fits_int32(column):
         return column
     narrow: Ints = column.astype(np.int32)
     return narrow
+
+
+def narrowed(column: Ints) -> Ints:
+    """`int32_where_fits`, but `column` itself when it is int32 already (a column of its own, not a
+    slice kept for long)."""
+    return column if column.dtype == np.int32 else int32_where_fits(column)
 
 
 _BUILT: weakref.WeakKeyDictionary[IRIndex, TransferColumns | None] = weakref.WeakKeyDictionary()

@@ -21,8 +21,8 @@ from irtools.loading.columns import (
     TransferColumns,
     _kahn,
     first_rows,
-    int32_where_fits,
     join,
+    narrowed,
     take,
     transfer_columns,
 )
@@ -89,18 +89,13 @@ def _edges(index: IRIndex, cols: TransferColumns) -> tuple[Ints, Ints] | None:
         return None
     sources, targets = zip(*cast("list[tuple[Ints, Ints]]", parts), strict=True)
     del parts
-    src = _narrow(np.concatenate(sources))
+    src = narrowed(np.concatenate(sources))
     del sources  # before the second column is joined
-    return src, _narrow(np.concatenate(targets))
+    return src, narrowed(np.concatenate(targets))
 
 
 def _narrowed(edges: tuple[Ints, Ints] | None) -> tuple[Ints, Ints] | None:
-    return None if edges is None else (_narrow(edges[0]), _narrow(edges[1]))
-
-
-def _narrow(column: Ints) -> Ints:
-    """`column` in int32 where it fits; itself, not a copy, when it is int32 already."""
-    return column if column.dtype == np.int32 else int32_where_fits(column)
+    return None if edges is None else (narrowed(edges[0]), narrowed(edges[1]))
 
 
 def _readers(cols: TransferColumns) -> tuple[Ints, Ints]:

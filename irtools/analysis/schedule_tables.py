@@ -107,12 +107,9 @@ def layer_rows(index: IRIndex, schedule: Schedule) -> pd.DataFrame:
     """The timeline's rows of one timing model, with only the columns the layers rollup reads
     (`LAYER_ROW_COLUMNS`, their dtypes the timeline's): built from the schedule, not from the timeline,
     whose texts are most of its bytes (`irtools analyze` writes the timeline last, alone)."""
-    refs = index.rows
-    identity = workload_identity(index)
-    columns = {name: _objects(identity[name]) for name in ("core_id", "position", "layer_name")}
-    columns["layer_type"] = _objects([ref.workload.layer_type for ref in refs])
-    columns["time"] = _objects([ref.workload.time for ref in refs])
-    rows = _node_rows(refs, schedule)
+    named = _workload_values(index)
+    columns = {name: named[name] for name in LAYER_ROW_COLUMNS if name in named}
+    rows = _node_rows(index.rows, schedule)
     if rows is not None:
         columns = {name: values[rows] for name, values in columns.items()}
     columns["start"], columns["end"] = _objects(schedule.start), _objects(schedule.end)
@@ -140,15 +137,23 @@ def _workload_columns(index: IRIndex) -> dict[str, np.ndarray]:
     worked out once, then taken for every model's rows. Python ints kept as objects, so a value beyond
     int64 reaches TIMELINE.frame (which reports it) instead of failing here."""
     incomplete, refs = index.incomplete, index.rows
-    workloads = [ref.workload for ref in refs]
     ifmap_transfers, ofmap_transfers = transfer_lists(index)
+    return {
+        **_workload_values(index),
+        "ifmap_transfers": ifmap_transfers,
+        "ofmap_transfers": ofmap_transfers,
+        "incomplete": np.array([ref.pointer in incomplete for ref in refs], dtype=bool),
+    }
+
+
+def _workload_values(index: IRIndex) -> dict[str, np.ndarray]:
+    """Per workload row, as objects: its identity (core, position, workload id, layer name), layer type
+    and time; what the timeline and the layers' rows read of the workloads themselves."""
+    workloads = [ref.workload for ref in index.rows]
     return {
         **{name: _objects(values) for name, values in workload_identity(index).items()},
         "layer_type": _objects([w.layer_type for w in workloads]),
         "time": _objects([w.time for w in workloads]),
-        "ifmap_transfers": ifmap_transfers,
-        "ofmap_transfers": ofmap_transfers,
-        "incomplete": np.array([ref.pointer in incomplete for ref in refs], dtype=bool),
     }
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 
 from irtools.findings import FileReport, Finding, Report, Severity
 from irtools.loading.discover import discover
@@ -145,6 +144,9 @@ def validate_paths(
     work = [(f, *per_file(f), max_bytes) if per_file else (f, options, enabled, max_bytes) for f in files]
     reports: list[FileReport] = []
     if jobs > 1 and len(files) > 1:
+        # Imported here: multiprocessing's modules are a hundredth of a second of every other run.
+        from concurrent.futures import ProcessPoolExecutor
+
         with ProcessPoolExecutor(max_workers=min(jobs, len(files))) as pool:
             for report in pool.map(_validate_one, work):
                 reports.append(report)

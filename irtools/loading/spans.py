@@ -35,6 +35,7 @@ _SEPARATOR = re.compile(rb"[{,][ \t\n\r]*\Z")
 _MEMBER = re.compile(rb'[ \t\n\r]*,?[ \t\n\r]*"([^"\\]*)"[ \t\n\r]*:[ \t\n\r]*')
 _SPACE = re.compile(rb"[ \t\n\r]*")
 _PREFIX = INTERNAL_PREFIX.encode()
+_PREFIX_START = _PREFIX[:1]
 
 Spans = dict[str, tuple[int, int, int]]
 """key -> (offset of the key, of its value, end of its value) in the file."""
@@ -90,9 +91,11 @@ def _core_keys(read: Reader, size: int) -> tuple[list[tuple[int, int]], set[int]
         if not vouchable(text):
             raise Unsplit("not ASCII, a backslash, or the decoder's internal prefix")
         codes = np.frombuffer(text, dtype=np.uint8)
-        quotes = np.flatnonzero(codes[:-1] == ord('"'))  # a twentieth of the bytes: look after those only
-        after = codes[quotes + 1]
-        for at in quotes[((after - ord("0")) <= 9) | (after == ord("-"))].tolist():
+        # A quote followed by "-" or a digit: one pass of byte comparisons (indexing the quotes first, a
+        # twentieth of the bytes, took twice as long). After "-" (45) come "." and "/", then the digits.
+        after = codes[1:] - np.uint8(ord("-"))
+        starts = (codes[:-1] == ord('"')) & (after <= ord("9") - ord("-")) & ((after == 0) | (after >= 3))
+        for at in np.flatnonzero(starts).tolist():
             separator = _SEPARATOR.search(text, max(0, at - _OVERLAP), at)
             if separator is not None and _CORE_KEY.match(text, at):
                 found[base + at] = base + separator.start()
@@ -119,7 +122,8 @@ def _segment(data: bytes, offset: int, spans: Spans) -> None:
 def vouchable(text: bytes) -> bool:
     """Whether the typed decoder's split can vouch for these bytes: ASCII, no backslash (an escaped key
     or quote), not the decoder's internal prefix."""
-    return text.isascii() and b"\\" not in text and _PREFIX not in text
+    # The prefix's first byte ("$") is rare in an IR: found absent far faster than the whole prefix.
+    return text.isascii() and b"\\" not in text and (_PREFIX_START not in text or _PREFIX not in text)
 
 
 def walk_members(

@@ -39,6 +39,7 @@ from irtools.analysis.noc import (
     noc_transfers,
     step_costs,
 )
+from irtools.analysis.once import BuiltOnce
 from irtools.analysis.schedule_tables import (
     core_transfers_table,
     cores_table,
@@ -312,13 +313,10 @@ class Analysis:
 
     def link_loads(self, model: str = "dependency") -> LinkLoads | None:
         """The routed NoC traffic (noc_links) timed under `model` (None without a mesh); kept per model."""
-        if model not in self._link_loads:
-            self._link_loads[model] = timed_links(self.index, self.timeline, model, _routed_rows(self))
-        return self._link_loads[model]
-
-    @cached_property
-    def _link_loads(self) -> dict[str, LinkLoads | None]:
-        return {}
+        loads: LinkLoads | None = self._whole_schedule.get(
+            f"link loads {model}", lambda: timed_links(self.index, self.timeline, model, _routed_rows(self))
+        )
+        return loads
 
     @property
     def noc_link_table(self) -> pd.DataFrame:
@@ -337,9 +335,8 @@ class Analysis:
                 window,
                 lambda: self._window_links(model, window),
             )
-        if model not in self._whole_schedule:
-            self._whole_schedule[model] = self._whole_links(model)
-        return self._whole_schedule[model]
+        links: pd.DataFrame = self._whole_schedule.get(model, lambda: self._whole_links(model))
+        return links
 
     def _window_links(self, model: str, window: tuple[float, float]) -> pd.DataFrame:
         loads = self.link_loads(model)
@@ -363,18 +360,15 @@ class Analysis:
         of `model`'s timeline; None without a NoC bandwidth (then only bytes can rank links)."""
         if self.noc_model is None:
             return None
-        key = f"link costs {model}"
-        if key not in self._whole_schedule:
-            self._whole_schedule[key] = step_costs(self.index, self.noc_steps)
-            self._whole_schedule[f"spans {model}"] = step_spans(self.index, self.timeline, model)
-        if window is None:
-            return link_costs(self._whole_schedule[key], self._whole_schedule[f"spans {model}"], None)
-        return self._in_window(
-            "link costs",
-            model,
-            window,
-            lambda: link_costs(self._whole_schedule[key], self._whole_schedule[f"spans {model}"], window),
+        costs = self._whole_schedule.get(
+            f"link costs {model}", lambda: step_costs(self.index, self.noc_steps)
         )
+        spans = self._whole_schedule.get(
+            f"spans {model}", lambda: step_spans(self.index, self.timeline, model)
+        )
+        if window is None:
+            return link_costs(costs, spans, None)
+        return self._in_window("link costs", model, window, lambda: link_costs(costs, spans, window))
 
     def link_heat(self, model: str, bins: int, window: tuple[float, float] | None = None) -> LinkHeat | None:
         """Every link's bytes per cycle per time bin under `model` (irtools.analysis.counters); None without a mesh."""
@@ -389,10 +383,10 @@ class Analysis:
         loads = self.link_loads(model)
         if loads is None:
             return None
-        key = f"link steps {model}"
-        if key not in self._whole_schedule:
-            self._whole_schedule[key] = run_link_steps(self.noc_runs, loads)
-        return self._whole_schedule[key]
+        steps: pd.DataFrame = self._whole_schedule.get(
+            f"link steps {model}", lambda: run_link_steps(self.noc_runs, loads)
+        )
+        return steps
 
     def link_rate(self, model: str, link: Link) -> pd.DataFrame | None:
         """Bytes per cycle on directed `link` over time under `model` (counters.link_rate); None without a mesh."""
@@ -405,18 +399,18 @@ class Analysis:
         return l2_counter(self.timeline, held, model, core_id)
 
     @cached_property
-    def _whole_schedule(self) -> dict[str, pd.DataFrame]:
-        """`link_table` and `tiles` over the whole schedule, by model (tiles' keys: `tiles MODEL`)."""
-        return {}
+    def _whole_schedule(self) -> BuiltOnce:
+        """What the views read over the whole schedule, by model: `link_table`'s (keyed by the model),
+        `tiles MODEL`, `link loads MODEL`, `link steps MODEL`, `link costs MODEL`, `spans MODEL`; each
+        built once even when the dashboard's callbacks ask for it at the same time."""
+        return BuiltOnce()
 
     def tiles(self, model: str = "dependency", window: tuple[float, float] | None = None) -> pd.DataFrame:
         """One row per core tile: busy/waiting share, peak L2, DRAM and core-to-core bytes in `window`
         (the whole schedule's kept per model, as `link_table`'s)."""
         if window is None:
-            key = f"tiles {model}"
-            if key not in self._whole_schedule:
-                self._whole_schedule[key] = self._tiles(model, None)
-            return self._whole_schedule[key]
+            tiles: pd.DataFrame = self._whole_schedule.get(f"tiles {model}", lambda: self._tiles(model, None))
+            return tiles
         return self._in_window("tiles", model, window, lambda: self._tiles(model, window))
 
     def _in_window(self, kind: str, model: str, window: tuple[float, float], compute: Any) -> Any:
@@ -490,7 +484,7 @@ class Analysis:
         if name not in TABLES:
             raise KeyError(f"unknown table {name!r}; tables: {', '.join(TABLES)}")
         if name == "noc_links":  # the table `noc_link_table` keeps; the routed rows it sums go below
-            self._whole_schedule.pop("dependency", None)
+            self._whole_schedule.pop("dependency")
         for part in ("_l2", "_wl0"):
             self.__dict__.get(part, {}).pop(name, None)
         if isinstance(getattr(type(self), name, None), cached_property):

@@ -1,0 +1,41 @@
+"""Values kept by key, built one at a time: a thread asking while another builds waits for it.
+
+The dashboard's callbacks run in threads of their own, and after a file's first view several of them
+ask an `Analysis` for the same whole-schedule values at once (the mesh, the counters and the page's
+warm-up all want the routed links summed): built by each, the work was done three times over, and its
+temporaries held side by side made the server's peak memory (880 MiB for a 73 MB file). Different
+values are built one at a time too: the interpreter runs one thread at a time, so building two at
+once finishes neither sooner, but holds both's temporaries (the routed runs' spans, millions of rows).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Hashable
+from typing import Any
+
+
+class BuiltOnce:
+    """A dict of values, each made by `get`'s `build`, one build at a time."""
+
+    def __init__(self) -> None:
+        self._values: dict[Hashable, Any] = {}
+        self._building = threading.RLock()
+
+    def get(self, key: Hashable, build: Callable[[], Any]) -> Any:
+        """The value kept for `key`; else `build()`'s, kept. A thread asking while another builds any
+        value waits for it; a `build` may ask for other values (the same thread goes on: an RLock), and
+        one that raises keeps nothing."""
+        if key in self._values:
+            return self._values[key]
+        with self._building:
+            if key not in self._values:
+                self._values[key] = build()
+            return self._values[key]
+
+    def pop(self, key: Hashable) -> None:
+        """Forget the value of `key` (built again when next asked)."""
+        self._values.pop(key, None)
+
+    def __contains__(self, key: Hashable) -> bool:
+        return key in self._values

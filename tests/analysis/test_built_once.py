@@ -1,0 +1,104 @@
+"""The dashboard's callbacks ask an analysis for the same whole-schedule values from several threads at
+once: each value is built by one of them, the others wait for it, and no two are built at the same time
+(irtools.analysis.once): the server's peak memory was their temporaries side by side."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+from typing import Any
+from unittest import mock
+
+import pytest
+
+from irtools.analysis import analyze
+from irtools.analysis.analysis import Analysis
+from irtools.analysis.once import BuiltOnce
+
+ROOT = Path(__file__).resolve().parents[2]
+MESH = ROOT / "sample_ir" / "valid" / "mesh2x2_conv_b1_c4_bw16_stschedule.json"
+
+
+def _at_once(ask: Any, threads: int = 4) -> list[Any]:
+    """`ask()` from `threads` threads started together; their answers."""
+    start = threading.Barrier(threads)
+    answers: list[Any] = [None] * threads
+
+    def run(k: int) -> None:
+        start.wait()
+        answers[k] = ask()
+
+    workers = [threading.Thread(target=run, args=(k,)) for k in range(threads)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    return answers
+
+
+def test_threads_asking_at_once_get_one_build() -> None:
+    kept = BuiltOnce()
+    builds = []
+
+    def build() -> object:
+        builds.append(1)
+        time.sleep(0.05)  # long enough for every other thread to ask meanwhile
+        return object()
+
+    answers = _at_once(lambda: kept.get("links", build))
+    assert len(builds) == 1
+    assert all(a is answers[0] for a in answers)
+    assert "links" in kept
+
+
+def test_two_values_are_never_built_at_the_same_time() -> None:
+    kept = BuiltOnce()
+    building, most = [0], [0]
+
+    def build(key: int) -> int:
+        building[0] += 1
+        most[0] = max(most[0], building[0])
+        time.sleep(0.02)
+        building[0] -= 1
+        return key
+
+    keys = iter(range(4))
+    lock = threading.Lock()
+
+    def ask() -> int:
+        with lock:
+            key = next(keys)
+        return int(kept.get(key, lambda: build(key)))
+
+    assert sorted(_at_once(ask)) == [0, 1, 2, 3]
+    assert most[0] == 1
+
+
+def test_a_failed_build_keeps_nothing_and_a_nested_ask_does_not_deadlock() -> None:
+    kept = BuiltOnce()
+    with pytest.raises(ValueError):
+        kept.get("k", lambda: (_ for _ in ()).throw(ValueError("no")))
+    assert "k" not in kept
+    assert (
+        kept.get("k", lambda: kept.get("k", lambda: 1) + 1) == 2
+    )  # inside: built again, then the outer kept
+    kept.pop("k")
+    assert kept.get("k", lambda: 3) == 3
+
+
+def test_the_mesh_counters_and_warm_up_route_the_whole_schedule_once() -> None:
+    a = analyze(MESH)
+    whole = Analysis._whole_links
+    calls = []
+
+    def slow(self: Analysis, model: str) -> Any:
+        calls.append(model)
+        time.sleep(0.05)
+        return whole(self, model)
+
+    with mock.patch.object(Analysis, "_whole_links", slow):
+        tables = _at_once(lambda: a.link_table("dependency"))
+        tiles = _at_once(lambda: a.tiles("dependency"))
+    assert calls == ["dependency"]
+    assert all(t is tables[0] for t in tables) and all(t is tiles[0] for t in tiles)

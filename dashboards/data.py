@@ -24,6 +24,7 @@ from irtools.dialects import Capability
 from irtools.findings import Finding
 from irtools.gemini import GEMINI_FREQUENCY
 from irtools.limits import size_problem
+from irtools.loading.boxes import release_tensor_columns
 from irtools.loading.load import load_ir
 from irtools.loading.reader import gc_paused
 from irtools.options import RunOptions
@@ -142,6 +143,7 @@ class Entry:
         with self._lock:
             if self._findings is None:
                 findings = check_loaded(self.analysis.loaded, self.analysis.options, self.analysis.index)
+                release_tensor_columns(self.analysis.index)  # the rules' alone: no view reads them
                 self._findings = findings_frame(findings)
             return self._findings
 

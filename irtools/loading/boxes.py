@@ -323,6 +323,12 @@ def tensor_columns(index: IRIndex) -> TensorColumns:
     return _BUILT[index]
 
 
+def release_tensor_columns(index: IRIndex) -> None:
+    """Let go of the tensor columns of `index` (built again if asked for): for an index that outlives its
+    check, as the dashboard's does, whose views read none of them (tens of MiB on a 64-core file)."""
+    _BUILT.pop(index, None)
+
+
 def flagged_rows(rows: Iterable[Ints]) -> list[int]:
     """The sorted distinct workload rows of several flag columns."""
     parts = [r for r in rows if len(r)]

@@ -16,6 +16,7 @@ import pytest
 
 from dashboards import data
 from dashboards.data import AccessError, FileStore, filter_findings
+from irtools.loading.boxes import tensor_columns
 
 ROOT = Path(__file__).resolve().parents[2]
 MESH = ROOT / "sample_ir" / "valid" / "mesh2x2_conv_b1_c4_bw16_stschedule.json"
@@ -80,6 +81,17 @@ def test_findings_filters(served: Path) -> None:
     assert set(errors["code"]) == {"GIR302"} and set(errors["core_id"]) == {2}
     assert filter_findings(findings, None, ["GIR103"], [2]).empty  # GIR103 is not tied to a core
     assert len(filter_findings(findings, None, None, None)) == len(findings)
+
+
+def test_the_check_lets_go_of_the_rules_tensor_columns(served: Path) -> None:
+    """The entry's index lives as long as the file is open; the columns its check gathered (tens of MiB on
+    a 64-core file) are the rules' alone, so they go once the findings are in."""
+    entry = FileStore(served, 10**6).get("sub/mesh.json")
+    before = tensor_columns(entry.analysis.index)
+    assert tensor_columns(entry.analysis.index) is before  # kept while the index lives...
+    findings = entry.findings
+    assert tensor_columns(entry.analysis.index) is not before  # ...but not after the check
+    assert set(findings["code"]) == {"GIR103", "GIR303"}  # the check saw the file: its two notes
 
 
 def test_warm_loads_analyzes_and_checks_in_the_background(served: Path) -> None:

@@ -13,18 +13,28 @@ import pandas as pd
 
 from irtools.analysis.blocks import KIB, add_positions, l2_blocks_table, l2_capacity_kib
 from irtools.analysis.buffers import wl0_tables
-from irtools.analysis.counters import Link, LinkHeat, l2_counter, link_heat, link_rate, run_link_steps
+from irtools.analysis.counters import (
+    Link,
+    LinkHeat,
+    l2_counter,
+    link_heat,
+    link_rate,
+    run_link_step_sums,
+    timed_link_steps,
+)
 from irtools.analysis.energy import EnergyModel, energy_summary
 from irtools.analysis.layer_cost import layer_cost_absent, layer_cost_table
 from irtools.analysis.layers import layers_table
 from irtools.analysis.link_cost import link_costs
 from irtools.analysis.link_load import (
     LinkLoads,
+    LinkSums,
+    link_sums,
+    links_frame,
     noc_links_table,
     schedule_span,
     step_spans,
     timed_links,
-    whole_schedule_links,
     window_rows,
 )
 from irtools.analysis.live_buffers import LivePeak, live_at_peak
@@ -319,6 +329,14 @@ class Analysis:
         return loads
 
     @property
+    def whole_link_sums(self) -> LinkSums | None:
+        """The routed traffic summed per link over the whole schedule (link_load.link_sums), kept: every
+        timing model's (a model gives only the span of the busy share), so a model switch in the dashboard
+        does not sum the 1.7 million routed runs of a 64-core file again (100 MiB of temporaries)."""
+        sums: LinkSums | None = self._whole_schedule.get("link sums", lambda: link_sums(self.noc_runs))
+        return sums
+
+    @property
     def noc_link_table(self) -> pd.DataFrame:
         """The `noc_links` table: bytes per directed link over the schedule (busy share with noc_bw)."""
         return self.link_table("dependency")
@@ -378,15 +396,27 @@ class Analysis:
         return link_heat(loads, bins, window, self.link_steps(model))
 
     def link_steps(self, model: str) -> pd.DataFrame | None:
-        """Bytes per (directed link, layer step) under `model` (counters.run_link_steps); kept per model:
-        it sums every routed run. None without a mesh."""
+        """Bytes per (directed link, layer step) under `model` (counters.run_link_steps), kept per model:
+        `link_step_sums` timed. None without a mesh."""
         loads = self.link_loads(model)
         if loads is None:
             return None
         steps: pd.DataFrame = self._whole_schedule.get(
-            f"link steps {model}", lambda: run_link_steps(self.noc_runs, loads)
+            f"link steps {model}", lambda: timed_link_steps(self.link_step_sums, loads)
         )
         return steps
+
+    @property
+    def link_step_sums(self) -> pd.DataFrame:
+        """Bytes per (directed link, layer step) of every step (counters.run_link_step_sums), kept: every
+        timing model's `link_steps` times them, so a model switch in the dashboard does not sum the routed
+        runs again."""
+        xlen = self.index.ir.xlen
+        assert xlen is not None  # link_loads is None without a mesh: no link steps are asked for
+        sums: pd.DataFrame = self._whole_schedule.get(
+            "link step sums", lambda: run_link_step_sums(self.noc_runs, xlen)
+        )
+        return sums
 
     def link_rate(self, model: str, link: Link) -> pd.DataFrame | None:
         """Bytes per cycle on directed `link` over time under `model` (counters.link_rate); None without a mesh."""
@@ -401,8 +431,9 @@ class Analysis:
     @cached_property
     def _whole_schedule(self) -> BuiltOnce:
         """What the views read over the whole schedule, by model: `link_table`'s (keyed by the model),
-        `tiles MODEL`, `link loads MODEL`, `link steps MODEL`, `link costs MODEL`, `spans MODEL`; each
-        built once even when the dashboard's callbacks ask for it at the same time."""
+        `tiles MODEL`, `link loads MODEL`, `link steps MODEL`, `link costs MODEL`, `spans MODEL`, and
+        every model's `link sums`; each built once even when the dashboard's callbacks ask for it at the
+        same time."""
         return BuiltOnce()
 
     def tiles(self, model: str = "dependency", window: tuple[float, float] | None = None) -> pd.DataFrame:
@@ -483,8 +514,9 @@ class Analysis:
         (irtools.analysis.writing); a later read builds it again."""
         if name not in TABLES:
             raise KeyError(f"unknown table {name!r}; tables: {', '.join(TABLES)}")
-        if name == "noc_links":  # the table `noc_link_table` keeps; the routed rows it sums go below
+        if name == "noc_links":  # the table `noc_link_table` keeps, and its sums; the routed rows go below
             self._whole_schedule.pop("dependency")
+            self._whole_schedule.pop("link sums")
         for part in ("_l2", "_wl0"):
             self.__dict__.get(part, {}).pop(name, None)
         if isinstance(getattr(type(self), name, None), cached_property):
@@ -552,7 +584,7 @@ def whole_links(analysis: Analysis, model: str) -> pd.DataFrame:
         return noc_links_table(None, analysis.options.noc_bw, analysis.options.noc_frequency)
     span = schedule_span(analysis.timeline, model)
     options = analysis.options
-    return whole_schedule_links(analysis.noc_runs, options.noc_bw, options.noc_frequency, span, xlen)
+    return links_frame(analysis.whole_link_sums, options.noc_bw, options.noc_frequency, span, xlen)
 
 
 def analyze(

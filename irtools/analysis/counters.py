@@ -83,25 +83,33 @@ def run_link_steps(routed: list[KindRuns], loads: LinkLoads) -> pd.DataFrame:
     only the links a step loads are written out. Linear in runs and in the (link, step) pairs loaded,
     whatever the mesh's size.
     """
-    runs = routed_steps(routed, np.zeros(0, dtype=np.int64), loads.xlen)
-    step = runs.step.astype(np.int64, copy=False)
-    # A run of no bytes loads nothing; a step that cannot be scheduled (a wait cycle) has no span: both
-    # left out, as the rows' NaN start is.
-    runs = runs.take((runs.size > 0) & ~np.isnan(loads.step_start[step]))
+    return timed_link_steps(run_link_step_sums(routed, loads.xlen), loads)
+
+
+def run_link_step_sums(routed: list[KindRuns], xlen: int) -> pd.DataFrame:
+    """Bytes per (directed link, layer step) of every step (link, step, bytes; by link, then step): what
+    `run_link_steps` times, the same under every timing model. The runs' bytes are summed per (step,
+    link) over intervals of link ids (link_grid.step_link_sums); only the links a step loads are written."""
+    runs = routed_steps(routed, np.zeros(0, dtype=np.int64), xlen)
+    runs = runs.take(runs.size > 0)  # a run of no bytes loads nothing
     if not len(runs.step):
-        return _no_link_steps()
+        return _no_link_steps()[["link", "step", "bytes"]]
     grid, ids, steps, sizes = step_link_sums(runs.step, runs.code, runs.line, runs.lo, runs.hi, runs.size)
     x, y, to_x, to_y, _ = grid.ends(ids)
-    frame = pd.DataFrame(
-        {
-            "link": _link_keys(x, y, to_x, to_y),
-            "step": steps,
-            "bytes": sizes,
-            "start": loads.step_start[steps],
-            "end": loads.step_end[steps],
-        }
-    )
+    frame = pd.DataFrame({"link": _link_keys(x, y, to_x, to_y), "step": steps, "bytes": sizes})
     return frame.sort_values(["link", "step"], kind="stable").reset_index(drop=True)
+
+
+def timed_link_steps(sums: pd.DataFrame, loads: LinkLoads) -> pd.DataFrame:
+    """`run_link_step_sums` under the timing model of `loads`: each step's span as start and end, and
+    the steps that cannot be scheduled (a wait cycle: no span, NaN) left out, as the rows' NaN start is."""
+    steps = sums["step"].to_numpy(np.int64)
+    kept = sums[~np.isnan(loads.step_start[steps])]
+    if kept.empty:
+        return _no_link_steps()
+    steps = kept["step"].to_numpy(np.int64)
+    timed = kept.assign(start=loads.step_start[steps], end=loads.step_end[steps])
+    return timed.reset_index(drop=True)
 
 
 def _no_link_steps() -> pd.DataFrame:

@@ -196,10 +196,29 @@ def whole_schedule_links(
     """The noc_links table over the whole schedule, straight from the routed runs (noc.noc_runs).
 
     Equal to `noc_links_table` without a window (every row counts whole there), but with no row per
-    link and transfer: each run adds its bytes to an interval of positions along its line (a
-    difference array, summed once), and the distinct transfers per link come from each transfer's runs
-    merged into disjoint intervals per line. Linear in runs, not in hops.
+    link and transfer (`link_sums`); the schedule gives only its `span`, for the busy share.
     """
+    return links_frame(link_sums(routed), bandwidth, frequency, span, xlen)
+
+
+@dataclass(frozen=True, slots=True)
+class LinkSums:
+    """The routed traffic summed per loaded directed link over the whole schedule (`link_sums`): the same
+    under every timing model, which only scales the busy share."""
+
+    ends: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+    """x, y, to_x, to_y and direction code of each link (LinkGrid.ends)."""
+    by_kind: np.ndarray
+    """Bytes per link (rows) and traffic kind (columns, in KINDS' order)."""
+    transfers: np.ndarray
+    """Distinct transfers crossing each link."""
+
+
+def link_sums(routed: list[KindRuns]) -> LinkSums | None:
+    """The routed runs (noc.noc_runs) summed per link; None when they load no link. Each run adds its
+    bytes to an interval of positions along its line (a difference array, summed once), and the distinct
+    transfers per link come from each transfer's runs merged into disjoint intervals per line. Linear in
+    runs, not in hops."""
     parts = []
     for routed_kind in routed:
         runs = routed_kind.runs
@@ -209,7 +228,7 @@ def whole_schedule_links(
         kind = np.full(len(keep), KINDS.index(routed_kind.kind), dtype=np.int8)
         parts.append((kind, code[keep], line[keep], lo[keep], hi[keep], runs.size[keep], runs.transfer[keep]))
     if not any(len(part[0]) for part in parts):
-        return NOC_LINKS.empty()
+        return None
     kind, code, line, lo, hi, size, transfer = (np.concatenate(column) for column in zip(*parts, strict=True))
     # Millions of runs on a 64-core file: the per-kind copies and the spans, once the link ids are
     # known, are dropped before the sums (they held half of this function's peak).
@@ -227,11 +246,20 @@ def whole_schedule_links(
     first, last = _disjoint_per_group(kind, transfer, start, stop)
     transfers = _interval_sums(first, last, np.ones(len(first), np.int64), grid.size)
     used = np.flatnonzero(transfers)
-    by_kind, transfers = by_kind[used], transfers[used]
-    lx, ly, tx, ty, code = grid.ends(used)
+    return LinkSums(grid.ends(used), by_kind[used], transfers[used])
+
+
+def links_frame(
+    sums: LinkSums | None, bandwidth: int | None, frequency: float, span: Window, xlen: int
+) -> pd.DataFrame:
+    """The noc_links table of `sums` for a schedule of `span`, heaviest link first."""
+    if sums is None:
+        return NOC_LINKS.empty()
+    lx, ly, tx, ty, code = sums.ends
+    by_kind, transfers = sums.by_kind, sums.transfers
     total = by_kind.sum(axis=1)
     length = span[1] - span[0]
-    busy = total / bandwidth if bandwidth else np.full(len(used), np.nan)
+    busy = total / bandwidth if bandwidth else np.full(len(total), np.nan)
     out = {
         "link": [
             link_label(int(a), int(b), int(c), int(d), xlen)

@@ -9,8 +9,10 @@ import pandas as pd
 
 from irtools.analysis import analyze
 from irtools.analysis.analysis import WINDOWS_KEPT
-from irtools.analysis.link_load import noc_links_table
+from irtools.analysis.counters import link_steps, run_link_step_sums
+from irtools.analysis.link_load import link_sums, noc_links_table
 from irtools.gemini import GEMINI_FREQUENCY
+from irtools.options import RunOptions
 
 ROOT = Path(__file__).resolve().parents[2]
 MESH = ROOT / "sample_ir" / "valid" / "mesh2x2_conv_b1_c4_bw16_stschedule.json"
@@ -42,6 +44,24 @@ def test_the_whole_schedules_link_table_and_tiles_are_kept_per_model() -> None:
     assert (
         a.tiles("dependency", window)["busy_share"].tolist() != a.tiles("dependency")["busy_share"].tolist()
     )
+
+
+def test_the_routed_runs_are_summed_once_for_every_timing_model() -> None:
+    """A model gives the whole schedule's link table only its span (the busy share): a model switch in the
+    dashboard reuses the sums of the 1.7 million runs of a 64-core file, and the tables stay each model's."""
+    a = analyze(MESH, RunOptions(noc_bw=8))
+    with mock.patch("irtools.analysis.analysis.link_sums", wraps=link_sums) as summed:
+        tables = {model: a.link_table(model) for model in ("dependency", "sequential", "noc")}
+    assert summed.call_count == 1
+    for model, table in tables.items():
+        pd.testing.assert_frame_equal(table, noc_links_table(a.link_loads(model), 8, GEMINI_FREQUENCY))
+    assert tables["noc"]["busy_share"].tolist() != tables["sequential"]["busy_share"].tolist()
+    # So are the bytes per link and layer step the counters and the heat map read: only their spans differ.
+    with mock.patch("irtools.analysis.analysis.run_link_step_sums", wraps=run_link_step_sums) as summed:
+        steps = {model: a.link_steps(model) for model in ("dependency", "sequential")}
+    assert summed.call_count == 1
+    for model, table in steps.items():
+        pd.testing.assert_frame_equal(table, link_steps(a.link_loads(model)))  # the routed rows' reference
 
 
 def test_the_last_windows_tables_are_kept_for_the_next_view_of_the_same_range() -> None:

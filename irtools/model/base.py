@@ -7,9 +7,14 @@ import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar, cast, dataclass_transform
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, Strict
+from pydantic.dataclasses import dataclass as pydantic_dataclass
+
+from irtools.model.docstrings import describe_fields
+
+_T = TypeVar("_T")
 
 INT64_MAX = 2**63 - 1
 """Largest integer the IR may hold: the assembler reads every number as a signed 64-bit integer."""
@@ -85,17 +90,22 @@ class IRModel(BaseModel):
     model_config = ConfigDict(
         strict=True,
         extra="ignore",
-        use_attribute_docstrings=True,
+        use_attribute_docstrings=False,  # describe_fields reads them, cheaper (irtools.model.docstrings)
         validate_by_alias=True,
         validate_by_name=False,
         json_schema_extra={"additionalProperties": True},
         defer_build=True,  # see RECORD
     )
 
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        describe_fields(cls)
+
 
 RECORD = ConfigDict(
     extra="ignore",
-    use_attribute_docstrings=True,
+    use_attribute_docstrings=False,  # `record` describes the fields (irtools.model.docstrings)
     validate_by_alias=True,
     validate_by_name=False,
     json_schema_extra={"additionalProperties": True},
@@ -104,7 +114,7 @@ RECORD = ConfigDict(
     # per process: docs/speed.md).
     defer_build=True,
 )
-"""Config of the IR's records: `@dataclass(slots=True, kw_only=True, config=RECORD)`.
+"""Config of the IR's records (`@record`: `@dataclass(slots=True, kw_only=True, config=RECORD)`).
 
 Buffer entries, tensors, sources and destinations are most of a file. As BaseModels (a __dict__
 and a fields-set per object) a 100 MB IR took about 8x its size in memory; as slotted Pydantic
@@ -112,6 +122,15 @@ dataclasses about 2x. The classes cannot be strict (a strict Pydantic dataclass 
 own instances, never the dicts json.loads gives), so each field type is strict (NonNegInt,
 StrictStr, StrictBool). Unknown keys are not kept: GIR103 reports them from the raw file.
 """
+
+
+@dataclass_transform(kw_only_default=True, field_specifiers=(dataclasses.field, Field))
+def record(cls: type[_T]) -> type[_T]:
+    """An IR record: a slotted, keyword-only Pydantic dataclass of config RECORD, its fields described by
+    the docstrings under them."""
+    made = pydantic_dataclass(slots=True, kw_only=True, config=RECORD)(cls)
+    describe_fields(made)
+    return cast("type[_T]", made)
 
 
 class NotDerivedError(RuntimeError):

@@ -14,17 +14,16 @@ import dataclasses
 from typing import Annotated
 
 from pydantic import Field
-from pydantic.dataclasses import dataclass
 from pydantic.json_schema import SkipJsonSchema
 
 from irtools.dialects.raw.models import RawBufferEntry, RawIR, RawWorkload
-from irtools.model.base import CORES_FIELD, NOT_DERIVED, RECORD, NonNegInt, StrictBool
+from irtools.model.base import CORES_FIELD, NOT_DERIVED, NonNegInt, StrictBool, record
 
 BLOCK = 1024
 """Bytes per L2 block: `address` and `block` count 1 KiB blocks."""
 
 
-@dataclass(slots=True, kw_only=True, config=RECORD)
+@record
 class AllocBufferEntry(RawBufferEntry):
     """One tensor held in L2 before the workload starts, with the block the allocator placed it at."""
 

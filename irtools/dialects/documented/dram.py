@@ -5,12 +5,11 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from pydantic import Field
-from pydantic.dataclasses import dataclass
 
-from irtools.model.base import RECORD, Coord4, IRModel, NonNegInt, StrictStr, TransferIds
+from irtools.model.base import Coord4, IRModel, NonNegInt, StrictStr, TransferIds, record
 
 
-@dataclass(slots=True, kw_only=True, config=RECORD)
+@record
 class CoreDestination:
     """A workload on a core that receives this tensor."""
 
@@ -24,7 +23,7 @@ class CoreDestination:
     """Layer of the receiving workload (present in DRAM `out` destinations)."""
 
 
-@dataclass(slots=True, kw_only=True, config=RECORD)
+@record
 class DramDestination:
     """DRAM as the destination of an ofmap; its `in` entry carries the same transfer id."""
 
@@ -37,7 +36,7 @@ class DramDestination:
 Destination = Annotated[CoreDestination | DramDestination, Field(discriminator="type")]
 
 
-@dataclass(slots=True, kw_only=True, config=RECORD)
+@record
 class DramIn:
     """A tensor written to DRAM: the ofmap of a workload (`IR["-1"]["in"]`)."""
 
@@ -57,7 +56,7 @@ class DramIn:
     """Transfer ids of DRAM `out` tensors that read (part of) this tensor back."""
 
 
-@dataclass(slots=True, kw_only=True, config=RECORD)
+@record
 class DramOut:
     """A tensor read from DRAM: weights, network inputs, or fmaps spilled earlier (`IR["-1"]["out"]`)."""
 

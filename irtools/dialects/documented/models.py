@@ -5,11 +5,9 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from pydantic import Field
-from pydantic.dataclasses import dataclass
 
 from irtools.dialects.documented.dram import Destination
 from irtools.model.base import (
-    RECORD,
     Coord4,
     IRModel,
     NonNegInt,
@@ -20,10 +18,11 @@ from irtools.model.base import (
     StrictStr,
     TransferIds,
     extension,
+    record,
 )
 
 
-@dataclass(slots=True, kw_only=True, config=RECORD)
+@record
 class IfmapTensor:
     """One ifmap tensor of a workload, held in L2."""
 
@@ -41,7 +40,7 @@ class IfmapTensor:
     """Transfers that bring this tensor: a DRAM `out` entry or other workloads' ofmaps."""
 
 
-@dataclass(slots=True, kw_only=True, config=RECORD)
+@record
 class OfmapTensor:
     """One ofmap tensor of a workload and where it is sent."""
 
@@ -57,7 +56,7 @@ class OfmapTensor:
     """Receiving workloads (type core) and/or DRAM."""
 
 
-@dataclass(slots=True, kw_only=True, config=RECORD)
+@record
 class WeightTensor:
     """The weight of a workload ([K, C, R, S])."""
 
@@ -71,7 +70,7 @@ class WeightTensor:
     """Transfers that bring this weight (DRAM `out` entries)."""
 
 
-@dataclass(slots=True, kw_only=True, config=RECORD)
+@record
 class DramSource:
     """The DRAM source of a buffer entry: the whole tensor comes from one DRAM `out` transfer."""
 
@@ -91,7 +90,7 @@ class DramSource:
     """Layer that reads this tensor."""
 
 
-@dataclass(slots=True, kw_only=True, config=RECORD)
+@record
 class CoreSource:
     """A core source of a buffer entry: its intersection with one producer's ofmap."""
 
@@ -114,7 +113,7 @@ class CoreSource:
 BufferSource = Annotated[DramSource | CoreSource, Field(discriminator="type")]
 
 
-@dataclass(slots=True, kw_only=True, config=RECORD)
+@record
 class BufferEntry:
     """One tensor in the L2 buffer snapshot taken before the workload starts."""
 
@@ -152,7 +151,7 @@ class BufferEntry:
     """Output that is sent to DRAM (real files; not in the format document)."""
 
 
-@dataclass(slots=True, kw_only=True, config=RECORD)
+@record
 class Wl0Entry:
     """One weight in the WL0 buffer snapshot (WL0 holds only weights)."""
 
@@ -178,7 +177,7 @@ class Wl0Entry:
     """Upper coordinate (inclusive)."""
 
 
-@dataclass(slots=True, kw_only=True, config=RECORD)
+@record
 class Tile:
     """One intra-core tile chosen by the Intra-Core Compiler."""
 

@@ -16,14 +16,12 @@ import dataclasses
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field, model_validator
-from pydantic.dataclasses import dataclass
 from pydantic.json_schema import SkipJsonSchema
 
 from irtools.model.base import (
     CORE_KEY,
     CORES_FIELD,
     NOT_DERIVED,
-    RECORD,
     Coord4,
     IRModel,
     NonNegInt,
@@ -31,6 +29,7 @@ from irtools.model.base import (
     StrictBool,
     StrictStr,
     TransferIds,
+    record,
 )
 
 Channels = NonNegInt
@@ -70,7 +69,7 @@ class WrittenBox:
         return coord(self.upper_as_written)
 
 
-@dataclass(slots=True, kw_only=True, config=RECORD)
+@record
 class RawCoreDestination:
     """A workload on a core that receives this tensor."""
 
@@ -91,7 +90,7 @@ class RawCoreDestination:
         return self.id
 
 
-@dataclass(slots=True, kw_only=True, config=RECORD)
+@record
 class RawDramDestination:
     """DRAM as the destination of an ofmap; its DRAM `in` entry carries the same transfer id."""
 
@@ -111,7 +110,7 @@ class RawDramDestination:
 RawDestination = Annotated[RawCoreDestination | RawDramDestination, Field(discriminator="type")]
 
 
-@dataclass(slots=True, kw_only=True, config=RECORD)
+@record
 class RawDramIn:
     """A tensor written to DRAM by a workload's ofmap (`IR["-1"]["in"]`)."""
 
@@ -133,7 +132,7 @@ class RawDramIn:
     use raises (irtools.model.base.NotDerived)."""
 
 
-@dataclass(slots=True, kw_only=True, config=RECORD)
+@record
 class RawDramOut(WrittenBox):
     """A tensor read from DRAM: a weight, a network input, or an fmap written earlier (`IR["-1"]["out"]`)."""
 
@@ -169,7 +168,7 @@ class RawDramSection(IRModel):
     """Tensors read from DRAM."""
 
 
-@dataclass(slots=True, kw_only=True, config=RECORD)
+@record
 class RawSource(WrittenBox):
     """Where part of a buffer entry comes from: DRAM (through a port) or a producing core."""
 
@@ -201,7 +200,7 @@ class RawSource(WrittenBox):
         return byte_size(self.size_bits)
 
 
-@dataclass(slots=True, kw_only=True, config=RECORD)
+@record
 class RawBufferEntry(WrittenBox):
     """One tensor held in L2 before the workload starts: how many 1 KiB blocks, not where."""
 
@@ -247,7 +246,7 @@ class RawBufferEntry(WrittenBox):
         return flat_ids(ids)
 
 
-@dataclass(slots=True, kw_only=True, config=RECORD)
+@record
 class RawIfmap:
     """The ifmap of a workload: its range, its transfers and the latest workload it waits for."""
 
@@ -262,7 +261,7 @@ class RawIfmap:
     when no producer's range meets this ifmap (GIR104 says so)."""
 
 
-@dataclass(slots=True, kw_only=True, config=RECORD)
+@record
 class RawWeight(WrittenBox):
     """The weight of a workload: an output-channel range from DRAM, or (from_ofmap) another layer's ofmap."""
 
@@ -285,7 +284,7 @@ class RawWeight(WrittenBox):
         return None if self.size_bits is None else byte_size(self.size_bits)
 
 
-@dataclass(slots=True, kw_only=True, config=RECORD)
+@record
 class RawOfmap:
     """One ofmap tensor of a workload and where it is sent."""
 

@@ -379,7 +379,8 @@ class Analysis:
         if self.noc_model is None:
             return None
         costs = self._whole_schedule.get(
-            f"link costs {model}", lambda: step_costs(self.index, self.noc_steps)
+            "step costs",
+            lambda: step_costs(self.index, self.noc_steps),  # every model's: the NoC's own times
         )
         spans = self._whole_schedule.get(
             f"spans {model}", lambda: step_spans(self.index, self.timeline, model)
@@ -431,8 +432,8 @@ class Analysis:
     @cached_property
     def _whole_schedule(self) -> BuiltOnce:
         """What the views read over the whole schedule, by model: `link_table`'s (keyed by the model),
-        `tiles MODEL`, `link loads MODEL`, `link steps MODEL`, `link costs MODEL`, `spans MODEL`, and
-        every model's `link sums`; each built once even when the dashboard's callbacks ask for it at the
+        `tiles MODEL`, `link loads MODEL`, `link steps MODEL`, `spans MODEL`, and every model's `link
+        sums`, `link step sums` and `step costs`; each built once even when the dashboard's callbacks ask for it at the
         same time."""
         return BuiltOnce()
 

@@ -10,7 +10,9 @@ import pandas as pd
 from irtools.analysis import analyze
 from irtools.analysis.analysis import WINDOWS_KEPT
 from irtools.analysis.counters import link_steps, run_link_step_sums
-from irtools.analysis.link_load import link_sums, noc_links_table
+from irtools.analysis.link_cost import link_costs
+from irtools.analysis.link_load import link_sums, noc_links_table, step_spans
+from irtools.analysis.noc import step_costs
 from irtools.gemini import GEMINI_FREQUENCY
 from irtools.options import RunOptions
 
@@ -62,6 +64,13 @@ def test_the_routed_runs_are_summed_once_for_every_timing_model() -> None:
     assert summed.call_count == 1
     for model, table in steps.items():
         pd.testing.assert_frame_equal(table, link_steps(a.link_loads(model)))  # the routed rows' reference
+    # And the cycles each step's NoC time adds, which the link costs of every timing model read.
+    with mock.patch("irtools.analysis.analysis.step_costs", wraps=step_costs) as costed:
+        costs = {model: a.link_costs(model) for model in ("dependency", "sequential", "noc")}
+    assert costed.call_count == 1
+    for model, table in costs.items():
+        spans = step_spans(a.index, a.timeline, model)
+        pd.testing.assert_frame_equal(table, link_costs(step_costs(a.index, a.noc_steps), spans, None))
 
 
 def test_the_last_windows_tables_are_kept_for_the_next_view_of_the_same_range() -> None:

@@ -433,8 +433,8 @@ class Analysis:
     def _whole_schedule(self) -> BuiltOnce:
         """What the views read over the whole schedule, by model: `link_table`'s (keyed by the model),
         `tiles MODEL`, `link loads MODEL`, `link steps MODEL`, `spans MODEL`, and every model's `link
-        sums`, `link step sums` and `step costs`; each built once even when the dashboard's callbacks ask for it at the
-        same time."""
+        sums`, `link step sums` and `step costs`; each built once even when the dashboard's callbacks ask
+        for it at the same time."""
         return BuiltOnce()
 
     def tiles(self, model: str = "dependency", window: tuple[float, float] | None = None) -> pd.DataFrame:
@@ -513,8 +513,7 @@ class Analysis:
     def forget(self, name: str) -> None:
         """Let go of table `name` as built, for a caller that has written it and reads it no more
         (irtools.analysis.writing); a later read builds it again."""
-        if name not in TABLES:
-            raise KeyError(f"unknown table {name!r}; tables: {', '.join(TABLES)}")
+        _known(name)
         if name == "noc_links":  # the table `noc_link_table` keeps, and its sums; the routed rows go below
             self._whole_schedule.pop("dependency")
             self._whole_schedule.pop("link sums")
@@ -525,11 +524,15 @@ class Analysis:
 
     def table(self, name: str) -> pd.DataFrame:
         """One table by its name in `TABLES`."""
-        if name not in TABLES:
-            raise KeyError(f"unknown table {name!r}; tables: {', '.join(TABLES)}")
+        _known(name)
         # The loaded IR holds millions of objects; collector passes over them would dominate.
         with gc_paused():
-            frame: pd.DataFrame = add_positions(getattr(self, TABLE_ATTRIBUTES.get(name, name)), self.index)
+            frame: pd.DataFrame = add_positions(self._built(name), self.index)
+        return frame
+
+    def _built(self, name: str) -> pd.DataFrame:
+        """Table `name` (one of TABLES) as its attribute holds it: without the mesh positions."""
+        frame: pd.DataFrame = getattr(self, TABLE_ATTRIBUTES.get(name, name))
         return frame
 
     def table_parts(self, name: str) -> Iterator[pd.DataFrame]:
@@ -537,12 +540,11 @@ class Analysis:
         time, each with its mesh positions (never the whole table's), and the timeline a timing model at
         a time unless it was built already (the largest table, never whole in `irtools analyze`). Each
         part is made once the one before it is let go."""
-        if name not in TABLES:
-            raise KeyError(f"unknown table {name!r}; tables: {', '.join(TABLES)}")
+        _known(name)
         if name == "timeline" and "timeline" not in self.__dict__:
             frames = timeline_parts(self.index, self.schedules)
         else:
-            frames = iter([getattr(self, TABLE_ATTRIBUTES.get(name, name))])
+            frames = iter([self._built(name)])
         for frame in frames:
             for start in range(0, max(len(frame), 1), PART_ROWS):
                 part = add_positions(frame.iloc[start : start + PART_ROWS], self.index)
@@ -555,6 +557,12 @@ class Analysis:
         NoC traffic, RunOptions.routes_noc), as routing costs more than the rest of most tables."""
         wanted = self.options.routes_noc if links is None else links
         return {name: self.table(name) for name in TABLES if wanted or name != "noc_links"}
+
+
+def _known(name: str) -> None:
+    """KeyError, naming the tables, for a name not in TABLES."""
+    if name not in TABLES:
+        raise KeyError(f"unknown table {name!r}; tables: {', '.join(TABLES)}")
 
 
 def _routed_rows(analysis: Analysis) -> Callable[[], pd.DataFrame]:

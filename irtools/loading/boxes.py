@@ -211,10 +211,7 @@ def coords(values: Sequence[Any]) -> tuple[Ints, Coordinates] | None:
     is_list = np.fromiter(map(operator.is_, map(type, values), repeat(list)), bool, count)
     length = np.full(count, -1, dtype=np.int64)
     length[is_list] = np.fromiter(map(len, compress(values, is_list)), np.int64, int(is_list.sum()))
-    four = length == 4
-    if four.all():
-        out = quads(values, lists_of_four=True)
-        return None if out is None else (length, out)
+    four = length == 4  # not all: lists of 4 only are read above
     shorter = is_list & ~four
     scalars = list(compress(values, ~is_list))
     if not set(map(type, scalars)) <= {int} or int(length.max(initial=0)) > 4:

@@ -33,10 +33,11 @@ from irtools import reference
 from irtools.dialects import Dialect, dialect_of
 from irtools.dialects.base import PartModels
 from irtools.findings import Finding
-from irtools.loading.fast_types import LOOSE, decoder_for, extension_keys
+from irtools.loading.fast_types import LOOSE, decoder_for
 from irtools.loading.reader import StreamError, _decoder, _duplicate_key_findings
 from irtools.loading.sharing import share_values
 from irtools.loading.spans import Unsplit, member_spans, vouchable, walk_members
+from irtools.loading.written_extensions import written_extension_keys
 from irtools.model.base import CORE_KEY
 
 SWITCH = "IRTOOLS_DECODER"
@@ -61,7 +62,8 @@ class Decoded:
 
     value: Any
     extension_keys: tuple[str, ...] = ()
-    """The extension keys (GIR103 info) named in the member's bytes: the key scan notes where they are."""
+    """The extension keys (GIR103 info) the member wrote (irtools.loading.written_extensions): the key scan
+    notes where they are."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,9 +164,6 @@ class Split:
         data, start, end = self._member(key)
         annotation = parts.dram_section if key == "-1" else list[parts.workload]  # type: ignore[name-defined]
         member = memoryview(data)[start:end]
-        named = tuple(
-            n for n in extension_keys(annotation) if data.find(b'"' + n.encode() + b'"', start, end) >= 0
-        )
         try:
             value = decoder_for(annotation).decode(member)
         except (msgspec.ValidationError, msgspec.DecodeError, RecursionError) as exc:
@@ -178,7 +177,7 @@ class Split:
             return None
         if share:
             share_values(value)
-        return Decoded(value, named)
+        return Decoded(value, written_extension_keys(annotation, value))
 
 
 def _one_form(value: Any, dram: bool) -> bool:

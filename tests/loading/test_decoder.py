@@ -174,6 +174,42 @@ def test_dialect_keys_are_noted_where_and_as_often_as_the_models_key_scan_notes_
     assert len(notes) == 4 and any("(2 occurrences)" in m for m, _ in notes)
 
 
+@pytest.mark.parametrize(
+    ("key", "place"),
+    [
+        ("wl1_buffer", "workload"),
+        ("start_send", "buffer"),
+        ("ifmap_lower2", "tile"),
+        ("ifmap_upper2", "tile"),
+    ],
+)
+def test_each_dialect_key_is_found_alone_where_it_is_written(key: str, place: str) -> None:
+    """Each extension key is read from the Structs of the kind that holds it (its workload, a buffer entry
+    of the second core, a tile), also written with a null-like value; the findings are the models'."""
+    doc = json.loads(json.dumps(DOCS["documented"]))
+    workload = doc[[k for k in doc if k.isdigit()][1]][2]
+    if place == "workload":
+        workload[key] = []
+    elif place == "buffer":
+        workload["buffer"][-1][key] = False
+    else:
+        tile = {end: [0, 0, 0, 0] for end in ("ifmap_lower", "ifmap_upper", "ofmap_lower", "ofmap_upper")}
+        workload["tile_info"] = {"tile_num_0": {**tile, "single_tile_time_pred": 1.0, key: [0, 0, 0, 0]}}
+    data = json.dumps(doc).encode()
+    notes = [f.pointer for f in same_either_way(data).findings if f.code == "GIR103" and key in f.message]
+    assert len(notes) == 1 and notes[0].endswith(key)
+
+
+def test_a_dialect_keys_name_written_as_a_value_is_no_key() -> None:
+    """A layer named like an extension key names no key: no GIR103 note, as the models read it."""
+    doc = json.loads(json.dumps(DOCS["documented"]))
+    for wl in doc[next(k for k in doc if k.isdigit())]:
+        wl["layer_name"] = "start_send"
+    data = json.dumps(doc).encode()
+    assert fallbacks(data) == []
+    assert not [f for f in same_either_way(data).findings if f.code == "GIR103" and "start_send" in f.message]
+
+
 def test_omitted_raw_keys_are_counted_as_the_models_count_them() -> None:
     doc = json.loads(json.dumps(DOCS["raw"]))
     cores = [k for k in doc if k.isdigit()]

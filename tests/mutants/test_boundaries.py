@@ -618,6 +618,24 @@ BUFFERS = [
             )
         ],
     ),
+    # Held for an earlier workload in two snapshots in a row: the next one holds it, yet it runs no more.
+    Case(
+        "GIR304-raw-held-for-an-earlier-workload-twice",
+        lambda: _held((1, 1), 2, 0, base=_held((1, 1), 1, 0))(),
+        "GIR304",
+        [
+            (
+                "GIR304",
+                "/1/1/buffer/5/workload_id",
+                "ifmap of layer 'Conv_0' is held for workload 0, which does not run later on this core",
+            ),
+            (
+                "GIR304",
+                "/1/2/buffer/5/workload_id",
+                "ifmap of layer 'Conv_0' is held for workload 0, which does not run later on this core",
+            ),
+        ],
+    ),
     Case(
         "GIR304-raw-held-at-the-last-position",
         _held((11, 0), 11, 22),

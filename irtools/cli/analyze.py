@@ -14,6 +14,7 @@ from irtools.cli.noc_args import add_dram_arguments, add_noc_arguments
 from irtools.cli.trace_args import add_trace_argument, load_measured, print_measured
 from irtools.config import add_settings, run_options
 from irtools.findings import Severity
+from irtools.loading.reader import gc_paused
 
 if TYPE_CHECKING:
     from irtools.analysis import Analysis
@@ -86,10 +87,13 @@ def _analysis(path: str, options: RunOptions, keep_snapshots: bool = True) -> An
 
     if show_progress():
         sys.stderr.write(f"loading {path}\n")
-    analysis = analyze(path, options, keep_snapshots=keep_snapshots)
-    # The models live until the command ends: out of the collector's sight, its passes while the
-    # tables are built no longer rescan millions of them.
-    gc.freeze()
+    # The models live until the command ends: frozen out of the collector's sight before it resumes, so
+    # its passes while the tables are built no longer rescan millions of them. Resumed before the freeze,
+    # its first passes moved every list the load made through its young generations: 0.06-0.1 s of a
+    # 70-100 MB file's analyze.
+    with gc_paused():
+        analysis = analyze(path, options, keep_snapshots=keep_snapshots)
+        gc.freeze()
     errors = [f for f in analysis.loaded.findings if f.severity is Severity.ERROR]
     if errors:
         print(

@@ -17,6 +17,7 @@ from irtools.analysis.tables import Column, TableSpec
 from irtools.errors import AnalysisError
 from irtools.findings import Finding, Severity
 from irtools.loading.load import load_ir
+from irtools.loading.reader import gc_paused
 from irtools.options import RunOptions
 from irtools.sweep.measured import SWEEP_COLUMNS, measured_columns
 from irtools.sweep.names import name_columns
@@ -177,7 +178,15 @@ def summarize_with_findings(
     that wrote this very file (Gemini writes the same IR whatever the NoC bandwidth): the row's
     RUN_NOC_MAKESPANS key gets the noc makespan of each, [[bandwidth, makespan], ...], from the one load.
     """
-    options = options or RunOptions()
+    # The file's models are acyclic and let go when the row is made: collector passes over their
+    # millions of lists were a sixth of a row's time (0.68 s against 0.57 s on a 16 MB raw file).
+    with gc_paused():
+        return _row_and_findings(path, options or RunOptions(), run_noc_bws)
+
+
+def _row_and_findings(
+    path: str, options: RunOptions, run_noc_bws: Sequence[int]
+) -> tuple[dict[str, Any], list[Finding]]:
     noc_bw = options.noc_bw
     row = empty_row(path)
     try:

@@ -1,7 +1,5 @@
 """`python -m irtools` runs the command-line interface."""
 
-import sys
+from irtools.cli.entry import run
 
-from irtools.cli.main import main
-
-sys.exit(main())
+run()

@@ -7,7 +7,7 @@ import threading
 import weakref
 from collections.abc import Callable, Iterator
 from functools import cached_property
-from typing import Any
+from typing import Any, TypeVar
 
 import pandas as pd
 
@@ -71,6 +71,8 @@ from irtools.loading.mesh import MESH, core_label, mesh_problem
 from irtools.loading.reader import gc_paused
 from irtools.options import RunOptions
 from irtools.reference import fast_path
+
+T = TypeVar("T")
 
 TABLE_ATTRIBUTES = {"noc_links": "noc_link_table"}
 """Tables whose Analysis attribute has another name (`Analysis.noc_links` holds the routed rows per step)."""
@@ -436,6 +438,12 @@ class Analysis:
         sums`, `link step sums` and `step costs`; each built once even when the dashboard's callbacks ask
         for it at the same time."""
         return BuiltOnce()
+
+    def apart(self, work: Callable[[], T]) -> T:
+        """`work()`, run while no whole-schedule value is built, and none is until it ends: the dashboard's
+        check, whose columns held beside the routed runs' sums made its server's peak."""
+        with self._whole_schedule.alone():
+            return work()
 
     def tiles(self, model: str = "dependency", window: tuple[float, float] | None = None) -> pd.DataFrame:
         """One row per core tile: busy/waiting share, peak L2, DRAM and core-to-core bytes in `window`

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Hashable
+from contextlib import AbstractContextManager
 from typing import Any
 
 
@@ -32,6 +33,10 @@ class BuiltOnce:
             if key not in self._values:
                 self._values[key] = build()
             return self._values[key]
+
+    def alone(self) -> AbstractContextManager[Any]:
+        """Held while other work runs that no build may overlap (a build asked for meanwhile waits)."""
+        return self._building
 
     def pop(self, key: Hashable) -> None:
         """Forget the value of `key` (built again when next asked)."""

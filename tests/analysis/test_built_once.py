@@ -102,3 +102,38 @@ def test_the_mesh_counters_and_warm_up_route_the_whole_schedule_once() -> None:
         tiles = _at_once(lambda: a.tiles("dependency"))
     assert calls == ["dependency"]
     assert all(t is tables[0] for t in tables) and all(t is tiles[0] for t in tiles)
+
+
+def test_work_apart_never_overlaps_a_build() -> None:
+    """The dashboard's check runs apart from the whole-schedule builds (`Analysis.apart`): its columns
+    and a build's temporaries are never held at the same time."""
+    a = analyze(MESH)
+    running: list[str] = []
+    overlaps: list[list[str]] = []
+
+    def phase(name: str) -> str:
+        running.append(name)
+        if len(running) > 1:
+            overlaps.append(list(running))
+        time.sleep(0.02)
+        running.remove(name)
+        return name
+
+    whole = Analysis._whole_links
+
+    def slow(self: Analysis, model: str) -> Any:
+        phase("build")
+        return whole(self, model)
+
+    asks = iter([lambda: a.link_table("dependency"), lambda: a.apart(lambda: phase("check"))] * 2)
+    lock = threading.Lock()
+
+    def ask() -> Any:
+        with lock:
+            job = next(asks)
+        return job()
+
+    with mock.patch.object(Analysis, "_whole_links", slow):
+        answers = _at_once(ask)
+    assert sum(isinstance(answer, str) for answer in answers) == 2  # both checks ran
+    assert overlaps == []

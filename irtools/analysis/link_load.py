@@ -18,7 +18,7 @@ import pandas as pd
 
 from irtools.analysis.link_grid import LinkGrid
 from irtools.analysis.noc import KINDS, KindRuns, noc_links, noc_transfers, workload_steps
-from irtools.analysis.routing import DIRECTIONS, STEP_X, STEP_Y, line_spans, link_label
+from irtools.analysis.routing import DIRECTIONS, STEP_X, STEP_Y, line_spans, link_label, narrowed
 from irtools.analysis.tables import NOC_LINKS
 from irtools.loading.boxes import max_before
 from irtools.loading.index import IRIndex
@@ -222,11 +222,16 @@ def link_sums(routed: list[KindRuns]) -> LinkSums | None:
     parts = []
     for routed_kind in routed:
         runs = routed_kind.runs
-        # A run of no link (a tree with no destination west of its source, say) or of no bytes loads nothing.
-        keep = np.flatnonzero((runs.count > 0) & (runs.size > 0))
-        code, line, lo, hi = line_spans(runs)
-        kind = np.full(len(keep), KINDS.index(routed_kind.kind), dtype=np.int8)
-        parts.append((kind, code[keep], line[keep], lo[keep], hi[keep], runs.size[keep], runs.transfer[keep]))
+        # A run of no link (a tree with no destination west of its source, say) or of no bytes loads
+        # nothing: left out before its spans are computed (in int64: most of a DRAM read's runs have no
+        # bytes, and their spans were this function's peak), which are kept as narrow as they fit.
+        keep = (runs.count > 0) & (runs.size > 0)
+        if not keep.all():
+            runs = runs.take(keep)
+        spans = tuple(map(narrowed, line_spans(runs)))
+        kind = np.full(len(runs.count), KINDS.index(routed_kind.kind), dtype=np.int8)
+        parts.append((kind, *spans, runs.size, runs.transfer))
+        del spans
     if not any(len(part[0]) for part in parts):
         return None
     kind, code, line, lo, hi, size, transfer = (np.concatenate(column) for column in zip(*parts, strict=True))
@@ -308,16 +313,24 @@ def _disjoint_per_group(
     Intervals of different lines never meet: positions are flat over lines."""
     span = int(stop.max()) + 1
     low = int(transfer.min())
+    # Millions of runs on a 64-core file: each column is computed in place, one copy at a time.
     if (int(transfer.max()) - low + 1) * len(KINDS) * span < 2**62:
-        group = (transfer.astype(np.int64) - low) * len(KINDS) + kind  # ids are small: no hashing needed
+        group = transfer.astype(np.int64)  # ids are small: no hashing needed
+        group -= low
     else:
-        codes, _ = pd.factorize(transfer)
-        group = codes.astype(np.int64) * len(KINDS) + kind
+        group = pd.factorize(transfer)[0].astype(np.int64, copy=False)
+    group *= len(KINDS)
+    group += kind
     # One int64 key sorts by group, then start (positions are below `span`): cheaper than a lexsort.
-    order = np.argsort(group * span + start)
+    key = group * span
+    key += start
+    order = np.argsort(key)
+    del key
     group, start, stop = group[order], start[order], stop[order]
-    covered = max_before(stop, group, 0)  # the furthest stop of the group's earlier intervals
-    first = np.maximum(start, covered)
+    del order
+    first = max_before(stop, group, 0)  # the furthest stop of the group's earlier intervals
+    del group
+    np.maximum(start, first, out=first)
     keep = first < stop
     return first[keep], stop[keep]
 

@@ -90,8 +90,7 @@ def run_link_step_sums(routed: list[KindRuns], xlen: int) -> pd.DataFrame:
     """Bytes per (directed link, layer step) of every step (link, step, bytes; by link, then step): what
     `run_link_steps` times, the same under every timing model. The runs' bytes are summed per (step,
     link) over intervals of link ids (link_grid.step_link_sums); only the links a step loads are written."""
-    runs = routed_steps(routed, np.zeros(0, dtype=np.int64), xlen)
-    runs = runs.take(runs.size > 0)  # a run of no bytes loads nothing
+    runs = routed_steps(routed, np.zeros(0, dtype=np.int64), xlen, with_bytes=True)  # no bytes, no load
     if not len(runs.step):
         return _no_link_steps()[["link", "step", "bytes"]]
     grid, ids, steps, sizes = step_link_sums(runs.step, runs.code, runs.line, runs.lo, runs.hi, runs.size)

@@ -365,23 +365,30 @@ def _step_times(
     )
 
 
-def routed_steps(routed: list[KindRuns], weights: np.ndarray, xlen: int) -> RoutedSteps:
+def routed_steps(
+    routed: list[KindRuns], weights: np.ndarray, xlen: int, with_bytes: bool = False
+) -> RoutedSteps:
     """The runs of one link or more of every kind (noc_runs) as batch_groups.RoutedSteps; `weights`: the
-    transfer ids read as weights (weight_transfers)."""
+    transfer ids read as weights (weight_transfers). `with_bytes`: only the runs of some bytes."""
     parts = []
     for kind_runs in routed:
-        runs = kind_runs.runs
-        keep = runs.count > 0
+        runs, step = kind_runs.runs, kind_runs.step
+        # The runs kept are taken before their spans are computed (in int64): most of a DRAM read's
+        # runs carry no bytes.
+        keep = (runs.count > 0) & (runs.size > 0) if with_bytes else runs.count > 0
+        if not keep.all():
+            runs, step = runs.take(keep), step[keep]
         code, line, lo, hi = line_spans(runs)
         if kind_runs.kind == "dram_read":
             weight = np.isin(runs.transfer, weights)
         else:
             weight = np.zeros(len(code), dtype=bool)
         dram = _port_links(kind_runs.kind, code, lo, hi, xlen)
-        columns = (kind_runs.step, code, line, lo, hi, runs.size, runs.count, weight, dram)
+        columns = (step, code, line, lo, hi, runs.size, runs.count, weight, dram)
         # Narrowed as the runs are (`Runs.narrowed`): nine int64 columns of every run were most of the
         # link counters' peak on a 64-core file. LinkGrid.interval widens what it computes with.
-        parts.append([narrowed(column[keep]) for column in columns])
+        parts.append([narrowed(column) for column in columns])
+        del code, line, lo, hi, weight, dram
     if not parts:
         no = np.zeros(0, dtype=np.int64)
         return RoutedSteps(no, no, no, no, no, no, no, weight=np.zeros(0, dtype=bool), dram=no)

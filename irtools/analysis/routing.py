@@ -399,16 +399,19 @@ def line_spans(runs: Runs) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarr
     """Each run as (code, line, lo, hi): its links are the positions lo..hi (closed) along its line, a
     row y for east and west links (position x), a column x for north and south links (position y). All
     four in int64, whatever the runs' own integers (`Runs.narrowed`): ids are computed from them."""
-    code, x, y, count = (
-        column.astype(np.int64, copy=False) for column in (runs.code, runs.x, runs.y, runs.count)
-    )
-    along_x = (code == 0) | (code == 2)
-    position = np.where(along_x, x, y)
-    line = np.where(along_x, y, x)
-    forward = (code == 0) | (code == 3)
-    lo = np.where(forward, position, position - count + 1)
-    hi = np.where(forward, position + count - 1, position)
-    return code, line, lo, hi
+    # Millions of runs on a 64-core file: computed from the runs' narrow columns, in place, so that
+    # no int64 copy of an input is made besides the four answers.
+    along_x = (runs.code == 0) | (runs.code == 2)
+    line = np.where(along_x, runs.y, runs.x).astype(np.int64, copy=False)
+    lo = np.where(along_x, runs.x, runs.y).astype(np.int64, copy=False)  # the run's start, for now
+    hi = lo.copy()
+    del along_x
+    extra = runs.count.astype(np.int64)  # links beyond the start
+    extra -= 1
+    forward = (runs.code == 0) | (runs.code == 3)
+    np.add(hi, extra, out=hi, where=forward)
+    np.subtract(lo, extra, out=lo, where=~forward)
+    return runs.code.astype(np.int64), line, lo, hi
 
 
 def narrowest(*columns: np.ndarray) -> type[np.signedinteger]:

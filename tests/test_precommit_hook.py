@@ -78,4 +78,4 @@ def test_entry_subcommand_exists_and_takes_file_names(hooks: list[dict[str, Any]
 def test_console_script_is_declared() -> None:
     # `language: python` installs the package and runs the entry; it must be the project's console script.
     pyproject = tomllib.loads((HOOKS_FILE.parent / "pyproject.toml").read_text(encoding="utf-8"))
-    assert pyproject["project"]["scripts"]["irtools"] == "irtools.cli.main:main"
+    assert pyproject["project"]["scripts"]["irtools"] == "irtools.cli.entry:run"

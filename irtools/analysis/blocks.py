@@ -61,17 +61,19 @@ def _l2_blocks_reference(index: IRIndex) -> pd.DataFrame:
 
 @fast_path(reference=_l2_blocks_reference)
 def l2_blocks_table(index: IRIndex) -> pd.DataFrame:
-    """One row per L2 snapshot: KiB held by type (raw `block` counts, else sizes rounded up to KiB).
-
-    Files with block counts sum them from the buffer entries' columns; the others place each entry
-    (`IRIndex.placed`) object by object."""
-    if not index.has(Capability.BLOCK_COUNTS):
-        return _l2_blocks_reference(index)
+    """One row per L2 snapshot: KiB held by type (raw `block` counts, else sizes rounded up to KiB),
+    summed from the buffer entries' columns."""
     buffers = tensor_columns(index).buffers
-    block = buffers.ints("block")
+    if index.has(Capability.BLOCK_COUNTS):
+        block = buffers.ints("block")
+    elif index.has(Capability.L2_ADDRESSES):
+        size = buffers.ints("size")
+        block = None if size is None else -(-size // KIB)  # rounded up, as the reference rounds
+    else:
+        return _l2_blocks_reference(index)
     kinds = {kind: buffers.equals("type", kind) for kind in _KINDS}
-    if block is None or int(block.max(initial=0)) * max(len(block), 1) >= 2**63:
-        return _l2_blocks_reference(index)  # a count or a sum beyond int64: the frame reports it
+    if block is None or int(block.max(initial=0)) * max(len(block), 1) >= 2**63 or block.min(initial=0) < 0:
+        return _l2_blocks_reference(index)  # a count or a sum beyond int64 (the frame reports it), or below 0
     if not np.logical_or.reduce(list(kinds.values())).all():
         return _l2_blocks_reference(index)  # a type the table has no column for
     return _l2_blocks_columns(index, buffers.row, block, kinds)

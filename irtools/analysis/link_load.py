@@ -231,7 +231,6 @@ def link_sums(routed: list[KindRuns]) -> LinkSums | None:
         spans = tuple(map(narrowed, line_spans(runs)))
         kind = np.full(len(runs.count), KINDS.index(routed_kind.kind), dtype=np.int8)
         parts.append((kind, *spans, runs.size, runs.transfer))
-        del spans
     if not any(len(part[0]) for part in parts):
         return None
     kind, code, line, lo, hi, size, transfer = (np.concatenate(column) for column in zip(*parts, strict=True))

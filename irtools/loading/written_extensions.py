@@ -4,7 +4,7 @@ A decoded Struct holds an extension key as an optional field that is `UNSET` unl
 (irtools.loading.fast_types). So the keys a member wrote are found by visiting only the objects that can
 hold one (a documented core: its workloads, their buffer entries and their tiles), a kind at a time with
 C-level iteration, instead of looking for each key's name in the member's bytes: four scans of every
-byte of a documented file, a tenth of its validate.
+byte of a documented file (0.12 s of the 98 MB stand-in's validate under the profiler; the walk 0.03 s).
 """
 
 from __future__ import annotations

@@ -460,11 +460,17 @@ class Analysis:
         with self._window_lock:
             if key in self._windows:
                 return self._windows[key]
-        value = compute()
-        with self._window_lock:
-            self._windows[key] = value
-            while len(self._windows) > WINDOWS_KEPT:
-                del self._windows[next(iter(self._windows))]  # the oldest first
+        # Built one at a time, as the whole-schedule values are: two callbacks asking for the same window
+        # at once (a zoom, then a core picked before the mesh is drawn) build it once.
+        with self._whole_schedule.alone():
+            with self._window_lock:
+                if key in self._windows:
+                    return self._windows[key]
+            value = compute()
+            with self._window_lock:
+                self._windows[key] = value
+                while len(self._windows) > WINDOWS_KEPT:
+                    del self._windows[next(iter(self._windows))]  # the oldest first
         return value
 
     def _tiles(self, model: str, window: tuple[float, float] | None) -> pd.DataFrame:

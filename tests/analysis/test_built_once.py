@@ -137,3 +137,20 @@ def test_work_apart_never_overlaps_a_build() -> None:
         answers = _at_once(ask)
     assert sum(isinstance(answer, str) for answer in answers) == 2  # both checks ran
     assert overlaps == []
+
+
+def test_a_window_asked_for_at_once_is_built_once() -> None:
+    """A zoom and a core picked before the mesh is drawn ask for the same window's tiles at once."""
+    a = analyze(MESH)
+    built = Analysis._tiles
+    calls = []
+
+    def slow(self: Analysis, model: str, window: Any) -> Any:
+        calls.append(window)
+        time.sleep(0.05)
+        return built(self, model, window)
+
+    with mock.patch.object(Analysis, "_tiles", slow):
+        tiles = _at_once(lambda: a.tiles("dependency", (0.0, 100.0)))
+    assert calls == [(0.0, 100.0)]
+    assert all(t is tiles[0] for t in tiles)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import threading
 import weakref
 from collections.abc import Callable, Iterator
 from functools import cached_property
@@ -109,8 +108,6 @@ class Analysis:
         )
         if mesh is not None:
             raise AnalysisError(f"{loaded.path}: cannot be analyzed: GIR506 /{mesh.key}: {mesh.message}")
-        self._windows: dict[tuple[str, str, tuple[float, float]], Any] = {}
-        self._window_lock = threading.Lock()  # the dashboard's callbacks ask from several threads
 
     @property
     def path(self) -> str:
@@ -456,22 +453,14 @@ class Analysis:
     def _in_window(self, kind: str, model: str, window: tuple[float, float], compute: Any) -> Any:
         """`compute()`, kept for the last few (kind, model, window): a core picked after a zoom redraws
         the mesh for the same window, which cost a third of a second of tables on a 64-core file."""
-        key = (kind, model, window)
-        with self._window_lock:
-            if key in self._windows:
-                return self._windows[key]
-        # Built one at a time, as the whole-schedule values are: two callbacks asking for the same window
-        # at once (a zoom, then a core picked before the mesh is drawn) build it once.
-        with self._whole_schedule.alone():
-            with self._window_lock:
-                if key in self._windows:
-                    return self._windows[key]
-            value = compute()
-            with self._window_lock:
-                self._windows[key] = value
-                while len(self._windows) > WINDOWS_KEPT:
-                    del self._windows[next(iter(self._windows))]  # the oldest first
-        return value
+        return self._windows.get((kind, model, window), compute)
+
+    @cached_property
+    def _windows(self) -> BuiltOnce:
+        """`_in_window`'s last WINDOWS_KEPT values, built one at a time with the whole-schedule values: two
+        callbacks asking for the same window at once (a zoom, then a core picked before the mesh is
+        drawn) build it once."""
+        return BuiltOnce(keep=WINDOWS_KEPT, alongside=self._whole_schedule)
 
     def _tiles(self, model: str, window: tuple[float, float] | None) -> pd.DataFrame:
         capacity = self.l2_capacity_kib

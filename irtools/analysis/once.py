@@ -15,24 +15,34 @@ from collections.abc import Callable, Hashable
 from contextlib import AbstractContextManager
 from typing import Any
 
+_MISSING = object()
+
 
 class BuiltOnce:
-    """A dict of values, each made by `get`'s `build`, one build at a time."""
+    """A dict of values, each made by `get`'s `build`, one build at a time.
 
-    def __init__(self) -> None:
+    `keep`: only the last `keep` values built are kept (the oldest let go first). `alongside`: another
+    BuiltOnce whose builds this one's never overlap (one lock for both)."""
+
+    def __init__(self, keep: int | None = None, alongside: BuiltOnce | None = None) -> None:
         self._values: dict[Hashable, Any] = {}
-        self._building = threading.RLock()
+        self._keep = keep
+        self._building: threading.RLock = alongside._building if alongside is not None else threading.RLock()
 
     def get(self, key: Hashable, build: Callable[[], Any]) -> Any:
         """The value kept for `key`; else `build()`'s, kept. A thread asking while another builds any
         value waits for it; a `build` may ask for other values (the same thread goes on: an RLock), and
         one that raises keeps nothing."""
-        if key in self._values:
-            return self._values[key]
+        value = self._values.get(key, _MISSING)  # one lookup: a value may be let go meanwhile (`keep`)
+        if value is not _MISSING:
+            return value
         with self._building:
-            if key not in self._values:
-                self._values[key] = build()
-            return self._values[key]
+            value = self._values.get(key, _MISSING)
+            if value is _MISSING:
+                value = self._values[key] = build()
+                while self._keep is not None and len(self._values) > self._keep:
+                    del self._values[next(iter(self._values))]  # the oldest first
+            return value
 
     def alone(self) -> AbstractContextManager[Any]:
         """Held while other work runs that no build may overlap (a build asked for meanwhile waits)."""

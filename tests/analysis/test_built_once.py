@@ -154,3 +154,31 @@ def test_a_window_asked_for_at_once_is_built_once() -> None:
         tiles = _at_once(lambda: a.tiles("dependency", (0.0, 100.0)))
     assert calls == [(0.0, 100.0)]
     assert all(t is tiles[0] for t in tiles)
+
+
+def test_a_bounded_cache_keeps_the_last_values_and_builds_alongside_another_one_at_a_time() -> None:
+    whole = BuiltOnce()
+    windows = BuiltOnce(keep=2, alongside=whole)
+    for key in "abc":
+        windows.get(key, lambda: object())
+    assert "a" not in windows and "b" in windows and "c" in windows  # the oldest let go first
+    building, most = [0], [0]
+
+    def build(value: int) -> int:
+        building[0] += 1
+        most[0] = max(most[0], building[0])
+        time.sleep(0.02)
+        building[0] -= 1
+        return value
+
+    keys = iter(range(4))
+    lock = threading.Lock()
+
+    def ask() -> int:
+        with lock:
+            key = next(keys)
+        cache = whole if key % 2 else windows
+        return int(cache.get(key, lambda: build(key)))
+
+    assert sorted(_at_once(ask)) == [0, 1, 2, 3]
+    assert most[0] == 1  # a window's build never overlaps a whole-schedule value's

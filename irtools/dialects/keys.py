@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 from irtools import pointer as jp
 from irtools import reference
 from irtools.findings import Finding, Severity
-from irtools.model.base import CORE_KEY, CORES_FIELD, EXTENSION
+from irtools.model.base import CORE_KEY, CORES_FIELD, EXTENSION, is_extension
 
 WasWritten = Callable[[Any, str], bool]
 """Whether a decoded object wrote an optional key (the decoder's `fast_types.was_written`): passed in by
@@ -34,11 +34,7 @@ def known_keys(model: type) -> tuple[frozenset[str], frozenset[str]]:
         if info.init is not False
     }
     known = frozenset((info.alias or name) for name, info in fields.items()) - {CORES_FIELD}
-    extension = frozenset(
-        (info.alias or name)
-        for name, info in fields.items()
-        if isinstance(info.json_schema_extra, dict) and EXTENSION in info.json_schema_extra
-    )
+    extension = frozenset((info.alias or name) for name, info in fields.items() if is_extension(info))
     return known, extension
 
 

@@ -41,7 +41,7 @@ from pydantic.functional_validators import AfterValidator
 
 from irtools.dialects import DIALECTS
 from irtools.loading.sharing import PLANS, Sharing
-from irtools.model.base import EXTENSION, _intern, _share
+from irtools.model.base import _intern, _share, is_extension
 
 INTERNAL_PREFIX = "$irtools:"
 """JSON name of the fields irtools fills after loading: a file holding it is read by the models."""
@@ -130,7 +130,7 @@ def derive(annotation: Any, where: str, metadata: list[Any] | None = None) -> An
         return _with(dict[derive(key, where), derive(value, where)], meta)  # type: ignore[misc]
     if origin in (typing.Union, types.UnionType):
         return _with(_union(typing.get_args(annotation), where), meta)
-    if _is_model(annotation):
+    if is_model_class(annotation):
         return struct_for(annotation)
     raise DerivationError(f"{where}: no msgspec type for {annotation!r}")
 
@@ -195,8 +195,7 @@ def _presence_needed(model: type, name: str, info: FieldInfo) -> bool:
     a dialect's `PartModels.omitted`), or one often written with its default (its `written_with_default`).
     The others hold the model's default directly (read at the speed of a slot), and the encoder leaves
     them out when they hold it."""
-    extra = info.json_schema_extra
-    if isinstance(extra, dict) and EXTENSION in extra:
+    if is_extension(info):
         return True
     key = info.alias or name
     omitted = {kind_key for d in DIALECTS for kind_key in d.parts.omitted}
@@ -334,10 +333,10 @@ def _value_keeping(annotation: Any, metadata: list[Any]) -> set[Any]:
 
 
 def _holds_models(annotation: Any) -> bool:
-    return _is_model(annotation) or any(_holds_models(arg) for arg in typing.get_args(annotation))
+    return is_model_class(annotation) or any(_holds_models(arg) for arg in typing.get_args(annotation))
 
 
-def _is_model(annotation: Any) -> bool:
+def is_model_class(annotation: Any) -> bool:
     """Whether the annotation is a model class (a BaseModel or a pydantic dataclass)."""
     return isinstance(annotation, type) and hasattr(annotation, "__pydantic_fields__")
 
@@ -380,13 +379,12 @@ def extension_keys(annotation: Any) -> tuple[str, ...]:
 
 def _extension_keys(annotation: Any, found: dict[str, None], seen: set[type]) -> None:
 
-    if _is_model(annotation):
+    if is_model_class(annotation):
         if annotation in seen:
             return
         seen.add(annotation)
         for name, info in annotation.__pydantic_fields__.items():
-            extra = info.json_schema_extra
-            if isinstance(extra, dict) and EXTENSION in extra:
+            if is_extension(info):
                 found[info.alias or name] = None
             _extension_keys(info.annotation, found, seen)
         return

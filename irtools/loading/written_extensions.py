@@ -21,8 +21,8 @@ from typing import Any
 
 import msgspec
 
-from irtools.loading.fast_types import OPTIONAL_SUFFIX, extension_keys, struct_for
-from irtools.model.base import EXTENSION
+from irtools.loading.fast_types import OPTIONAL_SUFFIX, extension_keys, is_model_class, struct_for
+from irtools.model.base import is_extension
 
 
 @dataclass(frozen=True)
@@ -107,7 +107,7 @@ def _plan(annotation: Any, mixed: bool, path: tuple[type, ...]) -> _Plan | None:
         # A model among other members (None, another model) takes only its own objects.
         plans = tuple(p for m in members if (p := _plan(m, len(members) > 1, path)) is not None)
         return None if not plans else plans[0] if len(plans) == 1 else _Either(plans)
-    if _is_model(annotation) and annotation not in path:
+    if is_model_class(annotation) and annotation not in path:
         return _model_plan(annotation, mixed, (*path, annotation))
     return None
 
@@ -121,8 +121,7 @@ def _model_plan(model: type, mixed: bool, path: tuple[type, ...]) -> _Objects | 
         held_as = name if name in struct_fields else name + OPTIONAL_SUFFIX
         if held_as not in struct_fields:
             continue  # filled after loading: no key of the file
-        extra = info.json_schema_extra
-        if isinstance(extra, dict) and EXTENSION in extra:
+        if is_extension(info):
             keys.append((info.alias or name, held_as))
         inner = _plan(info.annotation, False, path)
         if inner is not None:
@@ -130,7 +129,3 @@ def _model_plan(model: type, mixed: bool, path: tuple[type, ...]) -> _Objects | 
     if not keys and not fields:
         return None
     return _Objects(model, tuple(keys), tuple(fields), mixed)
-
-
-def _is_model(annotation: Any) -> bool:
-    return isinstance(annotation, type) and hasattr(annotation, "__pydantic_fields__")

@@ -84,6 +84,12 @@ def extension(note: str, **kwargs: Any) -> Any:
     return Field(default=None, json_schema_extra={EXTENSION: note}, **kwargs)
 
 
+def is_extension(info: Any) -> bool:
+    """Whether the Pydantic field `info` was made by `extension`."""
+    extra = info.json_schema_extra
+    return isinstance(extra, dict) and EXTENSION in extra
+
+
 class IRModel(BaseModel):
     """Base of the IR's few container models: strict types; unknown keys are found by GIR103 in the raw file."""
 

@@ -590,7 +590,7 @@ def _whole_links_reference(analysis: Analysis, model: str) -> pd.DataFrame:
 @fast_path(reference=_whole_links_reference)
 def whole_links(analysis: Analysis, model: str) -> pd.DataFrame:
     """The whole schedule's noc_links table under `model`: every routed row counts whole, so only the
-    makespan comes from the schedule and the rows need no timing (link_load.whole_schedule_links)."""
+    makespan comes from the schedule and the rows need no timing (link_load.link_sums, links_frame)."""
     xlen = analysis.index.ir.xlen
     if xlen is None or analysis.index.ir.ylen is None:
         return noc_links_table(None, analysis.options.noc_bw, analysis.options.noc_frequency)

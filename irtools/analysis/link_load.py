@@ -36,7 +36,7 @@ class LinkLoads:
     routed_rows: Callable[[], pd.DataFrame]
     """Gives noc.noc_links rows (step, kind, transfer, x, y, direction, to_x, to_y, bytes), made when first
     read: millions of rows on a 64-core file, one frame for every timing model. The mesh, its windows,
-    the link heat, the counters and a link's transfers read the runs instead (`whole_schedule_links`,
+    the link heat, the counters and a link's transfers read the runs instead (`link_sums`,
     `window_rows`, `run_link_steps`, `rows_on`): the rows are for the reference core."""
     step_start: np.ndarray
     step_end: np.ndarray
@@ -190,17 +190,6 @@ def window_rows(
     return noc_links(index, [kind_runs.take(steps[kind_runs.step]) for kind_runs in routed])
 
 
-def whole_schedule_links(
-    routed: list[KindRuns], bandwidth: int | None, frequency: float, span: Window, xlen: int
-) -> pd.DataFrame:
-    """The noc_links table over the whole schedule, straight from the routed runs (noc.noc_runs).
-
-    Equal to `noc_links_table` without a window (every row counts whole there), but with no row per
-    link and transfer (`link_sums`); the schedule gives only its `span`, for the busy share.
-    """
-    return links_frame(link_sums(routed), bandwidth, frequency, span, xlen)
-
-
 @dataclass(frozen=True, slots=True)
 class LinkSums:
     """The routed traffic summed per loaded directed link over the whole schedule (`link_sums`): the same
@@ -215,7 +204,9 @@ class LinkSums:
 
 
 def link_sums(routed: list[KindRuns]) -> LinkSums | None:
-    """The routed runs (noc.noc_runs) summed per link; None when they load no link. Each run adds its
+    """The routed runs (noc.noc_runs) summed per link; None when they load no link. With `links_frame`, the
+    whole schedule's noc_links table: equal to `noc_links_table` without a window (every row counts whole
+    there), but with no row per link and transfer. Each run adds its
     bytes to an interval of positions along its line (a difference array, summed once), and the distinct
     transfers per link come from each transfer's runs merged into disjoint intervals per line. Linear in
     runs, not in hops."""

@@ -10,7 +10,7 @@ import pytest
 
 from irtools.analysis import analyze
 from irtools.analysis.counters import link_capacity
-from irtools.analysis.link_load import noc_links_table, whole_schedule_links
+from irtools.analysis.link_load import link_sums, links_frame, noc_links_table
 from irtools.analysis.noc import KindRuns
 from irtools.analysis.routing import Runs
 from irtools.cli.main import main
@@ -77,8 +77,8 @@ def test_a_transfer_counts_once_on_a_link_two_of_its_trees_share() -> None:
     both trees' bytes count there, the transfer once; transfer 8 on one of them is another transfer."""
     east = 0
     runs = _runs([7, 7, 8], [0, 1, 2], [0, 0, 0], [east, east, east], [3, 3, 1], [10, 5, 1])
-    table = whole_schedule_links(
-        [KindRuns("dram_read", runs, np.zeros(3, np.int64))], None, GEMINI_FREQUENCY, (0, 100), 4
+    table = links_frame(
+        link_sums([KindRuns("dram_read", runs, np.zeros(3, np.int64))]), None, GEMINI_FREQUENCY, (0, 100), 4
     )
     by_link = {(r.x, r.y, r.to_x): (r.bytes, r.dram_read_bytes, r.transfers) for r in table.itertuples()}
     assert by_link == {
@@ -91,9 +91,8 @@ def test_a_transfer_counts_once_on_a_link_two_of_its_trees_share() -> None:
 
 def test_runs_of_no_link_or_no_bytes_load_nothing() -> None:
     runs = _runs([1, 2], [0, 0], [0, 0], [0, 0], [0, 2], [5, 0])
-    assert whole_schedule_links(
-        [KindRuns("core", runs, np.zeros(2, np.int64))], 8, GEMINI_FREQUENCY, (0, 10), 4
-    ).empty
+    assert link_sums([KindRuns("core", runs, np.zeros(2, np.int64))]) is None
+    assert links_frame(None, 8, GEMINI_FREQUENCY, (0, 10), 4).empty
 
 
 @pytest.mark.skipif(not (FIXTURES / "gemini-noc").is_dir(), reason="../shared/fixtures not present")

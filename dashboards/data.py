@@ -6,6 +6,7 @@ import base64
 import binascii
 import dataclasses
 import gc
+import sys
 import threading
 import time
 from collections import OrderedDict
@@ -17,18 +18,18 @@ import pandas as pd
 
 from dashboards.noc_choice import NocRuns, manifest_cut, noc_runs, split_key
 from dashboards.upload_store import EVICTED, UPLOAD_PREFIX, UploadStore, default_store_bytes
-from irtools.analysis import Analysis, AnalysisError
+from irtools.analysis import Analysis, AnalysisError, analyze
 from irtools.analysis.chiplets import ChipletCut
 from irtools.analysis.noc import NocModel
 from irtools.dialects import Capability
-from irtools.findings import Finding
+from irtools.findings import Finding, Severity
 from irtools.gemini import GEMINI_FREQUENCY
 from irtools.limits import size_problem
 from irtools.loading.boxes import release_tensor_columns
 from irtools.loading.load import load_ir
 from irtools.loading.reader import gc_paused
 from irtools.options import RunOptions
-from irtools.validate import check_loaded
+from irtools.validate import check_file, check_loaded
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go
@@ -60,11 +61,22 @@ class Entry:
     do not wait for it.
     """
 
-    def __init__(self, name: str, analysis: Analysis) -> None:
+    def __init__(
+        self,
+        name: str,
+        analysis: Analysis,
+        path: Path | None = None,
+        stamp: tuple[int, int] | None = None,
+    ) -> None:
         self.name = name
         self.analysis = analysis
+        self.path = path
+        """The file read, when it was read from one (its check reads it again if its snapshots were dropped)."""
+        self.stamp = stamp
+        """(size, modification time in ns) of that file before it was read."""
         self._findings: pd.DataFrame | None = None
         self._lock = threading.Lock()
+        self._whole_lock = threading.Lock()
         self.frozen = False
         """Whether its objects were frozen (load_entry): dropping it needs `collect_dropped`."""
         self._first_view = threading.Event()
@@ -144,12 +156,49 @@ class Entry:
             if self._findings is None:
                 # Apart from the whole-schedule builds: the warm-up's routed-run sums and the rules' columns,
                 # held side by side, made the server's peak.
-                findings = self.analysis.apart(
-                    lambda: check_loaded(self.analysis.loaded, self.analysis.options, self.analysis.index)
-                )
+                # In the file's order, as `irtools validate` reports them, whichever way they were found.
+                findings = sorted(self.analysis.apart(self._check), key=Finding.sort_key)
                 release_tensor_columns(self.analysis.index)  # the rules' alone: no view reads them
                 self._findings = findings_frame(findings)
             return self._findings
+
+
+    def _check(self) -> list[Finding]:
+        """Every rule's findings: on the analysis's own objects, or, where its snapshots were dropped as it
+        was read, on the file read again core by core (as `irtools validate` reads it)."""
+        a = self.analysis
+        if not a.snapshots_dropped or self.path is None:
+            return check_loaded(a.loaded, a.options, a.index)
+        if _stamp(self.path) != self.stamp:
+            return [Finding("GIR100", Severity.ERROR, CHANGED)]
+        findings = check_file(str(self.path), a.options)
+        if _stamp(self.path) != self.stamp:  # rewritten while it was checked: not what is shown
+            return [Finding("GIR100", Severity.ERROR, CHANGED)]
+        return findings
+
+    def read_whole(self) -> None:
+        """Read the file again and keep all of it: a view read what was dropped as it was read."""
+        with self._whole_lock:  # two views that failed at once read it once
+            if not self.analysis.snapshots_dropped or self.path is None:
+                return
+            sys.stderr.write(f"irtools serve: {self.name}: a view read a dropped snapshot: read whole\n")
+            with gc_paused():
+                whole = analyze(self.path, self.analysis.options, name=self.name)
+                whole.l2_occupancy, whole.l2_blocks  # noqa: B018 - as load_entry
+            self.analysis = whole
+            self.prepare_first_view()  # freezes the new objects, as load_entry did the old
+
+
+CHANGED = "the file changed on disk after it was shown: pick it again to see and check what it holds now"
+"""Why a file's findings are missing when its check would read another file than the one shown."""
+
+
+def _stamp(path: Path) -> tuple[int, int] | None:
+    try:
+        status = path.stat()
+    except OSError:
+        return None
+    return status.st_size, status.st_mtime_ns
 
 
 def findings_frame(findings: list[Finding]) -> pd.DataFrame:
@@ -190,17 +239,22 @@ def load_entry(
     # A large IR is millions of objects that live as long as the entry: collector passes over them
     # while the index and the tables are built, and later, cost seconds (3 s of a 67 MB file's first
     # view), so they are frozen out of its sight; `collect_dropped` frees them with the entry.
+    path = None if isinstance(source, bytes) else Path(source)
     with gc_paused():
         if stage:
             stage("reading and parsing the JSON")
-        loaded = load_ir(source, name, max_bytes)
-        if stage:
-            stage("indexing the workloads, transfers and buffers")
-        analysis = Analysis(loaded, options)
+        stamp = None
+        if path is None:
+            analysis = Analysis(load_ir(source, name, max_bytes), options)
+        else:
+            stamp = _stamp(path)
+            # The snapshots dropped core by core as they are read, their tables built meanwhile: they were
+            # half of what the server held of a large file (what its check reads, it reads again).
+            analysis = analyze(path, options, max_bytes, keep_snapshots=False, for_views=True, name=name)
         # The L2 tables the header reads first: sizes near 2**63 (AnalysisError) refuse the file here,
         # where the page shows why, instead of failing in every figure's callback.
         analysis.l2_occupancy, analysis.l2_blocks  # noqa: B018
-        entry = Entry(name, analysis)
+        entry = Entry(name, analysis, path, stamp)
         entry.frozen = _size(source) >= FREEZE_FROM_BYTES
         if entry.frozen:
             with _FROZEN:
@@ -434,6 +488,13 @@ class FileStore:
             return entry.prepare_first_view(stage)
         finally:
             self._stages.pop(key, None)
+
+    def read_whole(self) -> None:
+        """Read again whole every kept file whose snapshots were dropped as it was read (`Entry.read_whole`)."""
+        with self._lock:
+            entries = list(self._cache.values())
+        for entry in entries:
+            entry.read_whole()
 
     def ready(self, key: str | None) -> bool:
         """Whether `key` is analyzed and cached (showing it waits for nothing)."""

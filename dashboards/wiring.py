@@ -13,6 +13,8 @@ from typing import Any
 
 from dash import Dash, ctx
 
+from irtools.loading.dropping import FieldDropped
+
 
 @dataclass(frozen=True, slots=True)
 class Trigger:
@@ -39,7 +41,16 @@ def wire(app: Dash, function: Callable[..., Any], bound: Any, *dependencies: Any
     """Register `function(bound, trigger, *inputs)` as the callback of `dependencies` (Outputs, Inputs, States)."""
 
     def call(*inputs: Any) -> Any:
-        return function(bound, current_trigger(), *inputs)
+        try:
+            return function(bound, current_trigger(), *inputs)
+        except FieldDropped:
+            # A view read a snapshot the store dropped as it read the file (no view should): the store
+            # reads such files again whole, and the view is drawn from them.
+            read_whole = getattr(bound, "read_whole", None)
+            if read_whole is None:
+                raise
+            read_whole()
+            return function(bound, current_trigger(), *inputs)
 
     call.__name__ = function.__name__
     call.__qualname__ = function.__qualname__

@@ -92,6 +92,14 @@ def validate_file(
     return FileReport(path, with_positions(path, kept, max_bytes, members))
 
 
+def check_file(path: str, options: RunOptions | None = None, max_bytes: int | None = None) -> list[Finding]:
+    """Every rule's findings on the file at `path`, nothing filtered: `check_loaded`'s on the whole file,
+    checked core by core as it is read (for a reader that holds the file's analysis without its snapshots,
+    as the dashboard does)."""
+    with gc_paused():
+        return _check_file(path, options or RunOptions(), max_bytes)[0]
+
+
 def _check_file(
     path: str, options: RunOptions, max_bytes: int | None
 ) -> tuple[list[Finding], dict[str, tuple[int, int]]]:

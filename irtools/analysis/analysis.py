@@ -36,7 +36,7 @@ from irtools.analysis.link_load import (
     timed_links,
     window_rows,
 )
-from irtools.analysis.live_buffers import LivePeak, live_at_peak
+from irtools.analysis.live_buffers import LivePeak, l2_entries, live_at_peak
 from irtools.analysis.noc import (
     KindRuns,
     NocModel,
@@ -100,6 +100,9 @@ class Analysis:
             raise AnalysisError(f"{loaded.path}: not an IR that can be analyzed: {first}")
         self.loaded = loaded
         self.options = options or RunOptions()
+        self.snapshots_dropped = False
+        """Whether the snapshots were dropped as the file was read (`analyze(keep_snapshots=False)`): only
+        the tables built from them meanwhile (`known_snapshot_tables`) hold them."""
         self.index = IRIndex(loaded, self.options)
         # Before any table: the NoC tables lay out every mesh position, so a header's numbers must not
         # decide the memory an analysis takes (GIR506).
@@ -485,7 +488,13 @@ class Analysis:
             running = (rows["start"] < window[1]) & (rows["end"] > window[0])
             positions = set(rows.loc[running.fillna(False), "position"].astype(int))
         held = held_bytes(self.l2_blocks, self.l2_occupancy, not self.index.has(Capability.L2_ADDRESSES))
-        return live_at_peak(self.index, held, core_id, positions)
+        return live_at_peak(self.index, self.l2_entries, held, core_id, positions)
+
+    @cached_property
+    def l2_entries(self) -> pd.DataFrame:
+        """Every L2 snapshot's entries (irtools.analysis.live_buffers.l2_entries), kept: `live_at_peak`
+        reads them for any core and range."""
+        return l2_entries(self.index)
 
     def position_of(self, core_id: int, workload_id: int) -> int | None:
         """Position of the workload with this id on the core, if there is one."""
@@ -512,6 +521,9 @@ class Analysis:
         self.__dict__["_l2"] = {name: tables[name] for name in ("tensors", "l2_occupancy", "l2_regions")}
         self.__dict__["_wl0"] = {name: tables[name] for name in ("wl0_tensors", "wl0_occupancy")}
         self.__dict__["l2_blocks"] = tables["l2_blocks"]
+        self.snapshots_dropped = True
+        if "l2_entries" in tables:  # what live_at_peak reads, for a reader whose views ask it (the dashboard)
+            self.__dict__["l2_entries"] = tables["l2_entries"]
 
     def forget(self, name: str) -> None:
         """Let go of table `name` as built, for a caller that has written it and reads it no more
@@ -604,28 +616,31 @@ def analyze(
     options: RunOptions | None = None,
     max_bytes: int | None = None,
     keep_snapshots: bool = True,
+    for_views: bool = False,
+    name: str | None = None,
 ) -> Analysis:
     """Load (unless given a LoadedIR) and wrap one IR; tables are computed when first read. A file over
     `max_bytes` (else `options.max_bytes`) is refused unread.
 
     Without `keep_snapshots`, a file read from a path has its snapshot tables built a few cores at a
     time as it is read (irtools.analysis.snapshots), and each core's snapshots dropped: for what needs
-    only the tables (`irtools analyze`); the dashboard's tiles and live buffers and a measured trace's
-    matching read the snapshots, and keep them.
+    only the tables (`irtools analyze`). `for_views` keeps what the dashboard's views read besides the
+    tables (`CoreTables.for_views`); its check reads the file again (`Analysis.snapshots_dropped`).
+    `name`: the file's name as the analysis gives it (default: the path).
 
     Raises AnalysisError when the file is not JSON or not an IR at all, OSError when unreadable.
     """
     if max_bytes is None and options is not None:
         max_bytes = options.max_bytes
     if keep_snapshots or isinstance(source, (bytes, LoadedIR)):
-        loaded = source if isinstance(source, LoadedIR) else load_ir(source, max_bytes=max_bytes)
+        loaded = source if isinstance(source, LoadedIR) else load_ir(source, name, max_bytes=max_bytes)
         return Analysis(loaded, options)
-    cores = CoreTables(options or RunOptions())
-    analysis = Analysis(load_ir(source, max_bytes=max_bytes, on_core=cores), options)
+    cores = CoreTables(options or RunOptions(), for_views=for_views)
+    analysis = Analysis(load_ir(source, name, max_bytes=max_bytes, on_core=cores), options)
     tables = cores.joined(analysis.index) if analysis.loaded.cores_handed else None
     if tables is not None:
         analysis.known_snapshot_tables(tables)
     elif cores.dropped:  # a batch failed after others were dropped: read again, whole, as before
         del analysis
-        return Analysis(load_ir(source, max_bytes=max_bytes), options)
+        return Analysis(load_ir(source, name, max_bytes=max_bytes), options)
     return analysis

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 
 from irtools.analysis.blocks import KIB
@@ -29,12 +30,47 @@ class LivePeak:
     """type, layer_name, bytes: the snapshot's entries, largest first."""
 
 
+ENTRY_COLUMNS = ("core_id", "position", "type", "layer_name", "bytes")
+"""The columns of `l2_entries`."""
+
+
+def l2_entries(index: IRIndex) -> pd.DataFrame:
+    """Every L2 snapshot's entries in file order: core_id, position (the snapshot's workload), type,
+    layer_name ("" for none) and bytes (a raw file's whole 1 KiB blocks, else the entry's size).
+
+    What `live_at_peak` reads of the snapshots, so a view keeps asking it once the snapshots are dropped
+    (irtools.analysis.snapshots builds it a few cores at a time as the dashboard reads a file)."""
+    rows = index.rows
+    entries = [(ref.core_id, ref.position, e) for ref in rows for e in getattr(ref.workload, "buffer", None) or ()]
+    # A raw file holds whole 1 KiB blocks (its held_bytes count them); the others give byte sizes.
+    placed = index.has(Capability.L2_ADDRESSES)
+    return pd.DataFrame(
+        {
+            "core_id": np.fromiter((c for c, _, _ in entries), np.int64, len(entries)),
+            "position": np.fromiter((p for _, p, _ in entries), np.int64, len(entries)),
+            "type": pd.array([e.type for _, _, e in entries], dtype="str"),
+            "layer_name": pd.array([e.layer_name or "" for _, _, e in entries], dtype="str"),
+            "bytes": np.fromiter(
+                (int(e.size or 0) if placed else int(getattr(e, "block", 0)) * KIB for _, _, e in entries),
+                np.int64,
+                len(entries),
+            ),
+        },
+        columns=list(ENTRY_COLUMNS),
+    )
+
+
 def live_at_peak(
-    index: IRIndex, held: pd.DataFrame, core_id: int, positions: set[int] | None = None
+    index: IRIndex,
+    entries: pd.DataFrame,
+    held: pd.DataFrame,
+    core_id: int,
+    positions: set[int] | None = None,
 ) -> LivePeak | None:
     """The buffers of core `core_id`'s largest L2 snapshot, among `positions` (None: all); None without one.
 
-    `held` has core_id, position, held_bytes per snapshot (irtools.analysis.tiles.held_bytes).
+    `entries` are the snapshots' entries (`l2_entries`); `held` has core_id, position, held_bytes per
+    snapshot (irtools.analysis.tiles.held_bytes).
     """
     mine = held[held["core_id"] == core_id]
     if positions is not None:
@@ -43,21 +79,12 @@ def live_at_peak(
         return None
     peak = mine.loc[mine["held_bytes"].idxmax()]
     position = int(peak["position"])
-    ref = index.cores[core_id][position]
-    # A raw file holds whole 1 KiB blocks (its held_bytes count them); the others give byte sizes.
-    placed = index.has(Capability.L2_ADDRESSES)
-    rows = [
-        {
-            "type": e.type,
-            "layer_name": e.layer_name or "",
-            "bytes": int(e.size or 0) if placed else int(getattr(e, "block", 0)) * KIB,
-        }
-        for e in ref.workload.buffer
-    ]
-    buffers = pd.DataFrame(rows, columns=["type", "layer_name", "bytes"])
-    buffers = buffers.sort_values(["bytes", "type"], ascending=[False, True], kind="stable").reset_index(
-        drop=True
+    workload = index.cores[core_id][position].workload
+    live = entries[(entries["core_id"] == core_id) & (entries["position"] == position)]
+    buffers = live[["type", "layer_name", "bytes"]].sort_values(
+        ["bytes", "type"], ascending=[False, True], kind="stable"
     )
     return LivePeak(
-        core_id, position, ref.workload.workload_id, ref.workload.layer_name, int(peak["held_bytes"]), buffers
+        core_id, position, workload.workload_id, workload.layer_name, int(peak["held_bytes"]),
+        buffers.reset_index(drop=True),
     )

@@ -30,6 +30,7 @@ import pandas as pd
 from irtools.analysis.blocks import l2_blocks_table
 from irtools.analysis.buffers import l2_tables, wl0_tables
 from irtools.analysis.l2_columnar import occupancy_at_size, snapshot_reach
+from irtools.analysis.live_buffers import l2_entries
 from irtools.analysis.tables import L2_OCCUPANCY, L2_REGIONS, TABLES, TENSORS, TableSpec
 from irtools.dialects.base import Capability
 from irtools.loading.columns import (
@@ -87,6 +88,10 @@ class CoreTables:
     shares no value of a core it hands over)."""
 
     options: RunOptions
+    for_views: bool = False
+    """Keep what the dashboard's views read once the snapshots are gone: the tensors (the mesh routes
+    them), the tiles (a measured trace is matched to them) and each snapshot's entries (`l2_entries`,
+    for live_at_peak)."""
     parts: list[_Batch] = field(default_factory=list)
     columns: dict[int, tuple[WorkloadTransfers, Ints]] = field(default_factory=dict)
     """Core id -> its part of the transfer columns and its ofmaps' sizes, narrowed, when its tensors are
@@ -138,16 +143,24 @@ class CoreTables:
                 self.failed = True
                 _share(together)
                 return
+        if self.for_views:
+            tables["l2_entries"] = l2_entries(index)
         self.parts.append(_Batch(list(index.cores), tables, reach))
         workloads = [ref.workload for ref in index.rows]
-        drop_fields(workloads, (*SNAPSHOT_FIELDS, *TENSOR_FIELDS) if self.drops_tensors else SNAPSHOT_FIELDS)
+        drop_fields(workloads, self._dropped_fields)
         share_values(workloads)
         self.dropped = True
 
     @property
     def drops_tensors(self) -> bool:
-        """Whether the cores' tensors go too: not when the run routes them (the NoC model, noc_links)."""
-        return not self.options.routes_noc
+        """Whether the cores' tensors go too: not when the run routes them (the NoC model, noc_links), nor
+        for the dashboard's views."""
+        return not (self.options.routes_noc or self.for_views)
+
+    @property
+    def _dropped_fields(self) -> tuple[str, ...]:
+        snapshots = tuple(f for f in SNAPSHOT_FIELDS if f != "tile_info") if self.for_views else SNAPSHOT_FIELDS
+        return (*snapshots, *TENSOR_FIELDS) if self.drops_tensors else snapshots
 
     @staticmethod
     def _core_columns(index: IRIndex) -> Iterator[tuple[int, tuple[WorkloadTransfers, Ints]]]:
@@ -190,9 +203,13 @@ class CoreTables:
             del columns
             if wait_edges(index) is None:
                 return None  # ids the columns cannot combine: the timing models walk the dropped tensors
-        return {
+        tables = {
             name: _joined(TABLES[name], [b.tables.pop(name) for b in parts], rank) for name in SNAPSHOT_TABLES
         }
+        if self.for_views:  # the rows of one snapshot together, in their order: all live_at_peak needs
+            entries = [b.tables.pop("l2_entries") for b in parts]
+            tables["l2_entries"] = pd.concat(entries, ignore_index=True) if entries else l2_entries(index)
+        return tables
 
 
 @dataclass(slots=True)

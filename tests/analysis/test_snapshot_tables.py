@@ -189,3 +189,35 @@ def test_the_dram_writes_sizes_from_the_columns_are_the_ofmaps(data: bytes) -> N
     except AnalysisError:
         return
     pd.testing.assert_frame_equal(*tables)
+
+
+def _entries(analysis: Analysis) -> pd.DataFrame:
+    """The snapshots' entries in core and program order (a file's batches come in the order its cores are
+    written; the rows of one snapshot keep theirs)."""
+    entries = analysis.l2_entries
+    return entries.sort_values(["core_id", "position"], kind="stable").reset_index(drop=True)
+
+
+def test_the_dashboards_load_keeps_what_its_views_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`for_views` (the dashboard's load): the snapshots dropped, but not the tensors the mesh routes, and
+    the snapshots' entries kept for live_at_peak: on every fixture and sample, the tables, the entries and
+    every core's peak buffers are the whole file's."""
+    monkeypatch.setattr(snapshots, "BATCH_ROWS", 256)
+    for path in FILES:
+        try:
+            whole = analyze(path)
+        except AnalysisError:
+            continue
+        viewed = analyze(path, keep_snapshots=False, for_views=True)
+        _assert_same(whole, viewed)
+        pd.testing.assert_frame_equal(_entries(viewed), _entries(whole), obj=str(path))
+        for core in whole.index.cores:
+            peak, seen = whole.live_at_peak(core), viewed.live_at_peak(core)
+            assert (peak is None) == (seen is None), (path, core)
+            if peak is not None and seen is not None:
+                assert (seen.position, seen.held_bytes) == (peak.position, peak.held_bytes), (path, core)
+                pd.testing.assert_frame_equal(seen.buffers, peak.buffers)
+    viewed = analyze(RAW, keep_snapshots=False, for_views=True)
+    assert viewed.snapshots_dropped and _dropped(viewed)
+    assert all(ref.workload.ofmap is not DROPPED for ref in viewed.index.rows)  # the mesh routes them
+    assert analyze(RAW, keep_snapshots=False).snapshots_dropped and not analyze(RAW).snapshots_dropped

@@ -11,15 +11,29 @@ from collections.abc import Iterator
 from pathlib import Path
 from unittest import mock
 
+import pandas as pd
 import plotly.graph_objects as go
 import pytest
 
 from dashboards import data
 from dashboards.data import AccessError, FileStore, filter_findings
+from dashboards.wiring import wire
+from irtools.analysis import Analysis
 from irtools.loading.boxes import tensor_columns
+from irtools.findings import Finding
+from irtools.loading.dropping import DROPPED
+from irtools.loading.load import load_ir
+from irtools.options import RunOptions
+from irtools.validate import check_loaded
 
 ROOT = Path(__file__).resolve().parents[2]
 MESH = ROOT / "sample_ir" / "valid" / "mesh2x2_conv_b1_c4_bw16_stschedule.json"
+FIXTURES = ROOT.parent / "shared" / "fixtures"
+WITH_FINDINGS = [
+    (FIXTURES / "gemini-raw" / "bert_2x2_b1_ir.json", True),  # GIR305 per core, GIR503 of the whole file
+    # Schema errors (its cores are the models', which keep their snapshots), GIR201/203/307.
+    (FIXTURES / "npu-simulator" / "ir_ramulator2_dram_test_slice.json", False),
+]
 
 
 @pytest.fixture
@@ -261,3 +275,46 @@ def test_a_figure_is_built_once_and_the_last_ones_are_kept(monkeypatch: pytest.M
     entry.figure(("timeline", "dependency"), lambda: build("dependency"))  # the oldest, noc, is dropped
     entry.figure(("timeline", "noc"), lambda: build("noc"))
     assert built == ["noc", "sequential", "dependency", "noc"]
+
+
+@pytest.mark.parametrize(("path", "dropped"), WITH_FINDINGS, ids=lambda p: getattr(p, "name", ""))
+def test_a_served_files_snapshots_are_dropped_and_its_check_reads_it_again(
+    served: Path, path: Path, dropped: bool
+) -> None:
+    """The store keeps a file's analysis without its snapshots; its findings are still every rule's on the
+    whole file (read again core by core, as `irtools validate` reads it)."""
+    shutil.copy(path, served / "ir.json")
+    entry = FileStore(served, 10**7).get("ir.json")
+    assert entry.analysis.snapshots_dropped
+    rows = entry.analysis.index.rows
+    assert any(getattr(ref.workload, "buffer", None) is DROPPED for ref in rows) is dropped
+    whole = load_ir(served / "ir.json")
+    found = check_loaded(whole, RunOptions(), Analysis(whole).index)
+    expected = data.findings_frame(sorted(found, key=Finding.sort_key))  # in the file's order, as validate's
+    assert len(expected) > 2
+    pd.testing.assert_frame_equal(entry.findings, expected)
+
+
+def test_a_file_changed_before_its_check_is_not_checked_as_the_one_shown(served: Path) -> None:
+    """Its check would read another file than the one drawn: one finding says so instead."""
+    entry = FileStore(served, 10**6).get("sub/mesh.json")
+    (served / "sub" / "mesh.json").write_text((served / "sub" / "mesh.json").read_text() + "\n")
+    assert entry.findings[["code", "message"]].values.tolist() == [["GIR100", data.CHANGED]]
+
+
+def test_a_view_that_reads_a_dropped_snapshot_is_drawn_from_the_file_read_whole(served: Path) -> None:
+    """No view reads a snapshot once dropped; if one did, the store reads the file again whole and the view
+    is drawn from it (the server's log says so), rather than failing."""
+    store = FileStore(served, 10**6)
+    entry = store.get("sub/mesh.json")
+    assert entry.analysis.snapshots_dropped
+    app = mock.Mock()
+
+    def first_entry(bound: FileStore, trigger: object) -> int:
+        return len(bound.get("sub/mesh.json").analysis.index.rows[0].workload.buffer)
+
+    wire(app, first_entry, store)
+    registered = app.callback.return_value.call_args.args[0]
+    with mock.patch("dashboards.wiring.current_trigger"):
+        assert registered() == len(load_ir(served / "sub" / "mesh.json").ir.cores["1"][0].buffer)
+    assert store.get("sub/mesh.json") is entry and not entry.analysis.snapshots_dropped

@@ -162,7 +162,6 @@ class Entry:
                 self._findings = findings_frame(findings)
             return self._findings
 
-
     def _check(self) -> list[Finding]:
         """Every rule's findings: on the analysis's own objects, or, where its snapshots were dropped as it
         was read, on the file read again core by core (as `irtools validate` reads it)."""

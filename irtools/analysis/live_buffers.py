@@ -41,7 +41,9 @@ def l2_entries(index: IRIndex) -> pd.DataFrame:
     What `live_at_peak` reads of the snapshots, so a view keeps asking it once the snapshots are dropped
     (irtools.analysis.snapshots builds it a few cores at a time as the dashboard reads a file)."""
     rows = index.rows
-    entries = [(ref.core_id, ref.position, e) for ref in rows for e in getattr(ref.workload, "buffer", None) or ()]
+    entries = [
+        (ref.core_id, ref.position, e) for ref in rows for e in getattr(ref.workload, "buffer", None) or ()
+    ]
     # A raw file holds whole 1 KiB blocks (its held_bytes count them); the others give byte sizes.
     placed = index.has(Capability.L2_ADDRESSES)
     return pd.DataFrame(
@@ -85,6 +87,10 @@ def live_at_peak(
         ["bytes", "type"], ascending=[False, True], kind="stable"
     )
     return LivePeak(
-        core_id, position, workload.workload_id, workload.layer_name, int(peak["held_bytes"]),
+        core_id,
+        position,
+        workload.workload_id,
+        workload.layer_name,
+        int(peak["held_bytes"]),
         buffers.reset_index(drop=True),
     )

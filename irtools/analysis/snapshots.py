@@ -159,7 +159,9 @@ class CoreTables:
 
     @property
     def _dropped_fields(self) -> tuple[str, ...]:
-        snapshots = tuple(f for f in SNAPSHOT_FIELDS if f != "tile_info") if self.for_views else SNAPSHOT_FIELDS
+        snapshots = (
+            tuple(f for f in SNAPSHOT_FIELDS if f != "tile_info") if self.for_views else SNAPSHOT_FIELDS
+        )
         return (*snapshots, *TENSOR_FIELDS) if self.drops_tensors else snapshots
 
     @staticmethod

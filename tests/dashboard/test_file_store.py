@@ -19,8 +19,8 @@ from dashboards import data
 from dashboards.data import AccessError, FileStore, filter_findings
 from dashboards.wiring import wire
 from irtools.analysis import Analysis
-from irtools.loading.boxes import tensor_columns
 from irtools.findings import Finding
+from irtools.loading.boxes import tensor_columns
 from irtools.loading.dropping import DROPPED
 from irtools.loading.load import load_ir
 from irtools.options import RunOptions

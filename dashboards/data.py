@@ -29,6 +29,7 @@ from irtools.loading.boxes import release_tensor_columns
 from irtools.loading.load import load_ir
 from irtools.loading.reader import gc_paused
 from irtools.options import RunOptions
+from irtools.streaming import CoreChecks, FieldDropped
 from irtools.validate import check_file, check_loaded
 
 if TYPE_CHECKING:
@@ -67,6 +68,7 @@ class Entry:
         analysis: Analysis,
         path: Path | None = None,
         stamp: tuple[int, int] | None = None,
+        checks: CoreChecks | None = None,
     ) -> None:
         self.name = name
         self.analysis = analysis
@@ -74,6 +76,8 @@ class Entry:
         """The file read, when it was read from one (its check reads it again if its snapshots were dropped)."""
         self.stamp = stamp
         """(size, modification time in ns) of that file before it was read."""
+        self._checks = checks
+        """The per-core checks run as the file was read, its snapshots dropped since (until its check)."""
         self._findings: pd.DataFrame | None = None
         self._lock = threading.Lock()
         self._whole_lock = threading.Lock()
@@ -164,10 +168,17 @@ class Entry:
 
     def _check(self) -> list[Finding]:
         """Every rule's findings: on the analysis's own objects, or, where its snapshots were dropped as it
-        was read, on the file read again core by core (as `irtools validate` reads it)."""
+        was read, from the per-core checks run meanwhile and the other steps run now (as `irtools validate`
+        runs them), the file read again when one of those needs a dropped snapshot."""
         a = self.analysis
         if not a.snapshots_dropped or self.path is None:
             return check_loaded(a.loaded, a.options, a.index)
+        checks, self._checks = self._checks, None
+        if checks is not None:
+            try:  # the other steps, from the columns the per-core checks kept, as validate runs them
+                return check_loaded(a.loaded, a.options, cores=checks)
+            except FieldDropped:  # one needs a dropped snapshot: read the file again, as validate does
+                pass
         if _stamp(self.path) != self.stamp:
             return [Finding("GIR100", Severity.ERROR, CHANGED)]
         findings = check_file(str(self.path), a.options)
@@ -242,18 +253,22 @@ def load_entry(
     with gc_paused():
         if stage:
             stage("reading and parsing the JSON")
-        stamp = None
+        stamp, checks = None, None
         if path is None:
             analysis = Analysis(load_ir(source, name, max_bytes), options)
         else:
             stamp = _stamp(path)
-            # The snapshots dropped core by core as they are read, their tables built meanwhile: they were
-            # half of what the server held of a large file (what its check reads, it reads again).
-            analysis = analyze(path, options, max_bytes, keep_snapshots=False, for_views=True, name=name)
+            # The snapshots dropped core by core as they are read, their tables built and the per-core rules
+            # run meanwhile: they were half of what the server held of a large file.
+            checks = CoreChecks(options, drops=False)
+            analysis = analyze(
+                path, options, max_bytes, keep_snapshots=False, for_views=True, name=name, on_core=checks
+            )
         # The L2 tables the header reads first: sizes near 2**63 (AnalysisError) refuse the file here,
         # where the page shows why, instead of failing in every figure's callback.
         analysis.l2_occupancy, analysis.l2_blocks  # noqa: B018
-        entry = Entry(name, analysis, path, stamp)
+        handed = checks if checks is not None and analysis.loaded.cores_handed else None
+        entry = Entry(name, analysis, path, stamp, handed)
         entry.frozen = _size(source) >= FREEZE_FROM_BYTES
         if entry.frozen:
             with _FROZEN:

@@ -81,10 +81,13 @@ class CoreChecks:
     """Codes whose per-core steps crashed on a core: reported once, not run on the later cores."""
     refs: dict[int, list[WorkloadRef]] = field(default_factory=dict)
     """Core id -> its workloads' refs, which the whole file's index keeps (`IRIndex(refs=...)`)."""
+    drops: bool = True
+    """Drop each core's snapshots, tensors and ranges once checked; not for a reader that keeps them, or lets
+    another hook drop them (the dashboard's snapshot tables)."""
 
     def __call__(self, core: LoadedIR) -> None:
         """Run the per-core steps on `core`, keep its part of the whole-file screens' columns, drop its
-        workloads' snapshots, tensors and ranges."""
+        workloads' snapshots, tensors and ranges (`drops`)."""
         index = IRIndex(core, self.options)
         ctx = CheckContext(self.options)
         for entry in RULES.values():
@@ -109,7 +112,8 @@ class CoreChecks:
         if index.has(Capability.DRAM_WAITS):
             self.claims[core_id] = _narrowed(wait_claims(index))
         self.refs[core_id] = refs
-        drop_fields([ref.workload for ref in refs], DROPPED_FIELDS)
+        if self.drops:
+            drop_fields([ref.workload for ref in refs], DROPPED_FIELDS)
 
     def give_columns(self, index: IRIndex) -> None:
         """Give the whole file's index the columns its screens read that its cores' made before their

@@ -65,7 +65,7 @@ from irtools.dialects.base import Capability
 from irtools.errors import AnalysisError
 from irtools.loading.graph import find_cycles, wait_graph
 from irtools.loading.index import IRIndex, workload_inputs
-from irtools.loading.load import LoadedIR, load_ir
+from irtools.loading.load import CoreHook, LoadedIR, load_ir
 from irtools.loading.mesh import MESH, core_label, mesh_problem
 from irtools.loading.reader import gc_paused
 from irtools.options import RunOptions
@@ -618,6 +618,7 @@ def analyze(
     keep_snapshots: bool = True,
     for_views: bool = False,
     name: str | None = None,
+    on_core: CoreHook | None = None,
 ) -> Analysis:
     """Load (unless given a LoadedIR) and wrap one IR; tables are computed when first read. A file over
     `max_bytes` (else `options.max_bytes`) is refused unread.
@@ -626,7 +627,9 @@ def analyze(
     time as it is read (irtools.analysis.snapshots), and each core's snapshots dropped: for what needs
     only the tables (`irtools analyze`). `for_views` keeps what the dashboard's views read besides the
     tables (`CoreTables.for_views`); its check reads the file again (`Analysis.snapshots_dropped`).
-    `name`: the file's name as the analysis gives it (default: the path).
+    `name`: the file's name as the analysis gives it (default: the path). `on_core`: another hook handed each
+    core as it is read, before the snapshot tables' (the dashboard's per-core checks); not called when the
+    file is read whole.
 
     Raises AnalysisError when the file is not JSON or not an IR at all, OSError when unreadable.
     """
@@ -636,7 +639,8 @@ def analyze(
         loaded = source if isinstance(source, LoadedIR) else load_ir(source, name, max_bytes=max_bytes)
         return Analysis(loaded, options)
     cores = CoreTables(options or RunOptions(), for_views=for_views)
-    analysis = Analysis(load_ir(source, name, max_bytes=max_bytes, on_core=cores), options)
+    hook: CoreHook = cores if on_core is None else _both(on_core, cores)
+    analysis = Analysis(load_ir(source, name, max_bytes=max_bytes, on_core=hook), options)
     tables = cores.joined(analysis.index) if analysis.loaded.cores_handed else None
     if tables is not None:
         analysis.known_snapshot_tables(tables)
@@ -644,3 +648,11 @@ def analyze(
         del analysis
         return Analysis(load_ir(source, name, max_bytes=max_bytes), options)
     return analysis
+
+
+def _both(first: CoreHook, then: CoreHook) -> CoreHook:
+    def hook(core: LoadedIR) -> None:
+        first(core)
+        then(core)
+
+    return hook

@@ -29,10 +29,13 @@ from irtools.validate import check_loaded
 ROOT = Path(__file__).resolve().parents[2]
 MESH = ROOT / "sample_ir" / "valid" / "mesh2x2_conv_b1_c4_bw16_stschedule.json"
 FIXTURES = ROOT.parent / "shared" / "fixtures"
+DANGLING = ROOT / "sample_ir" / "invalid" / "GIR201-dangling-transfer.json"
 WITH_FINDINGS = [
     (FIXTURES / "gemini-raw" / "bert_2x2_b1_ir.json", True),  # GIR305 per core, GIR503 of the whole file
     # Schema errors (its cores are the models', which keep their snapshots), GIR201/203/307.
     (FIXTURES / "npu-simulator" / "ir_ramulator2_dram_test_slice.json", False),
+    # GIR201's check reads the snapshots of what its screen flags: the file is read again to check it.
+    (DANGLING, True),
 ]
 
 
@@ -296,10 +299,17 @@ def test_a_served_files_snapshots_are_dropped_and_its_check_reads_it_again(
 
 
 def test_a_file_changed_before_its_check_is_not_checked_as_the_one_shown(served: Path) -> None:
-    """Its check would read another file than the one drawn: one finding says so instead."""
-    entry = FileStore(served, 10**6).get("sub/mesh.json")
-    (served / "sub" / "mesh.json").write_text((served / "sub" / "mesh.json").read_text() + "\n")
-    assert entry.findings[["code", "message"]].values.tolist() == [["GIR100", data.CHANGED]]
+    """A file's check reads what was read to show it; where it must read the file again (a whole-file step
+    needs a dropped snapshot) and the file changed meanwhile, one finding says so instead."""
+    shutil.copy(DANGLING, served / "dangling.json")
+    store = FileStore(served, 10**6)
+    mesh, dangling = store.get("sub/mesh.json"), store.get("dangling.json")
+    for name in ("sub/mesh.json", "dangling.json"):
+        (served / name).write_text((served / name).read_text().replace("{", "{ ", 1))
+    whole = load_ir(MESH)
+    expected = data.findings_frame(sorted(check_loaded(whole, RunOptions()), key=Finding.sort_key))
+    pd.testing.assert_frame_equal(mesh.findings, expected)
+    assert dangling.findings[["code", "message"]].values.tolist() == [["GIR100", data.CHANGED]]
 
 
 def test_a_view_that_reads_a_dropped_snapshot_is_drawn_from_the_file_read_whole(served: Path) -> None:

@@ -6,6 +6,7 @@ Every table the analysis produces is declared here, so the CSV writer, the reade
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -56,8 +57,14 @@ class TableSpec:
             ) from None
 
     def empty(self) -> pd.DataFrame:
-        """The table with its columns and dtypes and no rows."""
-        return self.frame({c.name: [] for c in self.columns})
+        """The table with its columns and dtypes and no rows (a copy of one made once: building it column by
+        column took 1.2 ms, and `irtools analyze` asks a raw file's batches for three each)."""
+        return _empty(self).copy()
+
+
+@functools.cache
+def _empty(spec: TableSpec) -> pd.DataFrame:
+    return spec.frame({c.name: [] for c in spec.columns})
 
 
 def _c(name: str, dtype: str, unit: str, doc: str) -> Column:

@@ -187,11 +187,14 @@ class Entry:
         return findings
 
     def read_whole(self) -> None:
-        """Read the file again and keep all of it: a view read what was dropped as it was read."""
+        """Read the file again and keep all of it: a view read what was dropped as it was read (the wait
+        cycles of a deadlocked file walk the tensors)."""
         with self._whole_lock:  # two views that failed at once read it once
             if not self.analysis.snapshots_dropped or self.path is None:
                 return
-            sys.stderr.write(f"irtools serve: {self.name}: a view read a dropped snapshot: read whole\n")
+            sys.stderr.write(
+                f"irtools serve: {self.name}: a view needs what was dropped as it was read: read whole\n"
+            )
             with gc_paused():
                 whole = analyze(self.path, self.analysis.options, name=self.name)
                 whole.l2_occupancy, whole.l2_blocks  # noqa: B018 - as load_entry

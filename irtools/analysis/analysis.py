@@ -48,6 +48,7 @@ from irtools.analysis.noc import (
     noc_transfers,
     step_costs,
 )
+from irtools.analysis.noc_columns import transfer_users
 from irtools.analysis.once import BuiltOnce
 from irtools.analysis.schedule_tables import (
     core_transfers_table,
@@ -503,17 +504,7 @@ class Analysis:
 
     def transfer_users(self, transfer_id: int) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
         """(core_id, position) of the workloads producing the transfer (as ofmap) and of those reading it."""
-        producers = [
-            (ref.core_id, ref.position)
-            for ref in self.index.workloads()
-            if any(o.transfer_id == transfer_id for o in ref.workload.ofmap)
-        ]
-        readers = [
-            (ref.core_id, ref.position)
-            for ref in self.index.workloads()
-            if transfer_id in workload_inputs(ref.workload)
-        ]
-        return producers, readers
+        return _transfer_users(self.index, transfer_id)
 
     def known_snapshot_tables(self, tables: dict[str, pd.DataFrame]) -> None:
         """Take the tables that read the snapshots (irtools.analysis.snapshots) as built a few cores at a
@@ -648,6 +639,35 @@ def analyze(
         del analysis
         return Analysis(load_ir(source, name, max_bytes=max_bytes), options)
     return analysis
+
+
+def _transfer_users_reference(
+    index: IRIndex, transfer_id: int
+) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    producers = [
+        (ref.core_id, ref.position)
+        for ref in index.workloads()
+        if any(o.transfer_id == transfer_id for o in ref.workload.ofmap)
+    ]
+    readers = [
+        (ref.core_id, ref.position)
+        for ref in index.workloads()
+        if transfer_id in workload_inputs(ref.workload)
+    ]
+    return producers, readers
+
+
+@fast_path(reference=_transfer_users_reference)
+def _transfer_users(index: IRIndex, transfer_id: int) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """Analysis.transfer_users from the transfer columns (a file read for the dashboard keeps no tensor
+    objects); object by object when a value does not fit int64."""
+    found = transfer_users(index, transfer_id)
+    if found is None:
+        return _transfer_users_reference(index, transfer_id)
+    rows = index.rows
+    return [(rows[r].core_id, rows[r].position) for r in found[0]], [
+        (rows[r].core_id, rows[r].position) for r in found[1]
+    ]
 
 
 def _both(first: CoreHook, then: CoreHook) -> CoreHook:

@@ -33,7 +33,7 @@ from irtools.analysis.batch_groups import (
     step_traffic,
     weight_transfers,
 )
-from irtools.analysis.noc_columns import reads_and_sends
+from irtools.analysis.noc_columns import dram_writes, reads_and_sends
 from irtools.analysis.routing import (
     DRAM_CHANNELS,
     Runs,
@@ -166,12 +166,12 @@ def noc_transfers(index: IRIndex) -> dict[str, pd.DataFrame]:
     Endpoints whose mesh position is unknown (no xlen, or a core off the mesh) are left out.
     """
     steps, _ = workload_steps(index)
-    # Core-to-core sends and DRAM reads from the transfer columns (the objects only when a value
-    # does not fit int64); the few DRAM writes object by object.
-    gathered = reads_and_sends(index, steps)
-    if gathered is None:
+    # From the transfer columns (the objects only when a value does not fit int64): a file read for the
+    # dashboard keeps no tensor objects.
+    gathered, writes = reads_and_sends(index, steps), dram_writes(index, steps)
+    if gathered is None or writes is None:
         return _noc_transfers_reference(index)
-    return gathered | {"dram_write": _dram_writes(index, steps)}
+    return gathered | {"dram_write": writes}
 
 
 def _dram_writes(index: IRIndex, steps: dict[tuple[int, int], int]) -> pd.DataFrame:

@@ -54,6 +54,7 @@ def reads_and_sends(
     ofmap_at = np.searchsorted(columns.ofmap_row, producer) + columns.dest_producer
     core = usable & from_core & src_known
     read = usable & ~from_core
+    # int64 whatever the columns' width (narrowed where the tensors were dropped as the file was read).
     return {
         "core": pd.DataFrame(
             {
@@ -65,7 +66,7 @@ def reads_and_sends(
                 "bytes": sizes[ofmap_at[core]],
                 "step": step[core],
             }
-        ),
+        ).astype(np.int64),
         "dram_read": pd.DataFrame(
             {
                 "transfer": columns.dest_tid[read],
@@ -74,5 +75,55 @@ def reads_and_sends(
                 "bytes": out_sizes[columns.dest_producer[read]],
                 "step": step[read],
             }
-        ),
+        ).astype(np.int64),
     }
+
+
+def dram_writes(index: IRIndex, of_workload: dict[tuple[int, int], int]) -> pd.DataFrame | None:
+    """`dram_write` rows of noc.noc_transfers from the columns: per DRAM `in` entry whose producer (the
+    first workload with its id on its core) is on the mesh and has an ofmap of its transfer id, that
+    ofmap's size (the first such); None when a value does not fit int64 (the caller walks the objects)."""
+    columns, sizes = transfer_columns(index), ofmap_sizes(index)
+    entries = index.ir.dram.in_
+    cores = ints((e.core_id for e in entries), len(entries))
+    workload_ids = ints((e.workload_id for e in entries), len(entries))
+    tids = ints((e.transfer_id for e in entries), len(entries))
+    if columns is None or sizes is None or cores is None or workload_ids is None or tids is None:
+        return None
+    row_keys = columns.workload_keys(columns.core, columns.workload_id)
+    keys = columns.workload_keys(cores, workload_ids)
+    if row_keys is None or keys is None:
+        return None
+    producer = first_rows(row_keys, keys)
+    found = producer >= 0
+    # Ids beyond the columns' scale make keys of other workloads: only a producer with the entry's own ids.
+    held = np.maximum(producer, 0)
+    found &= (columns.core[held] == cores) & (columns.workload_id[held] == workload_ids)
+    src_x, src_y, known = _positions(index, cores)
+    first = np.searchsorted(columns.ofmap_row, held, "left")
+    last = np.searchsorted(columns.ofmap_row, held, "right")
+    rows, out = index.rows, []
+    for i in np.flatnonzero(found & known).tolist():
+        own = columns.ofmap_tid[first[i] : last[i]].tolist()
+        if tids[i] in own:
+            ref = rows[int(producer[i])]
+            size = int(sizes[first[i] + own.index(tids[i])])
+            out.append(
+                (int(tids[i]), int(src_x[i]), int(src_y[i]), size, of_workload[(ref.core_id, ref.position)])
+            )
+    data = np.array(out, dtype=np.int64).reshape(len(out), 5)
+    return pd.DataFrame(data, columns=["transfer", "src_x", "src_y", "bytes", "step"])
+
+
+def transfer_users(index: IRIndex, transfer_id: int) -> tuple[list[int], list[int]] | None:
+    """The rows (in `index.rows`) of the workloads producing `transfer_id` as an ofmap and of those reading it
+    (ifmap or weight), each once, in order; None when a value does not fit int64."""
+    columns = transfer_columns(index)
+    if columns is None:
+        return None
+    if not -(2**63) <= transfer_id < 2**63:
+        return [], []
+    tid = np.int64(transfer_id)
+    producers = np.unique(columns.ofmap_row[columns.ofmap_tid == tid])
+    read = columns.read_row[columns.read_tid == tid], columns.weight_row[columns.weight_tid == tid]
+    return producers.tolist(), np.unique(np.concatenate(read)).tolist()

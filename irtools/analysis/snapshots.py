@@ -89,9 +89,8 @@ class CoreTables:
 
     options: RunOptions
     for_views: bool = False
-    """Keep what the dashboard's views read once the snapshots are gone: the tensors (the mesh routes
-    them), the tiles (a measured trace is matched to them) and each snapshot's entries (`l2_entries`,
-    for live_at_peak)."""
+    """Keep what the dashboard's views read once the snapshots are gone: the tiles (a measured trace is
+    matched to them) and each snapshot's entries (`l2_entries`, for live_at_peak)."""
     parts: list[_Batch] = field(default_factory=list)
     columns: dict[int, tuple[WorkloadTransfers, Ints]] = field(default_factory=dict)
     """Core id -> its part of the transfer columns and its ofmaps' sizes, narrowed, when its tensors are
@@ -153,9 +152,9 @@ class CoreTables:
 
     @property
     def drops_tensors(self) -> bool:
-        """Whether the cores' tensors go too: not when the run routes them (the NoC model, noc_links), nor
-        for the dashboard's views."""
-        return not (self.options.routes_noc or self.for_views)
+        """Whether the cores' tensors go too: not when the run routes them for the NoC model's timing or
+        noc_links (the layer steps' batch groups walk them); the dashboard's mesh routes from the columns."""
+        return not self.options.routes_noc
 
     @property
     def _dropped_fields(self) -> tuple[str, ...]:

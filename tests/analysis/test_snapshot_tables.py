@@ -199,9 +199,10 @@ def _entries(analysis: Analysis) -> pd.DataFrame:
 
 
 def test_the_dashboards_load_keeps_what_its_views_read(monkeypatch: pytest.MonkeyPatch) -> None:
-    """`for_views` (the dashboard's load): the snapshots dropped, but not the tensors the mesh routes, and
-    the snapshots' entries kept for live_at_peak: on every fixture and sample, the tables, the entries and
-    every core's peak buffers are the whole file's."""
+    """`for_views` (the dashboard's load): the snapshots and the tensors dropped, the snapshots' entries kept
+    for live_at_peak and the transfer columns for the rest: on every fixture and sample, the tables, the
+    entries, every core's peak buffers, the mesh's routing input and the users of transfers are the whole
+    file's (read object by object, by the reference core)."""
     monkeypatch.setattr(snapshots, "BATCH_ROWS", 256)
     for path in FILES:
         try:
@@ -217,7 +218,15 @@ def test_the_dashboards_load_keeps_what_its_views_read(monkeypatch: pytest.Monke
             if peak is not None and seen is not None:
                 assert (seen.position, seen.held_bytes) == (peak.position, peak.held_bytes), (path, core)
                 pd.testing.assert_frame_equal(seen.buffers, peak.buffers)
+        with reference_core():
+            routed = whole.noc_transfers
+            tids = sorted({int(t) for frame in routed.values() for t in frame["transfer"]})[::7] + [-1, 2**62]
+            users = {tid: whole.transfer_users(tid) for tid in tids}
+        for kind, frame in routed.items():
+            pd.testing.assert_frame_equal(viewed.noc_transfers[kind], frame, obj=f"{path}: {kind}")
+        assert {tid: viewed.transfer_users(tid) for tid in tids} == users, path
     viewed = analyze(RAW, keep_snapshots=False, for_views=True)
     assert viewed.snapshots_dropped and _dropped(viewed)
-    assert all(ref.workload.ofmap is not DROPPED for ref in viewed.index.rows)  # the mesh routes them
+    assert all(ref.workload.ofmap is DROPPED for ref in viewed.index.rows)  # routed from the columns
+    pd.testing.assert_frame_equal(viewed.noc_link_table, analyze(RAW).noc_link_table)
     assert analyze(RAW, keep_snapshots=False).snapshots_dropped and not analyze(RAW).snapshots_dropped

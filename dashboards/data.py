@@ -267,6 +267,9 @@ def load_entry(
             analysis = analyze(
                 path, options, max_bytes, keep_snapshots=False, for_views=True, name=name, on_core=checks
             )
+            if analysis.snapshots_dropped and _deadlocked(analysis):
+                # The timeline marks its wait cycles, found by walking the tensors: read whole (rare).
+                analysis, checks = Analysis(load_ir(path, name, max_bytes), options), None
         # The L2 tables the header reads first: sizes near 2**63 (AnalysisError) refuse the file here,
         # where the page shows why, instead of failing in every figure's callback.
         analysis.l2_occupancy, analysis.l2_blocks  # noqa: B018
@@ -277,6 +280,11 @@ def load_entry(
             with _FROZEN:
                 gc.freeze()
     return entry
+
+
+def _deadlocked(analysis: Analysis) -> bool:
+    """Whether some workload waits in a cycle (the dependency model leaves it unplaced)."""
+    return any(start is None for start in analysis.schedules["dependency"].start)
 
 
 def store_options(

@@ -328,3 +328,14 @@ def test_a_view_that_reads_a_dropped_snapshot_is_drawn_from_the_file_read_whole(
     with mock.patch("dashboards.wiring.current_trigger"):
         assert registered() == len(load_ir(served / "sub" / "mesh.json").ir.cores["1"][0].buffer)
     assert store.get("sub/mesh.json") is entry and not entry.analysis.snapshots_dropped
+
+
+def test_a_deadlocked_file_is_kept_whole_for_its_wait_cycles(served: Path) -> None:
+    """The timeline marks a deadlocked file's wait cycles, found by walking its tensors: such a file is
+    read again whole as it is loaded (the report reads it through the same load)."""
+    shutil.copy(ROOT / "sample_ir" / "invalid" / "GIR502-deadlock.json", served / "deadlock.json")
+    entry = FileStore(served, 10**6).get("deadlock.json")
+    assert not entry.analysis.snapshots_dropped
+    assert entry.analysis.wait_cycles
+    assert "GIR502" in set(entry.findings["code"])
+    assert FileStore(served, 10**6).get("sub/mesh.json").analysis.snapshots_dropped

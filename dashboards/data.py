@@ -255,7 +255,11 @@ def load_entry(
     path = None if isinstance(source, bytes) else Path(source)
     with gc_paused():
         if stage:
-            stage("reading and parsing the JSON")
+            stage(
+                "reading and parsing the JSON"
+                if path is None
+                else "reading the JSON, tabulating and checking each core"
+            )
         stamp, checks = None, None
         if path is None:
             analysis = Analysis(load_ir(source, name, max_bytes), options)

@@ -617,7 +617,7 @@ def analyze(
     Without `keep_snapshots`, a file read from a path has its snapshot tables built a few cores at a
     time as it is read (irtools.analysis.snapshots), and each core's snapshots dropped: for what needs
     only the tables (`irtools analyze`). `for_views` keeps what the dashboard's views read besides the
-    tables (`CoreTables.for_views`); its check reads the file again (`Analysis.snapshots_dropped`).
+    tables (`CoreTables.for_views`).
     `name`: the file's name as the analysis gives it (default: the path). `on_core`: another hook handed each
     core as it is read, before the snapshot tables' (the dashboard's per-core checks); not called when the
     file is read whole.

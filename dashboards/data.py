@@ -73,7 +73,8 @@ class Entry:
         self.name = name
         self.analysis = analysis
         self.path = path
-        """The file read, when it was read from one (its check reads it again if its snapshots were dropped)."""
+        """The file read, when it was read from one (read again where its check or a view needs what was
+        dropped as it was read)."""
         self.stamp = stamp
         """(size, modification time in ns) of that file before it was read."""
         self._checks = checks
@@ -179,12 +180,11 @@ class Entry:
                 return check_loaded(a.loaded, a.options, cores=checks)
             except FieldDropped:  # one needs a dropped snapshot: read the file again, as validate does
                 pass
-        if _stamp(self.path) != self.stamp:
-            return [Finding("GIR100", Severity.ERROR, CHANGED)]
-        findings = check_file(str(self.path), a.options)
-        if _stamp(self.path) != self.stamp:  # rewritten while it was checked: not what is shown
-            return [Finding("GIR100", Severity.ERROR, CHANGED)]
-        return findings
+        if _stamp(self.path) == self.stamp:
+            findings = check_file(str(self.path), a.options)
+            if _stamp(self.path) == self.stamp:  # not rewritten while it was checked either
+                return findings
+        return [Finding("GIR100", Severity.ERROR, CHANGED)]
 
     def read_whole(self) -> None:
         """Read the file again and keep all of it: a view read what was dropped as it was read (the wait
@@ -271,9 +271,9 @@ def load_entry(
             analysis = analyze(
                 path, options, max_bytes, keep_snapshots=False, for_views=True, name=name, on_core=checks
             )
-            if analysis.snapshots_dropped and _deadlocked(analysis):
+            if analysis.snapshots_dropped and analysis.deadlocked:
                 # The timeline marks its wait cycles, found by walking the tensors: read whole (rare).
-                analysis, checks = Analysis(load_ir(path, name, max_bytes), options), None
+                analysis, checks = analyze(path, options, max_bytes, name=name), None
         # The L2 tables the header reads first: sizes near 2**63 (AnalysisError) refuse the file here,
         # where the page shows why, instead of failing in every figure's callback.
         analysis.l2_occupancy, analysis.l2_blocks  # noqa: B018
@@ -284,11 +284,6 @@ def load_entry(
             with _FROZEN:
                 gc.freeze()
     return entry
-
-
-def _deadlocked(analysis: Analysis) -> bool:
-    """Whether some workload waits in a cycle (the dependency model leaves it unplaced)."""
-    return any(start is None for start in analysis.schedules["dependency"].start)
 
 
 def store_options(

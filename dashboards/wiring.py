@@ -44,8 +44,8 @@ def wire(app: Dash, function: Callable[..., Any], bound: Any, *dependencies: Any
         try:
             return function(bound, current_trigger(), *inputs)
         except FieldDropped:
-            # A view read a snapshot the store dropped as it read the file (no view should): the store
-            # reads such files again whole, and the view is drawn from them.
+            # A view read what the store dropped as it read the file (no view should): the store reads
+            # such files again whole, and the view is drawn from them.
             read_whole = getattr(bound, "read_whole", None)
             if read_whole is None:
                 raise

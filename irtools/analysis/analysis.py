@@ -212,11 +212,18 @@ class Analysis:
         schedule = self.schedules[model]
         return [(schedule.nodes[n].core_id, schedule.nodes[n].position) for n in schedule.critical_path]
 
+    @property
+    def deadlocked(self) -> bool:
+        """Whether some workload waits in a cycle: Kahn's order over the wait graph (the dependency model)
+        leaves it unplaced."""
+        return any(start is None for start in self.schedules["dependency"].start)
+
     @cached_property
     def wait_cycles(self) -> list[list[tuple[int, int]]]:
-        """(core_id, position) of the workloads of each wait cycle (GIR502), each waiting for the one before."""
-        if all(s is not None for s in self.schedules["dependency"].start):
-            return []  # Kahn's order over the same wait graph placed every workload: it has no cycle
+        """(core_id, position) of the workloads of each wait cycle (GIR502), each waiting for the one before
+        (found by walking the workloads' tensors)."""
+        if not self.deadlocked:
+            return []
         nodes, edges = wait_graph(self.index)
         return [
             [(nodes[n].core_id, nodes[n].position) for n in cycle] for cycle in find_cycles(len(nodes), edges)

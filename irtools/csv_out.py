@@ -104,8 +104,10 @@ def _write_with_pandas(frame: pd.DataFrame, out: TextIO, header: bool) -> None:
     out.write(marked.to_csv(index=False, header=header, lineterminator="\n").replace(sentinel, "\r"))
 
 
-CHUNK_ROWS = 1 << 12
-"""Rows formatted at a time: the texts of one chunk are in memory at once, not the table's."""
+CHUNK_ROWS = 1 << 14
+"""Rows formatted at a time: the texts of one chunk are in memory at once, not the table's (a few MiB).
+Each chunk costs a few Arrow calls per column: with 4,096 rows, the CSVs of a 79 MB allocated file took
+0.35-0.40 s to format, 0.29-0.30 s with 16,384 (`Analysis.table_parts` hands parts of that size)."""
 
 
 def _write_columnwise(frame: pd.DataFrame, out: TextIO, header: bool) -> bool:
@@ -137,8 +139,19 @@ def _write_columnwise(frame: pd.DataFrame, out: TextIO, header: bool) -> bool:
         texts = [_cell_texts(part.iloc[:, i], pa, pc, pool) for i in range(part.shape[1])]
         rows = pc.binary_join_element_wise(*texts, comma, memory_pool=pool)
         chunk = pa.LargeListArray.from_arrays(pa.array([0, len(rows)], pa.int64()), rows, pool=pool)
-        out.write(pc.binary_join(chunk, newline, memory_pool=pool)[0].as_py() + "\n")
+        _write_text(out, pc.binary_join(chunk, newline, memory_pool=pool)[0].as_buffer())
+        out.write("\n")
     return True
+
+
+def _write_text(out: TextIO, text: Any) -> None:
+    """Arrow's UTF-8 bytes `text` (a Buffer) written to `out`: straight to a file's byte stream, not made a
+    Python string to be encoded again."""
+    if isinstance(out, io.TextIOWrapper) and out.encoding.lower().replace("-", "") == "utf8":
+        out.flush()
+        out.buffer.write(memoryview(text))
+    else:
+        out.write(memoryview(text).tobytes().decode("utf-8"))
 
 
 def _formattable(dtype: object) -> bool:

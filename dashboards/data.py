@@ -193,7 +193,7 @@ class Entry:
             if not self.analysis.snapshots_dropped or self.path is None:
                 return
             sys.stderr.write(
-                f"irtools serve: {self.name}: a view needs what was dropped as it was read: read whole\n"
+                f"irtools: {self.name}: a view needs what was dropped as it was read: read whole\n"
             )
             with gc_paused():
                 whole = analyze(self.path, self.analysis.options, name=self.name)

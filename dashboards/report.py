@@ -10,7 +10,7 @@ from typing import Any
 import pandas as pd
 import plotly.io as pio
 
-from dashboards.data import FINDING_COLUMNS, load_entry
+from dashboards.data import FINDING_COLUMNS, Entry, load_entry
 from dashboards.measured import load_measured
 from dashboards.measured_report import report_section
 from dashboards.mesh import mesh_view
@@ -24,6 +24,7 @@ from irtools.analysis.summary import models_agree, summarize
 from irtools.analysis.tiles import mesh_shape
 from irtools.analysis.units import format_bytes
 from irtools.atomic import write_text_atomic
+from irtools.loading.dropping import FieldDropped
 
 MAX_FINDING_ROWS = 5000
 
@@ -53,8 +54,17 @@ def build_report(
     """The report's HTML and a one-line description of what it holds (with `trace`, the measured part).
 
     With `noc`, a timeline under the noc model (the scheduler's latency) follows the dependency one."""
-    name = Path(path).name
     entry = load_entry(path, str(path), wl0_size, max_bytes, l2_size=l2_size, noc=noc)
+    try:
+        return _page(entry, Path(path).name, max_cores, trace)
+    except FieldDropped:
+        # A section read what the streamed load let go (none should, as no dashboard view does): the
+        # page is built again from the file read whole, as the dashboard draws such a view.
+        entry.read_whole()
+        return _page(entry, Path(path).name, max_cores, trace)
+
+
+def _page(entry: Entry, name: str, max_cores: int, trace: str | Path | None) -> tuple[str, str]:
     a = entry.analysis
     first = True
 

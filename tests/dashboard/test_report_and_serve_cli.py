@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -155,3 +157,26 @@ def test_analyze_and_serve_have_arrow_allocate_from_malloc(tmp_path: Path) -> No
     assert out.stderr.split()[-1] == "system", out.stderr  # from Arrow's default (mimalloc or jemalloc)
     # serve serves until stopped: it makes the same call before any table is built.
     assert "arrow_uses_malloc()" in (ROOT / "irtools" / "cli" / "serve.py").read_text()
+
+
+def test_a_report_section_that_reads_a_dropped_snapshot_is_built_from_the_file_read_whole(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The report loads as the dashboard does, each core's snapshots let go as it is read; a section that
+    # still reads one gets the page built again from the whole file (the same page), not a traceback.
+    from dashboards import report
+
+    def without_div_ids(built: tuple[str, str]) -> tuple[str, str]:  # plotly names each figure's div anew
+        page, description = built
+        return re.sub(r"[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}", "id", page), description
+
+    expected = without_div_ids(report.build_report(OVERLAP))
+    drawn = report.mesh_view
+
+    def reading_a_snapshot(analysis: Any) -> Any:
+        len(analysis.index.rows[0].workload.buffer)  # dropped on the streamed load: raises
+        return drawn(analysis)
+
+    monkeypatch.setattr(report, "mesh_view", reading_a_snapshot)
+    assert without_div_ids(report.build_report(OVERLAP)) == expected
+    assert "a view needs what was dropped as it was read: read whole" in capsys.readouterr().err

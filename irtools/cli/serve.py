@@ -97,12 +97,15 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
 
 
 def fewer_malloc_arenas(environ: Mapping[str, str] = os.environ) -> bool:
-    """Ask glibc's malloc for at most two arenas, unless MALLOC_ARENA_MAX says otherwise; whether it took.
+    """Ask glibc's malloc for one arena, unless MALLOC_ARENA_MAX says otherwise; whether it took.
 
     The server answers each request in a thread of its own, and glibc gives threads that allocate at once
-    arenas of their own (up to 8 per core), whose freed memory goes back to the system late if ever: on a
-    67 MB 64-core file the server's peak was 61-211 MB lower with two arenas in six paired runs of the
-    dashboard benchmark, its times unchanged. Call it before any thread starts.
+    arenas of their own (up to 8 per core), whose freed memory goes back to the system late if ever, and
+    is never reused by another arena's threads: on a 67 MB 64-core file the server's peak was 61-211 MB
+    lower with two arenas than with glibc's default in six paired runs of the dashboard benchmark, and
+    with one arena 30-45 MB lower again (the 16 MB file's session after it: 55-65 MB) in three more, its
+    times alike (the interpreter runs one thread at a time: the arena's lock is seldom contended).
+    Call it before any thread starts.
     """
     if "MALLOC_ARENA_MAX" in environ or not sys.platform.startswith("linux"):
         return False
@@ -111,7 +114,7 @@ def fewer_malloc_arenas(environ: Mapping[str, str] = os.environ) -> bool:
         mallopt = libc.mallopt
     except (OSError, AttributeError):  # not glibc (musl has no mallopt)
         return False
-    return bool(mallopt(_M_ARENA_MAX, 2))
+    return bool(mallopt(_M_ARENA_MAX, 1))
 
 
 _M_ARENA_MAX = -8

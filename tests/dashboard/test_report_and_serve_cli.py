@@ -135,7 +135,7 @@ def test_a_report_at_a_noc_bandwidth_ranks_links_by_the_cycles_they_add(
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's malloc")
-def test_serve_asks_malloc_for_two_arenas_unless_the_user_set_them() -> None:
+def test_serve_asks_malloc_for_one_arena_unless_the_user_set_it() -> None:
     # Each request's thread would get an arena of its own: hundreds of MB more at the server's peak.
     probe = (
         "from irtools.cli.serve import fewer_malloc_arenas as f; print(f({}), f({'MALLOC_ARENA_MAX': '8'}))"

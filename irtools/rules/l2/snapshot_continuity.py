@@ -3,7 +3,10 @@ and alloc dialects, an input held ahead for a later workload does not reach it."
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterator
+from itertools import compress, repeat
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
@@ -12,8 +15,8 @@ from irtools import pointer as jp
 from irtools.dialects.base import Capability
 from irtools.dialects.raw.models import flat_ids
 from irtools.findings import Finding, Severity
-from irtools.loading.boxes import flagged_rows, tensor_columns
-from irtools.loading.columns import first_rows
+from irtools.loading.boxes import Bools, Ints, flagged_rows, ints, tensor_columns
+from irtools.loading.columns import first_rows, join
 from irtools.loading.index import IRIndex
 from irtools.model.view import PlacedEntry
 from irtools.rules.context import CheckContext
@@ -107,8 +110,83 @@ def snapshot_continuity(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
             previous = current
 
 
-@variant("GIR304", needs={Capability.HELD_AHEAD, Capability.NEWLY_ADDED}, plus_main=True, per_core=True)
-@variant("GIR304", needs={Capability.HELD_AHEAD}, per_core=True)
+def held_ahead_rows(ir: IRIndex) -> list[int] | None:
+    """GIR304's screen on the raw dialect: workloads with an entry held for another workload that does not
+    run later on the core (the core's last workload holds none for another), or whose tensor the next
+    snapshot on the core does not list (for the same workload, the same layer and transfer ids)."""
+    cols = tensor_columns(ir)
+    buffers = cols.buffers
+    own = ints(cols.field("workload_id"), len(ir.rows))
+    held = _optional_ints(buffers.objects, "workload_id")
+    ids = buffers.lists("transfer_id")
+    if own is None or held is None or ids is None:
+        return None
+    has, held_for = held
+    row, core = buffers.row, core_ranks(ir)
+    if int(min(own.min(initial=0), held_for.min(initial=0))) < 0:
+        return None  # a negative id would meet another's composite key
+    span = int(max(own.max(initial=0), held_for.max(initial=0))) + 1
+    if (len(core) + 1) * span >= 2**62:
+        return None
+    ahead = has & (held_for != own[row])
+    # The last row of the workload each entry is held for on its core: of each (core, id), reversed the first.
+    key = core * span + own
+    last = len(key) - 1 - first_rows(key[::-1], core[row] * span + held_for)
+    last[last == len(key)] = -1  # not on the core
+    # Held for a workload later on the core (so not the core's last): an entry of the next snapshot held for
+    # it with the same ids and layer lists it (the layers compared for those pairs only: hashing every
+    # entry's name cost half the screen).
+    wanted = np.flatnonzero(ahead & (last > row))
+    entry_key = np.where(has, row * span + held_for, -1)
+    mine, theirs = join(entry_key[wanted] + span, entry_key)
+    mine = wanted[mine]
+    same = _same_lists(ids, len(buffers), mine, theirs)
+    mine, theirs = mine[same], theirs[same]
+    pair = [list(map(buffers.objects.__getitem__, side.tolist())) for side in (mine, theirs)]
+    same_layer = map(operator.eq, *(map(attrgetter("layer"), side) for side in pair))
+    listed = np.zeros(len(buffers), dtype=bool)
+    listed[mine[np.fromiter(same_layer, bool, len(mine))]] = True
+    return flagged_rows([row[ahead & ~listed]])
+
+
+def _optional_ints(objects: list[Any], name: str) -> tuple[Bools, Ints] | None:
+    """Whether the attribute `name` of each object is set (not None), and its value (0 where not); None
+    when a set one is not an int64."""
+    values = list(map(attrgetter(name), objects))
+    has = np.fromiter(map(operator.is_not, values, repeat(None)), bool, len(values))
+    numbers = ints(compress(values, has), int(has.sum()))
+    if numbers is None:
+        return None
+    out = np.zeros(len(values), dtype=np.int64)
+    out[has] = numbers
+    return has, out
+
+
+def _same_lists(lists: tuple[Ints, Ints], owners: int, left: Ints, right: Ints) -> Bools:
+    """Per pair (left[k], right[k]) of owners: whether their lists (owner, value, flattened in order) are
+    equal."""
+    owner, value = lists
+    length = np.bincount(owner, minlength=owners)
+    start = np.cumsum(length) - length
+    size = length[left]
+    same = size == length[right]
+    n = np.where(same, size, 0)
+    within = np.arange(int(n.sum()), dtype=np.int64) - np.repeat(np.cumsum(n) - n, n)
+    differ = value[np.repeat(start[left], n) + within] != value[np.repeat(start[right], n) + within]
+    pair = np.repeat(np.arange(len(left), dtype=np.int64), n)
+    same &= np.bincount(pair, weights=differ, minlength=len(left)) == 0
+    return same
+
+
+@variant(
+    "GIR304",
+    needs={Capability.HELD_AHEAD, Capability.NEWLY_ADDED},
+    screen=held_ahead_rows,
+    whole_file=True,
+    plus_main=True,
+    per_core=True,
+)
+@variant("GIR304", needs={Capability.HELD_AHEAD}, screen=held_ahead_rows, whole_file=True, per_core=True)
 def raw_snapshot_continuity(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     """GIR304 on the raw dialect: an input held ahead for a later workload must reach that workload.
 

@@ -6,6 +6,7 @@ from pathlib import Path
 
 
 def normalized(name: str) -> str:
+    """A package name as PEP 503 compares them: runs of -, _ and . as one -, lower case."""
     return re.sub(r"[-_.]+", "-", name).lower()
 
 

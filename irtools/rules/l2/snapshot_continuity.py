@@ -174,8 +174,8 @@ def _same_lists(lists: tuple[Ints, Ints], owners: int, left: Ints, right: Ints) 
     within = np.arange(int(n.sum()), dtype=np.int64) - np.repeat(np.cumsum(n) - n, n)
     differ = value[np.repeat(start[left], n) + within] != value[np.repeat(start[right], n) + within]
     pair = np.repeat(np.arange(len(left), dtype=np.int64), n)
-    same &= np.bincount(pair, weights=differ, minlength=len(left)) == 0
-    return same
+    equal: Bools = same & (np.bincount(pair, weights=differ, minlength=len(left)) == 0)
+    return equal
 
 
 @variant(

@@ -129,7 +129,7 @@ def held_ahead_rows(ir: IRIndex) -> list[int] | None:
     if (len(core) + 1) * span >= 2**62:
         return None
     ahead = has & (held_for != own[row])
-    # The last row of the workload each entry is held for on its core: of each (core, id), reversed the first.
+    # The last row on its core of the workload each entry is held for: the first match in the rows reversed.
     key = core * span + own
     last = len(key) - 1 - first_rows(key[::-1], core[row] * span + held_for)
     last[last == len(key)] = -1  # not on the core

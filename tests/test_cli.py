@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import bz2
 import codecs
+import gzip
 import json
+import lzma
 import os
 import subprocess
 import sys
@@ -188,9 +191,11 @@ def test_truncated_real_sized_ir(run_cli: Any, write_ir: Any, minimal_ir: dict[s
     [
         (bytes(range(256)) * 4, "UTF-16/UTF-32"),  # starts with NUL bytes
         (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "invalid UTF-8 byte 0x89 at byte offset 0"),
-        (b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03", "invalid UTF-8 byte 0x8b at byte offset 1"),  # gzip
+        (gzip.compress(b'{"0": []}'), "file is gzip-compressed: decompress it first (gunzip)"),
+        (lzma.compress(b'{"0": []}'), "file is xz-compressed: decompress it first (unxz)"),
+        (bz2.compress(b'{"0": []}'), "file is bzip2-compressed: decompress it first (bunzip2)"),
     ],
-    ids=["all-bytes", "png", "gzip"],
+    ids=["all-bytes", "png", "gzip", "xz", "bzip2"],
 )
 def test_binary_file(run_cli: Any, write_ir: Any, data: bytes, fragment: str) -> None:
     path = write_ir(data)

@@ -24,6 +24,15 @@ _WIDE_BOMS = (
     (codecs.BOM_UTF16_LE, "UTF-16"),
     (codecs.BOM_UTF16_BE, "UTF-16"),
 )
+_COMPRESSED = (
+    (b"\x1f\x8b", "gzip", "gunzip"),
+    (b"\x28\xb5\x2f\xfd", "zstd", "unzstd"),
+    (b"\xfd7zXZ\x00", "xz", "unxz"),
+    (b"BZh", "bzip2", "bunzip2"),
+    (b"PK\x03\x04", "zip", "unzip"),
+)
+"""The magic numbers of the archives an IR file travels in, and the command that unpacks each: such a file
+is said to be one, not reported as its first byte that is no UTF-8."""
 _NON_FINITE = re.compile(r'"(?:[^"\\]|\\.)*"|(-?Infinity|NaN)')
 
 
@@ -92,6 +101,10 @@ def _invalid(message: str, line: int | None = None, column: int | None = None) -
 
 
 def _decode(data: bytes, findings: list[Finding]) -> str | None:
+    for magic, name, unpack in _COMPRESSED:
+        if data.startswith(magic):
+            findings.append(_invalid(f"file is {name}-compressed: decompress it first ({unpack})", 1, 1))
+            return None
     for bom, name in _WIDE_BOMS:
         if data.startswith(bom):
             findings.append(_invalid(f"file is {name}-encoded; RFC 8259 requires UTF-8", 1, 1))

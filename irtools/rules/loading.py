@@ -19,7 +19,8 @@ register(
     Why: RFC 8259 requires UTF-8 and finite numbers; an empty, truncated, binary, UTF-16 or
     NaN-bearing file cannot be read by the assembler. A UTF-8 byte order mark is only a warning.
     Example: `file.json:3:17: GIR100 error invalid JSON: Expecting ',' delimiter`
-    Fix: regenerate the file; check that the writer finished (truncation) and writes UTF-8.
+    Fix: regenerate the file; check that the writer finished (truncation) and writes UTF-8; a compressed
+    file (gzip, xz, zstd, bzip2, zip: the finding says which) is decompressed first.
     """,
 )
 register(

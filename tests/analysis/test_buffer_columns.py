@@ -149,3 +149,39 @@ def test_crowded_wl0_gives_the_walks_tables(seed: int, wl0_size: int | None) -> 
         pd.testing.assert_frame_equal(frame, tables[True][name], check_exact=True, obj=name)
     weights = tables[True]["wl0_tensors"]
     assert weights["overlaps"].any() and not weights["overlaps"].all() and (weights["snapshots"] > 1).any()
+
+
+def _resourced(seed: int) -> dict[str, Any]:
+    """The file with its entries' sources and ids varied: some from DRAM and a core at once (mixed), some
+    from cores only, some without a source, some with several transfer ids or none."""
+    rng = random.Random(seed)
+    document = json.loads(ALLOC.read_text())
+    for key, workloads in document.items():
+        if not isinstance(workloads, list) or key == "-1":
+            continue
+        for workload in workloads:
+            for entry in workload["buffer"]:
+                sources = entry.get("source") or []
+                pick = rng.random()
+                if sources and pick < 0.2:
+                    entry["source"] = [*sources, {**sources[0], "type": "core"}]
+                elif sources and pick < 0.4:
+                    entry["source"] = [{**s, "type": "core"} for s in sources]
+                elif pick < 0.5:
+                    entry["source"] = []
+                if rng.random() < 0.3:
+                    entry["transfer_id"] = [rng.randrange(1000) for _ in range(rng.randrange(4))]
+    return document
+
+
+@pytest.mark.skipif(not ALLOC.exists(), reason="../shared/fixtures not present")
+@pytest.mark.parametrize("seed", range(3))
+def test_sources_and_ids_of_every_kind_give_the_walks_tables(seed: int) -> None:
+    document = _resourced(seed)
+    _both(document, None)
+    with reference_core(True):
+        tensors = l2_tables(IRIndex(load_ir(json.dumps(document).encode(), "x.json"), RunOptions()))[
+            "tensors"
+        ]
+    assert {"mixed", "core", "DRAM"} <= set(tensors["source"].dropna())
+    assert tensors["source"].isna().any() and tensors["transfer_ids"].str.contains(";").any()

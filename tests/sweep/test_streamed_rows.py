@@ -1,0 +1,58 @@
+"""A sweep row is made from the file read as `irtools analyze` reads it (each core's snapshots dropped once
+its tables are built and its rules run), and equals the row of the file read whole, findings included."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from irtools.options import RunOptions
+from irtools.sweep import row as sweep_row
+from tests.conftest import FIXTURES
+
+ROOT = Path(__file__).resolve().parents[2]
+FILES = sorted(
+    p
+    for p in [*FIXTURES.rglob("*.json"), *(ROOT / "sample_ir").rglob("*.json")]
+    if not p.name.endswith(".expected.json")
+)
+
+
+def _same(value: Any, other: Any) -> bool:
+    return (
+        isinstance(value, float) and isinstance(other, float) and math.isnan(value) and math.isnan(other)
+    ) or (value == other)
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(p.parents[1])))
+def test_a_row_read_as_analyze_reads_it_equals_the_whole_files(
+    path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    options = RunOptions(l2_size=1 << 20, wl0_size=1 << 16)  # every rule that needs a size runs too
+    streamed = sweep_row.summarize_with_findings(str(path), options)
+    monkeypatch.setattr(sweep_row, "_streamed", lambda *_: None)
+    whole = sweep_row.summarize_with_findings(str(path), options)
+    assert streamed[1] == whole[1]
+    assert streamed[0].keys() == whole[0].keys()
+    differ = {k: (streamed[0][k], whole[0][k]) for k in whole[0] if not _same(streamed[0][k], whole[0][k])}
+    assert not differ
+
+
+def test_a_large_raw_file_is_read_as_analyze_reads_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The streamed reading is the one taken (the fixtures above would pass with it never taken).
+    taken: list[bool] = []
+    streamed = sweep_row._streamed
+
+    def recorded(path: str, options: RunOptions) -> Any:
+        result = streamed(path, options)
+        taken.append(result is not None and result[0].snapshots_dropped)
+        return result
+
+    monkeypatch.setattr(sweep_row, "_streamed", recorded)
+    row, _ = sweep_row.summarize_with_findings(
+        str(FIXTURES / "gemini-raw" / "resnet_4x4_b4_ff1_ss2_rr50_ir.json")
+    )
+    assert taken == [True] and row["status"] == "ok"

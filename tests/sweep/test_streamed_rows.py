@@ -27,11 +27,22 @@ def _same(value: Any, other: Any) -> bool:
     ) or (value == other)
 
 
-@pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(p.parents[1])))
+SIZED = RunOptions(l2_size=1 << 20, wl0_size=1 << 16)
+"""Every rule that needs a size runs too."""
+NOC = RunOptions(noc_bw=8, dram_bw=1024000)
+"""The noc timing model and Gemini's energy: the tensors are kept for the layers' batch groups."""
+
+
+@pytest.mark.parametrize(
+    ("path", "options"),
+    [(p, SIZED) for p in FILES] + [(p, NOC) for p in FILES if "gemini-" in str(p)],
+    ids=lambda v: (
+        str(v.relative_to(v.parents[1])) if isinstance(v, Path) else ("noc" if v.noc_bw else "sized")
+    ),
+)
 def test_a_row_read_as_analyze_reads_it_equals_the_whole_files(
-    path: Path, monkeypatch: pytest.MonkeyPatch
+    path: Path, options: RunOptions, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    options = RunOptions(l2_size=1 << 20, wl0_size=1 << 16)  # every rule that needs a size runs too
     streamed = sweep_row.summarize_with_findings(str(path), options)
     monkeypatch.setattr(sweep_row, "_streamed", lambda *_: None)
     whole = sweep_row.summarize_with_findings(str(path), options)

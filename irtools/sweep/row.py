@@ -7,6 +7,7 @@ beside the IR) are measured.py's.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -193,10 +194,11 @@ def _row_and_findings(
     path: str, options: RunOptions, run_noc_bws: Sequence[int]
 ) -> tuple[dict[str, Any], list[Finding]]:
     row = empty_row(path)
-    # Read as `irtools analyze` reads it, each core's snapshots and tensors dropped once its tables are
-    # built and its rules run: a 73 MB raw file's row peaked at 402 MiB read whole. Not for a file with a
-    # measured trace (matched to the tiles) or the manifest's NoC runs (routed from the tensors).
-    streamed = None if run_noc_bws or discover_trace(path) else _streamed(path, options)
+    # Read as `irtools analyze` reads it, each core's snapshots (and tensors, unless the manifest's NoC runs
+    # route them) dropped once its tables are built and its rules run: a 73 MB raw file's row peaked at
+    # 402 MiB read whole. Not for a file with a measured trace beside it (matched to the tiles).
+    routed = dataclasses.replace(options, noc_links=True) if run_noc_bws else options
+    streamed = None if discover_trace(path) else _streamed(path, routed)
     if streamed is not None:
         try:
             return _filled(row, *streamed, path, run_noc_bws), streamed[1]

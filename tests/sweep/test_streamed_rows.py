@@ -67,3 +67,15 @@ def test_a_large_raw_file_is_read_as_analyze_reads_it(monkeypatch: pytest.Monkey
         str(FIXTURES / "gemini-raw" / "resnet_4x4_b4_ff1_ss2_rr50_ir.json")
     )
     assert taken == [True] and row["status"] == "ok"
+
+
+@pytest.mark.parametrize("path", [p for p in FILES if "gemini-" in str(p)], ids=lambda p: p.name)
+def test_a_row_timed_for_the_manifests_noc_runs_equals_the_whole_files(
+    path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The runs route the tensors: they stay, the snapshots go.
+    streamed = sweep_row.summarize_with_findings(str(path), RunOptions(dram_bw=1024000), run_noc_bws=(8, 32))
+    monkeypatch.setattr(sweep_row, "_streamed", lambda *_: None)
+    whole = sweep_row.summarize_with_findings(str(path), RunOptions(dram_bw=1024000), run_noc_bws=(8, 32))
+    assert streamed[1] == whole[1]
+    assert {k: v for k, v in streamed[0].items() if not _same(v, whole[0][k])} == {}

@@ -131,6 +131,10 @@ def run_analyze(args: argparse.Namespace) -> int:
     try:
         written, summary = write_analysis(analysis, args.out, args.format, progress, args.excel_safe)
     except FieldDropped:  # a table read what the streamed load let go: read the file whole, as validate does
+        sys.stderr.write(
+            f"irtools analyze: {args.path}: a table needs what was dropped as the file was read: reading it "
+            "again whole\n"
+        )
         analysis = _analysis(args.path, options)
         written, summary = write_analysis(analysis, args.out, args.format, progress, args.excel_safe)
     if measured:

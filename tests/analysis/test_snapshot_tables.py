@@ -161,16 +161,21 @@ def test_a_run_routing_no_noc_traffic_drops_the_tensors_too() -> None:
 
 
 def test_a_table_reading_a_dropped_field_sends_the_cli_to_analyze_the_file_whole(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A table that still reads the tensors (here the DRAM writes' sizes, read from the ofmaps) raises
-    FieldDropped on the streamed load: `irtools analyze` reads the file again, whole, and writes the same
-    tables."""
+    FieldDropped on the streamed load: `irtools analyze` says so, reads the file again, whole, and writes the
+    same tables."""
     assert main(["analyze", str(RAW), "--out", str(tmp_path / "streamed")]) == 0
+    assert "reading it again whole" not in capsys.readouterr().err
     monkeypatch.setattr(traffic, "write_sizes", traffic._write_sizes_reference)
     with pytest.raises(FieldDropped):
         analyze(RAW, keep_snapshots=False).table("dram_transfers")
     assert main(["analyze", str(RAW), "--out", str(tmp_path / "whole")]) == 0
+    said = (
+        f"irtools analyze: {RAW}: a table needs what was dropped as the file was read: reading it again whole"
+    )
+    assert said in capsys.readouterr().err.splitlines()
     for written in (tmp_path / "streamed").iterdir():
         assert (tmp_path / "whole" / written.name).read_bytes() == written.read_bytes(), written.name
 

@@ -196,9 +196,10 @@ def _row_and_findings(
     row = empty_row(path)
     # Read as `irtools analyze` reads it, each core's snapshots (and tensors, unless the manifest's NoC runs
     # route them) dropped once its tables are built and its rules run: a 73 MB raw file's row peaked at
-    # 402 MiB read whole. Not for a file with a measured trace beside it (matched to the tiles).
+    # 402 MiB read whole. A measured trace beside the file is matched to the tiles: they stay then, as the
+    # dashboard keeps them.
     routed = dataclasses.replace(options, noc_links=True) if run_noc_bws else options
-    streamed = None if discover_trace(path) else _streamed(path, routed)
+    streamed = _streamed(path, routed, for_views=discover_trace(path) is not None)
     if streamed is not None:
         try:
             return _filled(row, *streamed, path, run_noc_bws), streamed[1]
@@ -222,13 +223,15 @@ def _row_and_findings(
     return _filled(row, analysis, findings, path, run_noc_bws), findings
 
 
-def _streamed(path: str, options: RunOptions) -> tuple[Analysis, list[Finding]] | None:
+def _streamed(
+    path: str, options: RunOptions, for_views: bool = False
+) -> tuple[Analysis, list[Finding]] | None:
     """The file analyzed and checked as it is read, as `irtools analyze` and `irtools validate` read it;
     None where the whole file's reading says more (not an IR, one that cannot be laid out, an unreadable
     file, a deadlock whose cycles the tensors name)."""
     cores = CoreChecks(options, drops=False)
     try:
-        analysis = analyze(path, options, keep_snapshots=False, on_core=cores)
+        analysis = analyze(path, options, keep_snapshots=False, for_views=for_views, on_core=cores)
     except (AnalysisError, OSError):
         return None
     if analysis.snapshots_dropped and analysis.deadlocked:

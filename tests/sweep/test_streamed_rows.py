@@ -44,7 +44,7 @@ def test_a_row_read_as_analyze_reads_it_equals_the_whole_files(
     path: Path, options: RunOptions, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     streamed = sweep_row.summarize_with_findings(str(path), options)
-    monkeypatch.setattr(sweep_row, "_streamed", lambda *_: None)
+    monkeypatch.setattr(sweep_row, "_streamed", lambda *_, **__: None)
     whole = sweep_row.summarize_with_findings(str(path), options)
     assert streamed[1] == whole[1]
     assert streamed[0].keys() == whole[0].keys()
@@ -57,8 +57,8 @@ def test_a_large_raw_file_is_read_as_analyze_reads_it(monkeypatch: pytest.Monkey
     taken: list[bool] = []
     streamed = sweep_row._streamed
 
-    def recorded(path: str, options: RunOptions) -> Any:
-        result = streamed(path, options)
+    def recorded(path: str, options: RunOptions, for_views: bool = False) -> Any:
+        result = streamed(path, options, for_views)
         taken.append(result is not None and result[0].snapshots_dropped)
         return result
 
@@ -75,7 +75,20 @@ def test_a_row_timed_for_the_manifests_noc_runs_equals_the_whole_files(
 ) -> None:
     # The runs route the tensors: they stay, the snapshots go.
     streamed = sweep_row.summarize_with_findings(str(path), RunOptions(dram_bw=1024000), run_noc_bws=(8, 32))
-    monkeypatch.setattr(sweep_row, "_streamed", lambda *_: None)
+    monkeypatch.setattr(sweep_row, "_streamed", lambda *_, **__: None)
     whole = sweep_row.summarize_with_findings(str(path), RunOptions(dram_bw=1024000), run_noc_bws=(8, 32))
     assert streamed[1] == whole[1]
     assert {k: v for k, v in streamed[0].items() if not _same(v, whole[0][k])} == {}
+
+
+def test_a_file_with_a_measured_trace_is_read_as_analyze_reads_it_its_tiles_kept() -> None:
+    # The trace is matched to the tiles (for_views keeps them): the row is made without reading the file whole.
+    path = FIXTURES / "gemini" / "int8_resnet34.sim_quantized_b1_c1_bw16_stschedule.json"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(sweep_row, "load_ir", _never)
+        row, _ = sweep_row.summarize_with_findings(str(path))
+    assert row["trace"] and row["trace_errors"] == 0 and row["measured_makespan"]
+
+
+def _never(*_: Any, **__: Any) -> Any:
+    raise AssertionError("the file was read whole")

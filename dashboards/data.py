@@ -19,6 +19,7 @@ import pandas as pd
 from dashboards.noc_choice import NocRuns, manifest_cut, noc_runs, split_key
 from dashboards.upload_store import EVICTED, UPLOAD_PREFIX, UploadStore, default_store_bytes
 from irtools.analysis import Analysis, AnalysisError, analyze
+from irtools.analysis.as_read import analyze_as_read, check_as_read
 from irtools.analysis.chiplets import ChipletCut
 from irtools.analysis.noc import NocModel
 from irtools.dialects import Capability
@@ -30,7 +31,7 @@ from irtools.loading.load import load_ir
 from irtools.loading.reader import gc_paused
 from irtools.options import RunOptions
 from irtools.streaming import CoreChecks, FieldDropped
-from irtools.validate import check_file, check_loaded
+from irtools.validate import check_file
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go
@@ -171,17 +172,14 @@ class Entry:
         """Every rule's findings: on the analysis's own objects, or, where its snapshots were dropped as it
         was read, from the per-core checks run meanwhile and the other steps run now (as `irtools validate`
         runs them), the file read again when one of those needs a dropped snapshot."""
-        a = self.analysis
-        if not a.snapshots_dropped or self.path is None:
-            return check_loaded(a.loaded, a.options, a.index)
         checks, self._checks = self._checks, None
-        if checks is not None:
-            try:  # the other steps, from the columns the per-core checks kept, as validate runs them
-                return check_loaded(a.loaded, a.options, cores=checks)
-            except FieldDropped:  # one needs a dropped snapshot: read the file again, as validate does
-                pass
+        try:
+            return check_as_read(self.analysis, checks)
+        except FieldDropped:  # a step needs a dropped snapshot: read the file again, as validate does
+            if self.path is None:
+                raise  # never: an upload is kept whole
         if _stamp(self.path) == self.stamp:
-            findings = check_file(str(self.path), a.options)
+            findings = check_file(str(self.path), self.analysis.options)
             if _stamp(self.path) == self.stamp:  # not rewritten while it was checked either
                 return findings
         return [Finding("GIR100", Severity.ERROR, CHANGED)]
@@ -267,18 +265,11 @@ def load_entry(
             stamp = _stamp(path)
             # The snapshots dropped core by core as they are read, their tables built and the per-core rules
             # run meanwhile: they were half of what the server held of a large file.
-            checks = CoreChecks(options, drops=False)
-            analysis = analyze(
-                path, options, max_bytes, keep_snapshots=False, for_views=True, name=name, on_core=checks
-            )
-            if analysis.snapshots_dropped and analysis.deadlocked:
-                # The timeline marks its wait cycles, found by walking the tensors: read whole (rare).
-                analysis, checks = analyze(path, options, max_bytes, name=name), None
+            analysis, checks = analyze_as_read(path, options, max_bytes, for_views=True, name=name)
         # The L2 tables the header reads first: sizes near 2**63 (AnalysisError) refuse the file here,
         # where the page shows why, instead of failing in every figure's callback.
         analysis.l2_occupancy, analysis.l2_blocks  # noqa: B018
-        handed = checks if checks is not None and analysis.loaded.cores_handed else None
-        entry = Entry(name, analysis, path, stamp, handed)
+        entry = Entry(name, analysis, path, stamp, checks)
         entry.frozen = _size(source) >= FREEZE_FROM_BYTES
         if entry.frozen:
             with _FROZEN:

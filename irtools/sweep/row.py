@@ -12,7 +12,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from irtools.analysis.analysis import Analysis, analyze
+from irtools.analysis.analysis import Analysis
+from irtools.analysis.as_read import analyze_as_read, check_as_read
 from irtools.analysis.summary import summarize
 from irtools.analysis.tables import Column, TableSpec
 from irtools.errors import AnalysisError
@@ -21,7 +22,6 @@ from irtools.loading.dropping import FieldDropped
 from irtools.loading.load import load_ir
 from irtools.loading.reader import gc_paused
 from irtools.options import RunOptions
-from irtools.streaming import CoreChecks
 from irtools.sweep.measured import SWEEP_COLUMNS, measured_columns
 from irtools.sweep.names import name_columns
 from irtools.trace.discover import discover_trace
@@ -226,24 +226,16 @@ def _row_and_findings(
 def _streamed(
     path: str, options: RunOptions, for_views: bool = False
 ) -> tuple[Analysis, list[Finding]] | None:
-    """The file analyzed and checked as it is read, as `irtools analyze` and `irtools validate` read it;
-    None where the whole file's reading says more (not an IR, one that cannot be laid out, an unreadable
-    file, a deadlock whose cycles the tensors name)."""
-    cores = CoreChecks(options, drops=False)
+    """The file analyzed and checked as it is read (irtools.analysis.as_read); None where the whole file's
+    reading says more (not an IR, one that cannot be laid out, an unreadable file)."""
     try:
-        analysis = analyze(path, options, keep_snapshots=False, for_views=for_views, on_core=cores)
+        analysis, checks = analyze_as_read(path, options, for_views=for_views)
     except (AnalysisError, OSError):
         return None
-    if analysis.snapshots_dropped and analysis.deadlocked:
-        return None
-    if not analysis.snapshots_dropped:
-        return analysis, check_loaded(analysis.loaded, options, analysis.index)
     try:
-        if analysis.loaded.cores_handed:
-            return analysis, check_loaded(analysis.loaded, options, cores=cores)
+        return analysis, check_as_read(analysis, checks)
     except FieldDropped:  # a step of the whole file needs a dropped snapshot: read again, as validate does
-        pass
-    return analysis, check_file(path, options, options.max_bytes)
+        return analysis, check_file(path, options, options.max_bytes)
 
 
 def _counts(findings: list[Finding]) -> dict[str, int]:

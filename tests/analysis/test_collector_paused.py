@@ -52,14 +52,14 @@ def test_a_sweep_row_loads_checks_and_summarizes_with_the_collector_paused(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     seen: list[tuple[str, bool]] = []
-    # The row's file is analyzed as it is read (irtools.sweep.row._streamed), then checked, then summarized.
-    for name in ("analyze", "check_loaded", "summarize"):
+    # The row's file is analyzed as it is read (irtools.analysis.as_read), then checked, then summarized.
+    for name in ("analyze_as_read", "check_as_read", "summarize"):
         monkeypatch.setattr(sweep_row, name, _noting(seen, name, getattr(sweep_row, name)))
     row, _ = sweep_row.summarize_with_findings(str(SAMPLE))
     assert row["status"] == "ok" and gc.isenabled()
     assert [name for name, _ in seen] == [
         f"{name} {when}"
-        for name in ("analyze", "check_loaded", "summarize")
+        for name in ("analyze_as_read", "check_as_read", "summarize")
         for when in ("called", "returned")
     ]
     assert not any(enabled for _, enabled in seen)

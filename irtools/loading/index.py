@@ -75,7 +75,9 @@ class IRIndex:
             raise ValueError("cannot index a file that did not load")
         self.loaded = loaded
         self.ir: IRView = loaded.ir
-        self.l2_size: int | None = (options or RunOptions()).l2_size_for(self.ir.buffersize)
+        self.options: RunOptions = options or RunOptions()
+        """The run's options, as the checks' context holds them: what the screens of opt-in rules read."""
+        self.l2_size: int | None = self.options.l2_size_for(self.ir.buffersize)
         """The file's L2 size in bytes (RunOptions.l2_size_for): what every rule, table and map uses."""
         given = {Capability.L2_SIZE} if self.l2_size else set()
         self.capabilities: frozenset[Capability] = loaded.dialect.capabilities | given

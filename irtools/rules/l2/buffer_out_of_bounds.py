@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import numpy as np
+
 from irtools import pointer as jp
 from irtools.dialects.base import Capability
 from irtools.findings import Finding, Severity
@@ -70,11 +72,34 @@ def buffer_out_of_bounds(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
                 )
 
 
+def blocks_over_rows(ir: IRIndex) -> list[int] | None:
+    """The raw form's screen: workloads whose snapshot lists more blocks than the L2 size (none without
+    one); the check then looks at their cores whole."""
+    size = ir.l2_size
+    if size is None:
+        return []
+    buffers = tensor_columns(ir).buffers
+    blocks = buffers.ints("block")
+    if blocks is None or (len(blocks) and int(blocks.min()) < 0):
+        return None
+    if int(blocks.sum(dtype=np.float64)) >= 2**52:
+        return None  # a snapshot's sum might not be exact in int64 arithmetic below
+    held = np.zeros(len(ir.rows), dtype=np.int64)
+    np.add.at(held, buffers.row, blocks)
+    return np.flatnonzero(held * KIB > size).tolist()
+
+
 def _blocks(n_bytes: int) -> str:
     return f"{n_bytes // KIB:,} blocks ({n_bytes:,} B)" if n_bytes % KIB == 0 else f"{n_bytes:,} B"
 
 
-@variant("GIR301", needs={Capability.BLOCK_COUNTS, Capability.L2_SIZE}, per_core=True)
+@variant(
+    "GIR301",
+    needs={Capability.BLOCK_COUNTS, Capability.L2_SIZE},
+    screen=blocks_over_rows,
+    whole_file=True,
+    per_core=True,
+)
 def blocks_over_capacity(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     """GIR301 on block counts without addresses: a snapshot lists more 1 KiB blocks than the L2 size.
 
@@ -108,8 +133,27 @@ def blocks_over_capacity(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
         )
 
 
+def past_the_end_rows(ir: IRIndex) -> list[int] | None:
+    """The alloc form's screen: workloads with an entry ending past the L2 size (none without one); the
+    check then looks at their cores whole."""
+    size = ir.l2_size
+    if size is None:
+        return []
+    buffers = tensor_columns(ir).buffers
+    start, extent = buffers.ints("address"), buffers.ints("size")
+    if start is None or extent is None:
+        return None
+    if len(start) and max(abs(int(start.min())), int(start.max()), int(extent.max())) >= 2**62:
+        return None  # their sum might overflow int64
+    return flagged_rows([buffers.row[start + extent > size]])
+
+
 @variant(
-    "GIR301", needs={Capability.L2_ADDRESSES, Capability.BLOCK_COUNTS, Capability.L2_SIZE}, per_core=True
+    "GIR301",
+    needs={Capability.L2_ADDRESSES, Capability.BLOCK_COUNTS, Capability.L2_SIZE},
+    screen=past_the_end_rows,
+    whole_file=True,
+    per_core=True,
 )
 def addresses_over_capacity(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     """GIR301 on allocated block addresses: a core's tensors reach past the L2 size."""

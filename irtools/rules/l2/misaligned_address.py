@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from irtools import pointer as jp
 from irtools.dialects.base import Capability
 from irtools.findings import Finding, Severity
+from irtools.loading.boxes import flagged_rows, tensor_columns
 from irtools.loading.index import IRIndex
 from irtools.rules.context import CheckContext
 from irtools.rules.l2.common import loc
@@ -18,7 +19,26 @@ def misaligned_message(address: int, align: int) -> str:
     return f"address {address:#x} is not a multiple of {align}"
 
 
-@rule("GIR308", "misaligned-address", Severity.WARNING, needs={Capability.L2_ADDRESSES}, per_core=True)
+def misaligned_rows(ir: IRIndex) -> list[int] | None:
+    """GIR308's screen: workloads with an L2 address off the --addr-align grid (none without it)."""
+    align = ir.options.addr_align
+    if not align:
+        return []
+    buffers = tensor_columns(ir).buffers
+    address = buffers.ints("address")
+    if address is None:
+        return None
+    return flagged_rows([buffers.row[address % align != 0]])
+
+
+@rule(
+    "GIR308",
+    "misaligned-address",
+    Severity.WARNING,
+    needs={Capability.L2_ADDRESSES},
+    screen=misaligned_rows,
+    per_core=True,
+)
 def misaligned_address(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     """An L2 tensor address is not a multiple of `--addr-align` bytes (off unless that option is given).
 

@@ -7,10 +7,11 @@ from collections.abc import Iterator, Sequence
 from irtools import pointer as jp
 from irtools.dialects.base import Capability
 from irtools.findings import Finding, Severity
+from irtools.loading.boxes import flagged_rows
 from irtools.loading.index import IRIndex
 from irtools.rules.context import CheckContext
 from irtools.rules.registry import rule
-from irtools.rules.wl0.common import weight_text
+from irtools.rules.wl0.common import weight_columns, weight_text
 
 
 def wl0_capacity_message(transfer_ids: Sequence[int], end: int, wl0_size: int) -> str:
@@ -18,7 +19,19 @@ def wl0_capacity_message(transfer_ids: Sequence[int], end: int, wl0_size: int) -
     return f"{weight_text(transfer_ids)} ends at {end:#x}, past WL0 size {wl0_size:#x}"
 
 
-@rule("GIR402", "wl0-capacity", Severity.ERROR, needs={Capability.WL0}, per_core=True)
+def past_wl0_rows(ir: IRIndex) -> list[int] | None:
+    """GIR402's screen: workloads with a WL0 weight ending past the WL0 size (none without one)."""
+    size = ir.options.wl0_size
+    if not size:
+        return []
+    weights = weight_columns(ir)
+    if weights is None:
+        return None
+    rows, _, end = weights
+    return flagged_rows([rows[end > size]])
+
+
+@rule("GIR402", "wl0-capacity", Severity.ERROR, needs={Capability.WL0}, screen=past_wl0_rows, per_core=True)
 def wl0_capacity(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     """A WL0 weight ends past `--wl0-size` bytes (off unless that option is given).
 

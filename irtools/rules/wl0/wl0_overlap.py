@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
+import numpy as np
+
 from irtools import pointer as jp
 from irtools.dialects.base import Capability
 from irtools.findings import Finding, Severity
+from irtools.loading.boxes import flagged_rows, max_before
 from irtools.loading.index import IRIndex, single_transfer
 from irtools.rules.context import CheckContext
 from irtools.rules.registry import rule
-from irtools.rules.wl0.common import weight_text
+from irtools.rules.wl0.common import weight_columns, weight_text
 
 
 def wl0_overlap_message(
@@ -23,7 +26,21 @@ def wl0_overlap_message(
     )
 
 
-@rule("GIR401", "wl0-overlap", Severity.ERROR, needs={Capability.WL0}, per_core=True)
+def overlapping_rows(ir: IRIndex) -> list[int] | None:
+    """GIR401's screen: workloads with a weight (of size > 0) that starts before an earlier one of its
+    snapshot ends, the weights taken by start and end as the check takes them."""
+    weights = weight_columns(ir)
+    if weights is None:
+        return None
+    rows, start, end = (column[weights[2] > weights[1]] for column in weights)
+    if len(rows) and (int(end.max()) + 2) * (int(rows[-1]) + 2) >= 2**62:
+        return None  # max_before lifts each snapshot's ends by its rank times their span, in int64
+    order = np.lexsort((end, start, rows))
+    rows, start, end = rows[order], start[order], end[order]
+    return flagged_rows([rows[start < max_before(end, rows, -1)]])
+
+
+@rule("GIR401", "wl0-overlap", Severity.ERROR, needs={Capability.WL0}, screen=overlapping_rows, per_core=True)
 def wl0_overlap(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
     """Two weights of one WL0 snapshot share addresses.
 

@@ -57,7 +57,7 @@ from irtools.analysis.schedule_tables import (
     timeline_parts,
     timeline_table,
 )
-from irtools.analysis.snapshots import CoreTables, l2_part
+from irtools.analysis.snapshots import CoreTables, drop_snapshots, l2_part
 from irtools.analysis.tables import LAYER_COST, TABLES
 from irtools.analysis.tiles import held_bytes, tile_table
 from irtools.analysis.timeline import MODELS, Schedule, schedules
@@ -617,6 +617,7 @@ def analyze(
     for_views: bool = False,
     name: str | None = None,
     on_core: CoreHook | None = None,
+    snapshot_tables: bool = True,
 ) -> Analysis:
     """Load (unless given a LoadedIR) and wrap one IR; tables are computed when first read. A file over
     `max_bytes` (else `options.max_bytes`) is refused unread.
@@ -624,7 +625,9 @@ def analyze(
     Without `keep_snapshots`, a file read from a path has its snapshot tables built a few cores at a
     time as it is read (irtools.analysis.snapshots), and each core's snapshots dropped: for what needs
     only the tables (`irtools analyze`). `for_views` keeps what the dashboard's views read besides the
-    tables (`CoreTables.for_views`).
+    tables (`CoreTables.for_views`). Without `snapshot_tables` either, each core's snapshots are dropped
+    unread, its tensors kept: for what reads no snapshot table (a trace's slices, which list their
+    tensors' transfers).
     `name`: the file's name as the analysis gives it (default: the path). `on_core`: another hook handed each
     core as it is read, before the snapshot tables' (the dashboard's per-core checks); not called when the
     file is read whole.
@@ -636,8 +639,13 @@ def analyze(
     if keep_snapshots or isinstance(source, (bytes, LoadedIR)):
         loaded = source if isinstance(source, LoadedIR) else load_ir(source, name, max_bytes=max_bytes)
         return Analysis(loaded, options)
+    if not snapshot_tables:
+        hook: CoreHook = drop_snapshots if on_core is None else _both(on_core, drop_snapshots)
+        analysis = Analysis(load_ir(source, name, max_bytes=max_bytes, on_core=hook), options)
+        analysis.snapshots_dropped = analysis.loaded.cores_handed
+        return analysis
     cores = CoreTables(options or RunOptions(), for_views=for_views)
-    hook: CoreHook = cores if on_core is None else _both(on_core, cores)
+    hook = cores if on_core is None else _both(on_core, cores)
     analysis = Analysis(load_ir(source, name, max_bytes=max_bytes, on_core=hook), options)
     tables = cores.joined(analysis.index) if analysis.loaded.cores_handed else None
     if tables is not None:

@@ -81,6 +81,16 @@ stand-ins, real 61 MB file) with 2048, 259/291/286/201 with 4096, 244/275/254/18
 CPU was up to 1 s more."""
 
 
+def drop_snapshots(core: LoadedIR) -> None:
+    """The hook `load_ir(on_core=...)` calls with each core when no snapshot table is wanted: the core's
+    snapshots dropped unread, its other values shared (the loader shares no value of a core it hands over)."""
+    if core.ir is None:
+        return
+    workloads = [w for ws in core.ir.cores.values() for w in ws]
+    drop_fields(workloads, SNAPSHOT_FIELDS)
+    share_values(workloads)
+
+
 @dataclass(slots=True)
 class CoreTables:
     """The hook `load_ir(on_core=...)` calls with each core: the cores' snapshot tables built a batch of

@@ -8,7 +8,6 @@ import json
 import sys
 from typing import TYPE_CHECKING
 
-from irtools.atomic import write_text_atomic
 from irtools.cli.common import EXCEL_SAFE_HELP, EXIT_OK, arrow_uses_malloc, positive_float, show_progress
 from irtools.cli.noc_args import add_dram_arguments, add_noc_arguments
 from irtools.cli.trace_args import add_trace_argument, load_measured, print_measured
@@ -82,7 +81,9 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     tab.add_argument("--markdown", action="store_true", help="the catalogue as Markdown (docs/tables.md)")
 
 
-def _analysis(path: str, options: RunOptions, keep_snapshots: bool = True) -> Analysis:
+def _analysis(
+    path: str, options: RunOptions, keep_snapshots: bool = True, snapshot_tables: bool = True
+) -> Analysis:
     from irtools.analysis import analyze
 
     if show_progress():
@@ -92,7 +93,7 @@ def _analysis(path: str, options: RunOptions, keep_snapshots: bool = True) -> An
     # its first passes moved every list the load made through its young generations: 0.06-0.1 s of a
     # 70-100 MB file's analyze.
     with gc_paused():
-        analysis = analyze(path, options, keep_snapshots=keep_snapshots)
+        analysis = analyze(path, options, keep_snapshots=keep_snapshots, snapshot_tables=snapshot_tables)
         gc.freeze()
     errors = [f for f in analysis.loaded.findings if f.severity is Severity.ERROR]
     if errors:
@@ -168,20 +169,30 @@ def run_analyze(args: argparse.Namespace) -> int:
 
 def run_export_trace(args: argparse.Namespace) -> int:
     """`irtools export-trace`: write the Chrome/Perfetto trace of one timing model; the exit code."""
-    from irtools.analysis.trace import chrome_trace
+    from irtools.loading.dropping import FieldDropped
     from irtools.rules.registry import UsageError
+    from irtools.trace.perfetto import write_chrome_trace
 
     if args.model == "noc" and args.noc_bw is None:
         raise UsageError("--model noc needs --noc-bw")
-    analysis = _analysis(args.path, run_options(args))
-    trace = chrome_trace(analysis, args.model, args.clock_mhz)
+    options = run_options(args)
+    # The trace reads no snapshot (its slices list their tensors' transfers); a measured trace is matched
+    # to the IR's tiles.
+    analysis = _analysis(args.path, options, keep_snapshots=bool(args.trace), snapshot_tables=False)
+    # Before the trace is written: a measured trace that cannot be read leaves no file half-written.
     measured = load_measured(analysis, args.trace) if args.trace else None
-    if measured:
-        from irtools.trace.perfetto import add_measured_lanes
-
-        add_measured_lanes(trace, measured, args.clock_mhz)
-    write_text_atomic(args.output, json.dumps(trace, separators=(",", ":")))
-    other = trace["otherData"]
+    try:
+        other = write_chrome_trace(args.output, analysis, args.model, args.clock_mhz, measured)
+    except (
+        FieldDropped
+    ):  # the schedule read what the streamed load let go: read the file whole, as analyze does
+        sys.stderr.write(
+            f"irtools export-trace: {args.path}: the schedule needs what was dropped as the file was read: "
+            "reading it again whole\n"
+        )
+        analysis = _analysis(args.path, options)
+        measured = load_measured(analysis, args.trace) if args.trace else None
+        other = write_chrome_trace(args.output, analysis, args.model, args.clock_mhz, measured)
     note = (
         f", {other['unscheduled_workloads']} unschedulable workloads left out"
         if other["unscheduled_workloads"]

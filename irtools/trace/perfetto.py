@@ -2,15 +2,48 @@
 
 from __future__ import annotations
 
+import itertools
+import os
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from irtools.analysis.trace import TraceEvents, write_trace
+from irtools.atomic import atomic_path
 from irtools.trace.join import Measured
 from irtools.trace.reader import QUEUES
+
+if TYPE_CHECKING:
+    from irtools.analysis import Analysis
 
 MEASURED_PID = 1
 """The IR's cores are process 0; the measured run is process 1, so Perfetto shows them one above the other."""
 _WAITS_TID = len(QUEUES)
+
+
+def write_chrome_trace(
+    path: str | os.PathLike[str],
+    analysis: Analysis,
+    model: str = "dependency",
+    clock_mhz: float | None = None,
+    measured: Measured | None = None,
+) -> dict[str, Any]:
+    """Write the trace document of `analysis` under `model` (with `measured`'s lanes) to `path`
+    atomically, an event at a time (irtools.analysis.trace.write_trace); returns its `otherData`."""
+    trace = TraceEvents(analysis, model, clock_mhz)
+    events: Iterable[dict[str, Any]] = trace.events()
+    if measured is not None:
+        events = itertools.chain(events, measured_events(measured, clock_mhz))
+
+    def other() -> dict[str, Any]:  # complete once every event is made
+        return trace.other if measured is None else {**trace.other, **measured_other(measured)}
+
+    with (
+        atomic_path(path) as tmp,
+        open(tmp, "w", encoding="utf-8", errors="backslashreplace", newline="") as out,
+    ):
+        write_trace(out, events, other)
+    return other()
 
 
 def add_measured_lanes(document: dict[str, Any], measured: Measured, clock_mhz: float | None = None) -> int:
@@ -19,24 +52,37 @@ def add_measured_lanes(document: dict[str, Any], measured: Measured, clock_mhz: 
     Same time scale as the estimated tracks (cycles / clock_mhz, or cycles shown as microseconds).
     Returns the number of instruction slices added.
     """
+    document["traceEvents"].extend(measured_events(measured, clock_mhz))
+    document.setdefault("otherData", {}).update(measured_other(measured))
+    return len(measured.trace.instructions)
+
+
+def measured_other(measured: Measured) -> dict[str, Any]:
+    """What the measured run adds to the document's `otherData`."""
+    summary = measured.summary()
+    return {
+        "trace": measured.trace.path,
+        "measured_makespan_cycles": summary.measured_makespan,
+        "estimated_makespan_cycles": summary.estimated_makespan,
+        "trace_findings": len(measured.findings),
+    }
+
+
+def measured_events(measured: Measured, clock_mhz: float | None = None) -> Iterator[dict[str, Any]]:
+    """The measured run's events, one at a time: its process and tracks, the instructions, the compute waits."""
     scale = 1.0 / clock_mhz if clock_mhz else 1.0
-    events: list[dict[str, Any]] = document["traceEvents"]
     name = f"measured: {Path(measured.trace.path).name}"
-    events.append({"name": "process_name", "ph": "M", "pid": MEASURED_PID, "args": {"name": name}})
-    events.append({"name": "process_sort_index", "ph": "M", "pid": MEASURED_PID, "args": {"sort_index": 1}})
+    yield {"name": "process_name", "ph": "M", "pid": MEASURED_PID, "args": {"name": name}}
+    yield {"name": "process_sort_index", "ph": "M", "pid": MEASURED_PID, "args": {"sort_index": 1}}
     for tid, queue in enumerate((*QUEUES, "compute waits")):
-        events.append(
-            {"name": "thread_name", "ph": "M", "pid": MEASURED_PID, "tid": tid, "args": {"name": queue}}
-        )
-        events.append(
-            {
-                "name": "thread_sort_index",
-                "ph": "M",
-                "pid": MEASURED_PID,
-                "tid": tid,
-                "args": {"sort_index": tid},
-            }
-        )
+        yield {"name": "thread_name", "ph": "M", "pid": MEASURED_PID, "tid": tid, "args": {"name": queue}}
+        yield {
+            "name": "thread_sort_index",
+            "ph": "M",
+            "pid": MEASURED_PID,
+            "tid": tid,
+            "args": {"sort_index": tid},
+        }
     lane = {q: tid for tid, q in enumerate(QUEUES)}
     instructions = measured.trace.instructions
     for ins in instructions:
@@ -45,46 +91,31 @@ def add_measured_lanes(document: dict[str, Any], measured: Measured, clock_mhz: 
             args["bytes"] = ins.size_bytes
         if ins.waited_on is not None:
             args["waited_on_line"] = instructions[ins.waited_on].line
-        events.append(
-            {
-                "name": ins.name,
-                "cat": ins.queue,
-                "ph": "X",
-                "ts": ins.start * scale,
-                "dur": ins.duration * scale,
-                "pid": MEASURED_PID,
-                "tid": lane[ins.queue],
-                "args": args,
-            }
-        )
+        yield {
+            "name": ins.name,
+            "cat": ins.queue,
+            "ph": "X",
+            "ts": ins.start * scale,
+            "dur": ins.duration * scale,
+            "pid": MEASURED_PID,
+            "tid": lane[ins.queue],
+            "args": args,
+        }
     waits = measured.workloads[measured.workloads["gap"].fillna(0) > 0]
     for row in waits.itertuples():
-        events.append(
-            {
-                "name": f"wait before workload {row.workload_id}",
-                "cat": "wait",
-                "ph": "X",
-                "ts": (row.start - row.gap) * scale,
-                "dur": row.gap * scale,
-                "pid": MEASURED_PID,
-                "tid": _WAITS_TID,
-                "args": {
-                    "layer_name": row.layer_name,
-                    "gap_cycles": int(row.gap),
-                    "dma_queues": row.dma_queues,
-                    "dma_bytes": int(row.dma_bytes),
-                    "critical_wait": row.critical_wait,
-                },
-            }
-        )
-    other = document.setdefault("otherData", {})
-    summary = measured.summary()
-    other.update(
-        {
-            "trace": measured.trace.path,
-            "measured_makespan_cycles": summary.measured_makespan,
-            "estimated_makespan_cycles": summary.estimated_makespan,
-            "trace_findings": len(measured.findings),
+        yield {
+            "name": f"wait before workload {row.workload_id}",
+            "cat": "wait",
+            "ph": "X",
+            "ts": (row.start - row.gap) * scale,
+            "dur": row.gap * scale,
+            "pid": MEASURED_PID,
+            "tid": _WAITS_TID,
+            "args": {
+                "layer_name": row.layer_name,
+                "gap_cycles": int(row.gap),
+                "dma_queues": row.dma_queues,
+                "dma_bytes": int(row.dma_bytes),
+                "critical_wait": row.critical_wait,
+            },
         }
-    )
-    return len(instructions)

@@ -22,3 +22,12 @@ def size_problem(size: int, max_bytes: int | None) -> str | None:
         f"file is {size / 1e6:,.0f} MB, over the {max_bytes / 1e6:,.0f} MB limit: checking it needs about "
         f"{need_gb:,.0f} GB of memory; raise the limit with --max-mb if the machine has it"
     )
+
+
+def stream_problem(max_bytes: int) -> str:
+    """Why a stream (standard input, a pipe) longer than `max_bytes` is refused: held whole to be checked,
+    its size known only as it is read."""
+    return (
+        f"input is over the {max_bytes / 1e6:,.0f} MB limit (a stream is held whole while it is checked); "
+        "raise the limit with --max-mb if the machine has the memory"
+    )

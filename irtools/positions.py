@@ -233,14 +233,37 @@ def with_positions(
             positions = _located_in_pieces(handle, pointers, members) if members else None
             if positions is None:
                 handle.seek(0)
-                data = handle.read()
-                # The reader skips a UTF-8 byte order mark too: columns count from the first character
-                # after it.
-                text = data.decode("utf-8-sig") if data.startswith(codecs.BOM_UTF8) else data.decode("utf-8")
-                del data
-                positions = locate(text, pointers, members)
+                positions = _located_in(handle.read(), pointers, members)
     except (OSError, UnicodeDecodeError):
         return findings
+    return _placed(findings, positions)
+
+
+def with_positions_in(
+    data: bytes, findings: list[Finding], members: Mapping[str, tuple[int, int]] | None = None
+) -> list[Finding]:
+    """`findings` with line and column filled in from `data`, the bytes of a stream (which cannot be read
+    again), as `with_positions` fills them in from a file."""
+    if not _unlocated(findings):
+        return findings
+    pointers = list(dict.fromkeys(f.pointer for f in findings if f.line is None))
+    try:
+        positions = _located_in(data, pointers, members)
+    except UnicodeDecodeError:
+        return findings
+    return _placed(findings, positions)
+
+
+def _located_in(
+    data: bytes, pointers: list[str], members: Mapping[str, tuple[int, int]] | None
+) -> dict[str, tuple[int, int]]:
+    # The reader skips a UTF-8 byte order mark too: columns count from the first character after it.
+    text = data.decode("utf-8-sig") if data.startswith(codecs.BOM_UTF8) else data.decode("utf-8")
+    del data  # the file's bytes and text side by side were validate's peak on large files
+    return locate(text, pointers, members)
+
+
+def _placed(findings: list[Finding], positions: Mapping[str, tuple[int, int]]) -> list[Finding]:
     located = []
     for finding in findings:
         position = positions.get(finding.pointer) if finding.line is None else None

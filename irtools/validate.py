@@ -6,12 +6,12 @@ import dataclasses
 from collections.abc import Callable, Iterable, Sequence
 
 from irtools.findings import FileReport, Finding, Report, Severity
-from irtools.loading.discover import discover
+from irtools.loading.discover import StreamTooLarge, discover, is_stream, read_stream
 from irtools.loading.index import IRIndex
 from irtools.loading.load import LoadedIR, load_ir
 from irtools.loading.reader import gc_paused
 from irtools.options import RunOptions
-from irtools.positions import with_positions
+from irtools.positions import with_positions, with_positions_in
 from irtools.rules import RULES
 from irtools.rules.context import CheckContext
 from irtools.rules.registry import resolve_selection, skipped_note
@@ -79,9 +79,16 @@ def validate_file(
     # over (young, middle, old generation): 3% of validate's CPU time on a documented file, up to a
     # fifth on the raw dialect's many small objects.
     members: dict[str, tuple[int, int]] = {}
+    streamed: bytes | None = None
     with gc_paused():
         try:
-            findings, members = _check_file(path, options, max_bytes)
+            if is_stream(path):
+                streamed = read_stream(path, max_bytes)
+                findings, members = _check_file(streamed, options, None, path)
+            else:
+                findings, members = _check_file(path, options, max_bytes)
+        except StreamTooLarge as exc:
+            findings = [Finding("GIR100", Severity.ERROR, str(exc))]
         except OSError as exc:
             findings = [Finding("GIR100", Severity.ERROR, f"cannot read file: {exc.strerror or exc}")]
     kept = [f for f in findings if enabled is None or f.code in enabled]
@@ -89,6 +96,8 @@ def validate_file(
     kept = [
         dataclasses.replace(f, severity=overrides[f.code]) if _overridden(f, overrides) else f for f in kept
     ]
+    if streamed is not None:  # a stream cannot be read again for the lines: its bytes were kept
+        return FileReport(path, with_positions_in(streamed, kept, members))
     return FileReport(path, with_positions(path, kept, max_bytes, members))
 
 
@@ -101,18 +110,18 @@ def check_file(path: str, options: RunOptions | None = None, max_bytes: int | No
 
 
 def _check_file(
-    path: str, options: RunOptions, max_bytes: int | None
+    source: str | bytes, options: RunOptions, max_bytes: int | None, name: str | None = None
 ) -> tuple[list[Finding], dict[str, tuple[int, int]]]:
-    """The findings of every rule on the file, and its members' offsets; checked core by core as it is
-    read (irtools.streaming), or read again and checked whole when a step of the whole file needs a
-    dropped field."""
+    """The findings of every rule on the file (or on a stream's bytes, `name` its path), and its members'
+    offsets; checked core by core as it is read (irtools.streaming), or read again (from the bytes kept,
+    for a stream) and checked whole when a step of the whole file needs a dropped field."""
     cores = CoreChecks(options)
-    loaded = load_ir(path, max_bytes=max_bytes, on_core=cores)
+    loaded = load_ir(source, name, max_bytes=max_bytes, on_core=cores)
     try:
         findings = check_loaded(loaded, options, cores=cores if loaded.cores_handed else None)
     except FieldDropped:
         del loaded, cores
-        loaded = load_ir(path, max_bytes=max_bytes)
+        loaded = load_ir(source, name, max_bytes=max_bytes)
         findings = check_loaded(loaded, options)
     return findings, loaded.member_offsets
 
@@ -151,15 +160,23 @@ def validate_paths(
     files = discover(paths, allow_empty)
     work = [(f, *per_file(f), max_bytes) if per_file else (f, options, enabled, max_bytes) for f in files]
     reports: list[FileReport] = []
-    if jobs > 1 and len(files) > 1:
+    pooled = [item for item in work if not is_stream(item[0])]  # a worker cannot read this process's input
+    if jobs > 1 and len(pooled) > 1:
         # Imported here: multiprocessing's modules are a hundredth of a second of every other run.
         from concurrent.futures import ProcessPoolExecutor
 
-        with ProcessPoolExecutor(max_workers=min(jobs, len(files))) as pool:
-            for report in pool.map(_validate_one, work):
-                reports.append(report)
+        by_path: dict[str, FileReport] = {}
+        with ProcessPoolExecutor(max_workers=min(jobs, len(pooled))) as pool:
+            for report in pool.map(_validate_one, pooled):
+                by_path[report.path] = report
                 if progress:
-                    progress(len(reports), len(files))
+                    progress(len(by_path), len(files))
+            for item in work:
+                if item[0] not in by_path:
+                    by_path[item[0]] = _validate_one(item)
+                    if progress:
+                        progress(len(by_path), len(files))
+        reports = [by_path[item[0]] for item in work]
     else:
         for item in work:
             if starting:

@@ -46,7 +46,12 @@ def build_parser() -> argparse.ArgumentParser:
         "Settings also come from the nearest irtools.toml (or [tool.irtools] in pyproject.toml) above each "
         "file; flags win over it (--show-settings shows what applies).",
     )
-    val.add_argument("paths", nargs="+", metavar="PATH", help="IR files, or directories (every *.json below)")
+    val.add_argument(
+        "paths",
+        nargs="+",
+        metavar="PATH",
+        help="IR files, directories (every *.json below), - for standard input, or a pipe",
+    )
     add_settings(val, "validate")
     add_allow_empty(val)
     val.add_argument(

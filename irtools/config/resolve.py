@@ -15,6 +15,7 @@ from irtools.config.globs import glob_match, relative_path
 from irtools.config.settings import SETTINGS, cli_value
 from irtools.findings import Severity
 from irtools.gemini import GEMINI_FREQUENCY
+from irtools.loading.discover import is_stream
 from irtools.options import RunOptions
 from irtools.rules.registry import RULES, UsageError, resolve_selection
 
@@ -82,6 +83,9 @@ class Settings:
         nearest above it."""
         if self.isolated:
             return None
+        # A stream's path (`-`, /dev/fd/63) says nothing of the project it comes from: the working directory's.
+        if isinstance(path, str) and is_stream(path):
+            path = Path.cwd()
         return self.named or find_config(path, self._found)
 
     def _resolve(self, config: ConfigFile | None, keys: Iterable[str]) -> Resolved:

@@ -1,0 +1,127 @@
+"""`irtools validate -` (standard input) and pipes (`<(gunzip -c ir.json.gz)`): the file's findings, read once.
+
+A stream cannot be read again, so it is read whole and checked whole (nothing dropped as it is read), and
+its lines come from the bytes read: every finding, line and column is the one the file itself gets.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from irtools.loading.discover import is_stream
+from tests.conftest import RunCli
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = ROOT.parent / "shared" / "fixtures"
+SAMPLES = sorted(p for p in (ROOT / "sample_ir").rglob("*.json") if not p.name.endswith(".expected.json"))
+REAL = [
+    FIXTURES / "gemini-raw" / "resnet_2x2_b1_ir.json",
+    FIXTURES / "gemini-alloc" / "resnet_2x2_b1_alloc.json",
+]
+
+
+def _findings(out: str) -> list[dict[str, object]]:
+    (report,) = json.loads(out)["files"]
+    return [{k: v for k, v in f.items() if k != "fingerprint"} for f in report["findings"]]
+
+
+Feed = Callable[[bytes], None]
+MakePipe = Callable[[bytes], Path]
+
+
+@pytest.fixture
+def stdin(monkeypatch: pytest.MonkeyPatch) -> Feed:
+    """Standard input holding the bytes given."""
+
+    def give(data: bytes) -> None:
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+
+    return give
+
+
+@pytest.mark.parametrize("path", [*SAMPLES, *REAL], ids=lambda p: p.name)
+def test_standard_input_gets_the_files_findings(
+    path: Path, run_cli: RunCli, stdin: Feed, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code, out, _ = run_cli("validate", path, "--format", "json")
+    stdin(path.read_bytes())
+    monkeypatch.chdir(path.parent)  # the configuration beside a file is the working directory's for a stream
+    streamed_code, streamed_out, streamed_err = run_cli("validate", "-", "--format", "json")
+    assert (streamed_code, _findings(streamed_out)) == (code, _findings(out)), streamed_err
+    assert json.loads(streamed_out)["files"][0]["path"] == "-"
+
+
+@pytest.fixture
+def pipe(tmp_path: Path) -> Iterator[MakePipe]:
+    """A named pipe fed `data` by a thread, as bash's `<(...)` feeds /dev/fd/63."""
+    writers: list[threading.Thread] = []
+
+    def make(data: bytes) -> Path:
+        fifo = tmp_path / f"pipe{len(writers)}"
+        os.mkfifo(fifo)
+
+        def feed() -> None:
+            with open(fifo, "wb") as handle:
+                handle.write(data)
+
+        writers.append(threading.Thread(target=feed, daemon=True))
+        writers[-1].start()
+        return fifo
+
+    yield make
+    for writer in writers:
+        writer.join(timeout=10)
+
+
+def test_a_pipe_gets_the_files_findings_and_the_working_directorys_configuration(
+    run_cli: RunCli, pipe: MakePipe, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sample = ROOT / "sample_ir" / "invalid" / "GIR201-dangling-transfer.json"
+    _, out, _ = run_cli("validate", sample, "--format", "json")
+    fifo = pipe(sample.read_bytes())
+    assert is_stream(str(fifo))
+    code, streamed, err = run_cli("validate", fifo, "--format", "json")
+    assert code == 1 and _findings(streamed) == _findings(out), err
+    # A pipe's path (/dev/fd/63) is no project: the working directory's configuration applies to it.
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "irtools.toml").write_text('ignore = ["GIR201"]\n')
+    monkeypatch.chdir(project)
+    code, streamed, err = run_cli("validate", pipe(sample.read_bytes()), "--format", "json")
+    assert code == 0, err
+    assert "GIR201" not in {f["code"] for f in _findings(streamed)}
+
+
+def test_a_stream_over_the_limit_is_refused_with_gir100(run_cli: RunCli, stdin: Feed) -> None:
+    stdin(b" " * 1_500_000 + b"{}")
+    code, out, _ = run_cli("validate", "-", "--max-mb", "1", "--format", "json")
+    (finding,) = _findings(out)
+    assert code == 1 and finding["code"] == "GIR100"
+    assert "over the 1 MB limit" in str(finding["message"]) and "--max-mb" in str(finding["message"])
+
+
+def test_standard_input_twice_is_a_usage_error(run_cli: RunCli) -> None:
+    code, _, err = run_cli("validate", "-", "-")
+    assert code == 2 and "standard input given twice" in err
+
+
+def test_jobs_check_standard_input_in_this_process_and_keep_the_order(run_cli: RunCli, stdin: Feed) -> None:
+    files = sorted((ROOT / "sample_ir" / "invalid").glob("GIR20[12]-*[!d].json"))
+    stdin(files[0].read_bytes())
+    code, out, err = run_cli("validate", "-", *files, "--jobs", "2", "--format", "json")
+    assert code == 1, err
+    reports = json.loads(out)["files"]
+    assert [r["path"] for r in reports] == ["-", *map(str, files)]
+
+    def unplaced(report: dict[str, list[dict[str, object]]]) -> list[dict[str, object]]:
+        return [{k: v for k, v in f.items() if k != "fingerprint"} for f in report["findings"]]
+
+    assert unplaced(reports[0]) == unplaced(reports[1])  # stdin held the first file

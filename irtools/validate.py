@@ -116,12 +116,12 @@ def _check_file(
     offsets; checked core by core as it is read (irtools.streaming), or read again (from the bytes kept,
     for a stream) and checked whole when a step of the whole file needs a dropped field."""
     cores = CoreChecks(options)
-    loaded = load_ir(source, name, max_bytes=max_bytes, on_core=cores)
+    loaded = load_ir(source, path=name, max_bytes=max_bytes, on_core=cores)
     try:
         findings = check_loaded(loaded, options, cores=cores if loaded.cores_handed else None)
     except FieldDropped:
         del loaded, cores
-        loaded = load_ir(source, name, max_bytes=max_bytes)
+        loaded = load_ir(source, path=name, max_bytes=max_bytes)
         findings = check_loaded(loaded, options)
     return findings, loaded.member_offsets
 

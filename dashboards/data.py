@@ -569,7 +569,7 @@ class FileStore:
             try:
                 entry = self.get(key)
                 entry.after_first_view()
-                entry.analysis.tables(links=True)  # the mesh view draws the routed links
+                entry.analysis.build_tables(links=True)  # the mesh view draws the routed links
                 entry.findings  # noqa: B018 - computed and cached on first access
             except Exception:  # noqa: BLE001, S110 - showing the file reports it
                 pass

@@ -339,3 +339,19 @@ def test_a_deadlocked_file_is_kept_whole_for_its_wait_cycles(served: Path) -> No
     assert entry.analysis.wait_cycles
     assert "GIR502" in set(entry.findings["code"])
     assert FileStore(served, 10**6).get("sub/mesh.json").analysis.snapshots_dropped
+
+
+def test_warm_builds_the_tables_without_their_positioned_copies(
+    served: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Warming builds every table the views and downloads read (the routed links too) once, and keeps no
+    copy with mesh positions: those, made for every table at once, raised the server's peak."""
+    positioned: list[str] = []
+    monkeypatch.setattr(Analysis, "table", lambda self, name: positioned.append(name))
+    store = FileStore(served, 10**6)
+    store.warm("sub/mesh.json").join(timeout=60)
+    analysis = store.get("sub/mesh.json").analysis
+    assert positioned == []
+    assert {"timeline", "core_transfers", "dram_traffic", "layers"} <= set(vars(analysis))
+    assert {"tensors", "l2_occupancy"} <= set(vars(analysis)["_l2"])  # the L2 tables, built together
+    assert analysis._whole_schedule.get("dependency", lambda: pytest.fail("noc_links not built")) is not None

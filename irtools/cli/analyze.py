@@ -12,7 +12,9 @@ from irtools.cli.common import EXCEL_SAFE_HELP, EXIT_OK, arrow_uses_malloc, posi
 from irtools.cli.noc_args import add_dram_arguments, add_noc_arguments
 from irtools.cli.trace_args import add_trace_argument, load_measured, print_measured
 from irtools.config import add_settings, run_options
+from irtools.errors import AnalysisError
 from irtools.findings import Severity
+from irtools.loading.discover import StreamTooLarge, is_stream, read_stream
 from irtools.loading.reader import gc_paused
 
 if TYPE_CHECKING:
@@ -31,7 +33,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
             "2: usage error or unreadable file. Columns and units: `irtools tables`."
         ),
     )
-    ana.add_argument("path", metavar="PATH", help="an IR file")
+    ana.add_argument("path", metavar="PATH", help="an IR file, - for standard input, or a pipe")
     ana.add_argument("--out", "-o", required=True, metavar="DIR", help="directory for the tables (created)")
     ana.add_argument(
         "--format", choices=("csv", "parquet"), default="csv", help="table format (parquet needs pyarrow)"
@@ -58,7 +60,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         help="write the schedule as a Chrome trace (open in Perfetto or chrome://tracing)",
         description="One track per core, workloads as slices, cross-core transfers as flow arrows.",
     )
-    trc.add_argument("path", metavar="PATH", help="an IR file")
+    trc.add_argument("path", metavar="PATH", help="an IR file, - for standard input, or a pipe")
     trc.add_argument("-o", "--output", required=True, metavar="FILE", help="trace file to write (atomically)")
     trc.add_argument(
         "--model",
@@ -92,8 +94,16 @@ def _analysis(
     # its passes while the tables are built no longer rescan millions of them. Resumed before the freeze,
     # its first passes moved every list the load made through its young generations: 0.06-0.1 s of a
     # 70-100 MB file's analyze.
+    source: str | bytes = path
+    if is_stream(path):  # `-` or a pipe: read once and kept whole (nothing to read again)
+        try:
+            source = read_stream(path, options.max_bytes)
+        except StreamTooLarge as exc:
+            raise AnalysisError(f"{path}: not an IR that can be analyzed: {exc}") from None
     with gc_paused():
-        analysis = analyze(path, options, keep_snapshots=keep_snapshots, snapshot_tables=snapshot_tables)
+        analysis = analyze(
+            source, options, keep_snapshots=keep_snapshots, snapshot_tables=snapshot_tables, name=path
+        )
         gc.freeze()
     errors = [f for f in analysis.loaded.findings if f.severity is Severity.ERROR]
     if errors:

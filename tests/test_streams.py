@@ -1,7 +1,9 @@
-"""`irtools validate -` (standard input) and pipes (`<(gunzip -c ir.json.gz)`): the file's findings, read once.
+"""`-` (standard input) and pipes (`<(gunzip -c ir.json.gz)`) for validate, analyze and export-trace: what the
+file itself gives, read once.
 
-A stream cannot be read again, so it is read whole and checked whole (nothing dropped as it is read), and
-its lines come from the bytes read: every finding, line and column is the one the file itself gets.
+A stream cannot be read again, so its bytes are kept: validate checks it core by core from them (and reads
+them again when a whole-file step needs a dropped field) and places its lines in them; analyze and
+export-trace analyze them whole.
 """
 
 from __future__ import annotations
@@ -125,3 +127,38 @@ def test_jobs_check_standard_input_in_this_process_and_keep_the_order(run_cli: R
         return [{k: v for k, v in f.items() if k != "fingerprint"} for f in report["findings"]]
 
     assert unplaced(reports[0]) == unplaced(reports[1])  # stdin held the first file
+
+
+def test_analyze_of_standard_input_writes_the_files_tables(
+    run_cli: RunCli, stdin: Feed, tmp_path: Path
+) -> None:
+    path = REAL[1]
+    code, summary, err = run_cli("analyze", path, "-o", tmp_path / "file", "--json")
+    assert code == 0, err
+    stdin(path.read_bytes())
+    code, streamed, err = run_cli("analyze", "-", "-o", tmp_path / "stdin", "--json")
+    assert code == 0, err
+    tables = sorted(p.name for p in (tmp_path / "file").iterdir())
+    assert tables == sorted(p.name for p in (tmp_path / "stdin").iterdir()) and "timeline.csv" in tables
+    for name in tables:
+        assert (tmp_path / "stdin" / name).read_bytes() == (tmp_path / "file" / name).read_bytes(), name
+    assert {**json.loads(streamed), "path": None} == {**json.loads(summary), "path": None}
+
+
+def test_export_trace_of_a_pipe_is_the_files_trace(run_cli: RunCli, pipe: MakePipe, tmp_path: Path) -> None:
+    path = REAL[0]
+    code, _, err = run_cli("export-trace", path, "-o", tmp_path / "file.json")
+    assert code == 0, err
+    fifo = pipe(path.read_bytes())
+    code, _, err = run_cli("export-trace", fifo, "-o", tmp_path / "pipe.json")
+    assert code == 0, err
+    from_file, from_pipe = (json.loads((tmp_path / n).read_text()) for n in ("file.json", "pipe.json"))
+    assert from_pipe["traceEvents"][1:] == from_file["traceEvents"][1:]  # [0] names the process: the path
+    assert from_pipe["otherData"] == {**from_file["otherData"], "source": str(fifo)}
+
+
+def test_analyze_of_a_stream_over_the_limit_says_so(run_cli: RunCli, stdin: Feed, tmp_path: Path) -> None:
+    stdin(b" " * 1_500_000 + b"{}")
+    code, _, err = run_cli("analyze", "-", "-o", tmp_path / "t", "--max-mb", "1")
+    assert code == 1 and "input is over the 1 MB limit" in err
+    assert not (tmp_path / "t").exists()

@@ -209,13 +209,26 @@ def coords(values: Sequence[Any]) -> tuple[Ints, Coordinates] | None:
         out = quads(values, lists_of_four=True)
         return None if out is None else (np.full(count, 4, dtype=np.int64), out)
     is_list = np.fromiter(map(operator.is_, map(type, values), repeat(list)), bool, count)
+    lists = list(compress(values, is_list))
+    scalars = list(compress(values, ~is_list))
+    if not set(map(type, scalars)) <= {int}:
+        return None  # a bool or a float is no bound the models allow
     length = np.full(count, -1, dtype=np.int64)
-    length[is_list] = np.fromiter(map(len, compress(values, is_list)), np.int64, int(is_list.sum()))
+    if set(map(len, lists)) <= {
+        4
+    }:  # ints and lists of 4 (a raw file's weights beside its fmaps): no list to pad
+        length[is_list] = 4
+        whole, first = quads(lists, lists_of_four=True), coordinates([scalars], len(scalars))
+        if whole is None or first is None:
+            return None
+        out = np.zeros((count, 4), dtype=np.result_type(whole, first))
+        out[is_list], out[~is_list, 0] = whole, first
+        return length, out
+    length[is_list] = np.fromiter(map(len, lists), np.int64, len(lists))
     four = length == 4  # not all: lists of 4 only are read above
     shorter = is_list & ~four
-    scalars = list(compress(values, ~is_list))
-    if not set(map(type, scalars)) <= {int} or int(length.max(initial=0)) > 4:
-        return None  # a bool, a float or a fifth coordinate is no bound the models allow
+    if int(length.max(initial=0)) > 4:
+        return None  # a fifth coordinate is no bound the models allow
     whole = quads(list(compress(values, four)), lists_of_four=True)
     first = coordinates([scalars], len(scalars))
     numbers = coordinates(list(compress(values, shorter)), int(length[shorter].sum()))

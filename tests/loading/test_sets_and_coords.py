@@ -49,6 +49,20 @@ def test_coords_pad_as_the_models_coord(values: list[int | list[int]]) -> None:
     assert length.tolist() == [len(v) if isinstance(v, list) else -1 for v in values]
 
 
+@given(
+    st.lists(
+        st.one_of(st.integers(0, 2**40), st.lists(st.integers(0, 2**40), min_size=4, max_size=4)), max_size=30
+    )
+)
+def test_coords_of_ints_beside_boxes_of_four(values: list[int | list[int]]) -> None:
+    """A raw file's weights (int bounds) beside its fmaps (boxes of four): read without padding a list."""
+    shaped = coords(values)
+    assert shaped is not None
+    length, padded = shaped
+    assert padded.tolist() == [coord(v) for v in values]
+    assert length.tolist() == [4 if isinstance(v, list) else -1 for v in values]
+
+
 def test_coords_refuse_what_no_bound_is() -> None:
     """A five-number list, a float, a bool, None or a value beyond int64 is no bound: None (the check decides)."""
     for bad in ([1, 2, 3, 4, 5], 1.5, True, None, 2**63, [0, 2**63, 0, 0]):

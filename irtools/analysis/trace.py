@@ -11,6 +11,14 @@ from typing import Any, TextIO
 from irtools.analysis.analysis import Analysis
 from irtools.analysis.timeline import Schedule
 
+DISPLAY_UNIT = "ns"
+"""The document's displayTimeUnit."""
+_PID = 0
+"""The IR's cores are process 0 (a measured run's lanes are process 1: irtools.trace.perfetto)."""
+_BATCH = 4096
+"""Events encoded at a time by `write_trace`: one call per event cost more than the encoding."""
+_COMPACT = (",", ":")
+
 
 def chrome_trace(
     analysis: Analysis, model: str = "dependency", clock_mhz: float | None = None
@@ -20,9 +28,6 @@ def chrome_trace(
     trace = TraceEvents(analysis, model, clock_mhz)
     events = list(trace.events())
     return {"traceEvents": events, "displayTimeUnit": DISPLAY_UNIT, "otherData": trace.other}
-
-
-DISPLAY_UNIT = "ns"
 
 
 class TraceEvents:
@@ -117,13 +122,6 @@ class TraceEvents:
         )
 
 
-_PID = 0
-"""The IR's cores are process 0 (a measured run's lanes are process 1: irtools.trace.perfetto)."""
-
-_BATCH = 4096
-"""Events encoded at a time by `write_trace`: one call per event cost more than the encoding."""
-
-
 def write_trace(out: TextIO, events: Iterable[dict[str, Any]], other: Callable[[], dict[str, Any]]) -> None:
     """The trace document of `events` and `other()` (its `otherData`, asked for once every event is
     written) written to `out`, the events encoded a batch at a time: the same text as `json.dumps` of
@@ -140,9 +138,6 @@ def write_trace(out: TextIO, events: Iterable[dict[str, Any]], other: Callable[[
     out.write(f'],"displayTimeUnit":{json.dumps(DISPLAY_UNIT)},"otherData":')
     out.write(json.dumps(other(), separators=_COMPACT))
     out.write("}")
-
-
-_COMPACT = (",", ":")
 
 
 def _noc_args(schedule: Schedule, n: int) -> dict[str, Any]:

@@ -193,9 +193,8 @@ def run_export_trace(args: argparse.Namespace) -> int:
     measured = load_measured(analysis, args.trace) if args.trace else None
     try:
         other = write_chrome_trace(args.output, analysis, args.model, args.clock_mhz, measured)
-    except (
-        FieldDropped
-    ):  # the schedule read what the streamed load let go: read the file whole, as analyze does
+    except FieldDropped:
+        # The schedule read what the streamed load let go: the file read whole, as analyze does.
         sys.stderr.write(
             f"irtools export-trace: {args.path}: the schedule needs what was dropped as the file was read: "
             "reading it again whole\n"

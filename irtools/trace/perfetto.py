@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 from collections.abc import Iterable, Iterator
@@ -35,7 +36,8 @@ def write_chrome_trace(
     if measured is not None:
         events = itertools.chain(events, measured_events(measured, clock_mhz))
 
-    def other() -> dict[str, Any]:  # complete once every event is made
+    @functools.cache  # asked for by the writer once every event is made, then returned
+    def other() -> dict[str, Any]:
         return trace.other if measured is None else {**trace.other, **measured_other(measured)}
 
     with (

@@ -15,10 +15,13 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from irtools.analysis import analyze, writing
 from irtools.loading.discover import is_stream
+from irtools.loading.dropping import FieldDropped
 from tests.conftest import RunCli
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -162,3 +165,31 @@ def test_analyze_of_a_stream_over_the_limit_says_so(run_cli: RunCli, stdin: Feed
     code, _, err = run_cli("analyze", "-", "-o", tmp_path / "t", "--max-mb", "1")
     assert code == 1 and "input is over the 1 MB limit" in err
     assert not (tmp_path / "t").exists()
+
+
+def test_analyze_of_a_stream_drops_its_snapshots_and_reads_its_bytes_again_when_a_table_needs_them(
+    run_cli: RunCli, stdin: Feed, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A stream's bytes are analyzed as a file is (each core's snapshots dropped as it is read); a table that
+    reads a dropped field sends the command back to the same bytes, since standard input cannot be read
+    again."""
+    path = REAL[1]
+    assert analyze(path.read_bytes(), keep_snapshots=False).snapshots_dropped
+    code, _, err = run_cli("analyze", path, "-o", tmp_path / "file")
+    assert code == 0, err
+    write = writing.write_analysis
+    calls: list[bool] = []
+
+    def dropping_once(analysis: Any, *args: Any, **kwargs: Any) -> Any:
+        calls.append(analysis.snapshots_dropped)
+        if len(calls) == 1:
+            raise FieldDropped("a table read a dropped snapshot")
+        return write(analysis, *args, **kwargs)
+
+    monkeypatch.setattr(writing, "write_analysis", dropping_once)
+    stdin(path.read_bytes())
+    code, _, err = run_cli("analyze", "-", "-o", tmp_path / "stdin")
+    assert code == 0, err
+    assert calls == [True, False] and "reading it again whole" in err
+    for table in (tmp_path / "file").iterdir():
+        assert (tmp_path / "stdin" / table.name).read_bytes() == table.read_bytes(), table.name

@@ -631,7 +631,7 @@ def analyze(
     """Load (unless given a LoadedIR) and wrap one IR; tables are computed when first read. A file over
     `max_bytes` (else `options.max_bytes`) is refused unread.
 
-    Without `keep_snapshots`, a file read from a path has its snapshot tables built a few cores at a
+    Without `keep_snapshots`, a file (its path or its bytes) has its snapshot tables built a few cores at a
     time as it is read (irtools.analysis.snapshots), and each core's snapshots dropped: for what needs
     only the tables (`irtools analyze`). `for_views` keeps what the dashboard's views read besides the
     tables (`CoreTables.for_views`). Without `snapshot_tables` either, each core's snapshots are dropped
@@ -645,7 +645,7 @@ def analyze(
     """
     if max_bytes is None and options is not None:
         max_bytes = options.max_bytes
-    if keep_snapshots or isinstance(source, (bytes, LoadedIR)):
+    if keep_snapshots or isinstance(source, LoadedIR):
         loaded = source if isinstance(source, LoadedIR) else load_ir(source, name, max_bytes=max_bytes)
         return Analysis(loaded, options)
     if not snapshot_tables:

@@ -83,8 +83,23 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     tab.add_argument("--markdown", action="store_true", help="the catalogue as Markdown (docs/tables.md)")
 
 
+def _source(path: str, options: RunOptions) -> str | bytes:
+    """What the command reads: the path of a file, or the bytes of a stream (`-`, a pipe), read once here and
+    kept (a re-read after FieldDropped reads them again)."""
+    if not is_stream(path):
+        return path
+    try:
+        return read_stream(path, options.max_bytes)
+    except StreamTooLarge as exc:
+        raise AnalysisError(f"{path}: not an IR that can be analyzed: {exc}") from None
+
+
 def _analysis(
-    path: str, options: RunOptions, keep_snapshots: bool = True, snapshot_tables: bool = True
+    path: str,
+    source: str | bytes,
+    options: RunOptions,
+    keep_snapshots: bool = True,
+    snapshot_tables: bool = True,
 ) -> Analysis:
     from irtools.analysis import analyze
 
@@ -94,12 +109,6 @@ def _analysis(
     # its passes while the tables are built no longer rescan millions of them. Resumed before the freeze,
     # its first passes moved every list the load made through its young generations: 0.06-0.1 s of a
     # 70-100 MB file's analyze.
-    source: str | bytes = path
-    if is_stream(path):  # `-` or a pipe: read once and kept whole (nothing to read again)
-        try:
-            source = read_stream(path, options.max_bytes)
-        except StreamTooLarge as exc:
-            raise AnalysisError(f"{path}: not an IR that can be analyzed: {exc}") from None
     with gc_paused():
         analysis = analyze(
             source, options, keep_snapshots=keep_snapshots, snapshot_tables=snapshot_tables, name=path
@@ -135,7 +144,8 @@ def run_analyze(args: argparse.Namespace) -> int:
     arrow_uses_malloc()
     # The tables need no snapshot once built; a measured trace is matched to the IR's tiles.
     options = run_options(args)
-    analysis = _analysis(args.path, options, keep_snapshots=bool(args.trace))
+    source = _source(args.path, options)
+    analysis = _analysis(args.path, source, options, keep_snapshots=bool(args.trace))
     # Before any table is written: a trace that cannot be read leaves no directory half-written.
     measured = load_measured(analysis, args.trace) if args.trace else None
     progress = _note_writing if show_progress() else None
@@ -146,7 +156,7 @@ def run_analyze(args: argparse.Namespace) -> int:
             f"irtools analyze: {args.path}: a table needs what was dropped as the file was read: reading it "
             "again whole\n"
         )
-        analysis = _analysis(args.path, options)
+        analysis = _analysis(args.path, source, options)
         written, summary = write_analysis(analysis, args.out, args.format, progress, args.excel_safe)
     if measured:
         written += write_tables(
@@ -188,7 +198,8 @@ def run_export_trace(args: argparse.Namespace) -> int:
     options = run_options(args)
     # The trace reads no snapshot (its slices list their tensors' transfers); a measured trace is matched
     # to the IR's tiles.
-    analysis = _analysis(args.path, options, keep_snapshots=bool(args.trace), snapshot_tables=False)
+    source = _source(args.path, options)
+    analysis = _analysis(args.path, source, options, keep_snapshots=bool(args.trace), snapshot_tables=False)
     # Before the trace is written: a measured trace that cannot be read leaves no file half-written.
     measured = load_measured(analysis, args.trace) if args.trace else None
     try:
@@ -199,7 +210,7 @@ def run_export_trace(args: argparse.Namespace) -> int:
             f"irtools export-trace: {args.path}: the schedule needs what was dropped as the file was read: "
             "reading it again whole\n"
         )
-        analysis = _analysis(args.path, options)
+        analysis = _analysis(args.path, source, options)
         measured = load_measured(analysis, args.trace) if args.trace else None
         other = write_chrome_trace(args.output, analysis, args.model, args.clock_mhz, measured)
     note = (

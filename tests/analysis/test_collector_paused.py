@@ -38,7 +38,7 @@ def test_analyze_freezes_what_it_loaded_before_the_collector_resumes(monkeypatch
     monkeypatch.setattr(irtools.analysis, "analyze", _noting(seen, "analyze", irtools.analysis.analyze))
     monkeypatch.setattr(gc, "freeze", _noting(seen, "freeze", gc.freeze))
     assert gc.isenabled()
-    analysis = analyze_command._analysis(str(SAMPLE), RunOptions())
+    analysis = analyze_command._analysis(str(SAMPLE), str(SAMPLE), RunOptions())
     assert analysis.index.rows and gc.isenabled()
     assert seen == [
         ("analyze called", False),

@@ -43,25 +43,29 @@ td.num { text-align: right; } tr.bottleneck td { font-weight: 600; }
 
 
 def build_report(
-    path: str | Path,
+    path: str | Path | bytes,
     max_cores: int = 16,
     max_bytes: int | None = None,
     wl0_size: int | None = None,
     trace: str | Path | None = None,
     noc: NocModel | None = None,
     l2_size: int | None = None,
+    name: str | None = None,
 ) -> tuple[str, str]:
     """The report's HTML and a one-line description of what it holds (with `trace`, the measured part).
+    `path` may be a stream's bytes, read whole, `name` saying what they were (`-`).
 
     With `noc`, a timeline under the noc model (the scheduler's latency) follows the dependency one."""
-    entry = load_entry(path, str(path), wl0_size, max_bytes, l2_size=l2_size, noc=noc)
+    shown = name or str(path)
+    title = shown if isinstance(path, bytes) else Path(path).name
+    entry = load_entry(path, shown, wl0_size, max_bytes, l2_size=l2_size, noc=noc)
     try:
-        return _page(entry, Path(path).name, max_cores, trace)
+        return _page(entry, title, max_cores, trace)
     except FieldDropped:
         # A section read what the streamed load let go (none should, as no dashboard view does): the
         # page is built again from the file read whole, as the dashboard draws such a view.
         entry.read_whole()
-        return _page(entry, Path(path).name, max_cores, trace)
+        return _page(entry, title, max_cores, trace)
 
 
 def _page(entry: Entry, name: str, max_cores: int, trace: str | Path | None) -> tuple[str, str]:
@@ -243,7 +247,7 @@ def _cell(value: object) -> str:
 
 
 def write_report(
-    path: str | Path,
+    path: str | Path | bytes,
     output: str | Path,
     max_cores: int = 16,
     max_bytes: int | None = None,
@@ -251,8 +255,9 @@ def write_report(
     trace: str | Path | None = None,
     noc: NocModel | None = None,
     l2_size: int | None = None,
+    name: str | None = None,
 ) -> str:
     """Write the static HTML report of one IR (figures, summary table, findings) and say what it holds."""
-    page, summary = build_report(path, max_cores, max_bytes, wl0_size, trace, noc, l2_size)
+    page, summary = build_report(path, max_cores, max_bytes, wl0_size, trace, noc, l2_size, name)
     write_text_atomic(output, page)
     return summary

@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import sys
 import threading
 from collections.abc import Callable, Iterator
@@ -193,3 +194,20 @@ def test_analyze_of_a_stream_drops_its_snapshots_and_reads_its_bytes_again_when_
     assert calls == [True, False] and "reading it again whole" in err
     for table in (tmp_path / "file").iterdir():
         assert (tmp_path / "stdin" / table.name).read_bytes() == table.read_bytes(), table.name
+
+
+def test_report_of_standard_input_is_the_files_page(run_cli: RunCli, stdin: Feed, tmp_path: Path) -> None:
+    path = REAL[0]
+    code, out, err = run_cli("report", path, "-o", tmp_path / "file.html")
+    assert code == 0, err
+    stdin(path.read_bytes())
+    code, streamed, err = run_cli("report", "-", "-o", tmp_path / "stdin.html")
+    assert code == 0, err
+    assert streamed.replace(str(tmp_path / "stdin.html"), "") == out.replace(str(tmp_path / "file.html"), "")
+
+    def page(name: str) -> str:  # plotly's div ids are random; the title names the file
+        text = (tmp_path / name).read_text()
+        text = re.sub(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", "ID", text)
+        return text.replace(f"irtools report: {path.name}<", "irtools report: -<")
+
+    assert page("stdin.html") == page("file.html")

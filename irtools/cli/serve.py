@@ -16,6 +16,8 @@ from irtools.cli.common import EXIT_FINDINGS, EXIT_OK, arrow_uses_malloc, max_by
 from irtools.cli.noc_args import add_noc_arguments
 from irtools.cli.trace_args import add_trace_argument, trace_for
 from irtools.config import add_settings, run_options
+from irtools.errors import AnalysisError
+from irtools.loading.discover import StreamTooLarge, is_stream, read_stream
 from irtools.rules.registry import UsageError
 
 if TYPE_CHECKING:
@@ -81,7 +83,8 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     rep.add_argument(
         "path",
         metavar="PATH",
-        help="an IR file; or a directory, or a table from `irtools summarize`: the sweep page as HTML",
+        help="an IR file (- for standard input, or a pipe); or a directory, or a table from `irtools summarize`: "
+        "the sweep page as HTML",
     )
     rep.add_argument("-o", "--output", required=True, metavar="FILE", help="HTML file to write (atomically)")
     rep.add_argument(
@@ -242,8 +245,14 @@ def run_report(args: argparse.Namespace) -> int:
         print(f"wrote {args.output}: {write_sweep_report(args.path, args.output, max_bytes(args))}")
         return EXIT_OK
 
+    source: str | bytes = args.path
+    if is_stream(args.path):  # `-` or a pipe: read once, reported whole
+        try:
+            source = read_stream(args.path, max_bytes(args))
+        except StreamTooLarge as exc:
+            raise AnalysisError(f"{args.path}: not an IR that can be analyzed: {exc}") from None
     summary = write_report(
-        args.path,
+        source,
         args.output,
         max_cores=args.max_cores,
         max_bytes=max_bytes(args),
@@ -251,6 +260,7 @@ def run_report(args: argparse.Namespace) -> int:
         l2_size=args.l2_size,
         trace=trace_for(args.path, args.trace),
         noc=_noc(args),
+        name=args.path,
     )
     print(f"wrote {args.output}: {summary}")
     return EXIT_OK

@@ -160,7 +160,8 @@ def ints(values: Iterable[Any], count: int) -> Ints | None:
 
 def coordinates(lists: Sequence[Iterable[Any]], count: int) -> Coordinates | None:
     """The `count` numbers of `lists`, in order, as int32 when every one fits, else as int64; None when
-    one is not an int64. The boxes' columns are most of what the rules' columns hold while a file is
+    one is not an int64 (None, too large). A float would be truncated, not refused: none reaches here, as
+    the typed decoder and the models admit ints only in coordinates. The boxes' columns are most of what the rules' columns hold while a file is
     checked, and real coordinates are small: half the bytes. Whoever computes with them (`extents`)
     widens first; comparing them, as the screens do, needs no widening."""
     try:

@@ -186,16 +186,21 @@ class Entry:
 
     def read_whole(self) -> None:
         """Read the file again and keep all of it: a view read what was dropped as it was read (the wait
-        cycles of a deadlocked file walk the tensors)."""
+        cycles of a deadlocked file walk the tensors). AnalysisError (`CHANGED`) when the file on disk is no
+        longer the one shown: its objects would not be the ones the other views and the findings show."""
         with self._whole_lock:  # two views that failed at once read it once
             if not self.analysis.snapshots_dropped or self.path is None:
                 return
             sys.stderr.write(
                 f"irtools: {self.name}: a view needs what was dropped as it was read: read whole\n"
             )
+            if _stamp(self.path) != self.stamp:
+                raise AnalysisError(CHANGED)
             with gc_paused():
                 whole = analyze(self.path, self.analysis.options, name=self.name)
                 whole.l2_occupancy, whole.l2_blocks  # noqa: B018 - as load_entry
+            if _stamp(self.path) != self.stamp:  # rewritten while it was read
+                raise AnalysisError(CHANGED)
             self.analysis = whole
             self.prepare_first_view()  # freezes the new objects, as load_entry did the old
 

@@ -18,7 +18,7 @@ import pytest
 from dashboards import data
 from dashboards.data import AccessError, FileStore, filter_findings
 from dashboards.wiring import wire
-from irtools.analysis import Analysis
+from irtools.analysis import Analysis, AnalysisError
 from irtools.findings import Finding
 from irtools.loading.boxes import tensor_columns
 from irtools.loading.dropping import DROPPED
@@ -355,3 +355,17 @@ def test_warm_builds_the_tables_without_their_positioned_copies(
     assert {"timeline", "core_transfers", "dram_traffic", "layers"} <= set(vars(analysis))
     assert {"tensors", "l2_occupancy"} <= set(vars(analysis)["_l2"])  # the L2 tables, built together
     assert analysis._whole_schedule.get("dependency", lambda: pytest.fail("noc_links not built")) is not None
+
+
+def test_a_view_of_a_file_changed_since_it_was_shown_is_not_drawn_from_the_new_file(served: Path) -> None:
+    """Were a view to read a dropped snapshot after the file changed on disk, reading it whole would mix the
+    new file's objects with the shown one's views and findings: the view gets the CHANGED error instead."""
+    store = FileStore(served, 10**6)
+    entry = store.get("sub/mesh.json")
+    shown = entry.analysis
+    (served / "sub" / "mesh.json").write_text(
+        (served / "sub" / "mesh.json").read_text().replace("{", "{ ", 1)
+    )
+    with pytest.raises(AnalysisError, match="changed on disk"):
+        entry.read_whole()
+    assert entry.analysis is shown and entry.analysis.snapshots_dropped

@@ -7,6 +7,7 @@ import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TextIO
 
 
 @contextmanager
@@ -38,11 +39,19 @@ def write_atomic(path: str | os.PathLike[str], write: Callable[[Path], object]) 
 
 def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
     """Write `text` (UTF-8) to a temp file beside `path`, fsync it, then rename it over `path`."""
+    with text_atomic(path) as f:
+        f.write(text)
+
+
+@contextmanager
+def text_atomic(path: str | os.PathLike[str]) -> Iterator[TextIO]:
+    """A UTF-8 text file to write `path` through a piece at a time (a lone surrogate, which UTF-8 cannot
+    encode, as a backslash escape), renamed over `path` once the block ends without an error, else deleted."""
     with (
         atomic_path(path) as tmp,
         open(tmp, "w", encoding="utf-8", errors="backslashreplace", newline="") as f,
     ):
-        f.write(text)
+        yield f
 
 
 def _mode_for(target: Path) -> int:

@@ -20,6 +20,12 @@ _BATCH = 4096
 _COMPACT = (",", ":")
 
 
+def track_events(pid: int, tid: int, name: str) -> Iterator[dict[str, Any]]:
+    """The metadata events of a track: its name, and its place among the process's tracks (its id)."""
+    yield {"name": "thread_name", "ph": "M", "pid": pid, "tid": tid, "args": {"name": name}}
+    yield {"name": "thread_sort_index", "ph": "M", "pid": pid, "tid": tid, "args": {"sort_index": tid}}
+
+
 def chrome_trace(
     analysis: Analysis, model: str = "dependency", clock_mhz: float | None = None
 ) -> dict[str, Any]:
@@ -51,20 +57,7 @@ class TraceEvents:
         scale = 1.0 / clock_mhz if clock_mhz else 1.0
         yield {"name": "process_name", "ph": "M", "pid": _PID, "args": {"name": Path(analysis.path).name}}
         for core_id in analysis.index.cores:
-            yield {
-                "name": "thread_name",
-                "ph": "M",
-                "pid": _PID,
-                "tid": core_id,
-                "args": {"name": analysis.core_label(core_id)},
-            }
-            yield {
-                "name": "thread_sort_index",
-                "ph": "M",
-                "pid": _PID,
-                "tid": core_id,
-                "args": {"sort_index": core_id},
-            }
+            yield from track_events(_PID, core_id, analysis.core_label(core_id))
         skipped = 0
         critical = set(schedule.critical_path)
         for n, ref in enumerate(schedule.nodes):

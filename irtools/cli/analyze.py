@@ -8,13 +8,18 @@ import json
 import sys
 from typing import TYPE_CHECKING
 
-from irtools.cli.common import EXCEL_SAFE_HELP, EXIT_OK, arrow_uses_malloc, positive_float, show_progress
+from irtools.cli.common import (
+    EXCEL_SAFE_HELP,
+    EXIT_OK,
+    arrow_uses_malloc,
+    positive_float,
+    show_progress,
+    source_of,
+)
 from irtools.cli.noc_args import add_dram_arguments, add_noc_arguments
 from irtools.cli.trace_args import add_trace_argument, load_measured, print_measured
 from irtools.config import add_settings, run_options
-from irtools.errors import AnalysisError
 from irtools.findings import Severity
-from irtools.loading.discover import StreamTooLarge, is_stream, read_stream
 from irtools.loading.reader import gc_paused
 
 if TYPE_CHECKING:
@@ -83,17 +88,6 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     tab.add_argument("--markdown", action="store_true", help="the catalogue as Markdown (docs/tables.md)")
 
 
-def _source(path: str, options: RunOptions) -> str | bytes:
-    """What the command reads: the path of a file, or the bytes of a stream (`-`, a pipe), read once here and
-    kept (a re-read after FieldDropped reads them again)."""
-    if not is_stream(path):
-        return path
-    try:
-        return read_stream(path, options.max_bytes)
-    except StreamTooLarge as exc:
-        raise AnalysisError(f"{path}: not an IR that can be analyzed: {exc}") from None
-
-
 def _analysis(
     path: str,
     source: str | bytes,
@@ -144,7 +138,7 @@ def run_analyze(args: argparse.Namespace) -> int:
     arrow_uses_malloc()
     # The tables need no snapshot once built; a measured trace is matched to the IR's tiles.
     options = run_options(args)
-    source = _source(args.path, options)
+    source = source_of(args.path, options.max_bytes)
     analysis = _analysis(args.path, source, options, keep_snapshots=bool(args.trace))
     # Before any table is written: a trace that cannot be read leaves no directory half-written.
     measured = load_measured(analysis, args.trace) if args.trace else None
@@ -198,7 +192,7 @@ def run_export_trace(args: argparse.Namespace) -> int:
     options = run_options(args)
     # The trace reads no snapshot (its slices list their tensors' transfers); a measured trace is matched
     # to the IR's tiles.
-    source = _source(args.path, options)
+    source = source_of(args.path, options.max_bytes)
     analysis = _analysis(args.path, source, options, keep_snapshots=bool(args.trace), snapshot_tables=False)
     # Before the trace is written: a measured trace that cannot be read leaves no file half-written.
     measured = load_measured(analysis, args.trace) if args.trace else None

@@ -57,6 +57,21 @@ def max_bytes(args: argparse.Namespace) -> int:
     return int(args.max_mb) * 10**6
 
 
+def source_of(path: str, max_bytes: int | None) -> str | bytes:
+    """What a command that reads one IR reads: the path of a file, or the bytes of a stream (`-`, a pipe),
+    read once here and kept (a re-read after FieldDropped reads them again); AnalysisError past
+    `max_bytes`, as for a file."""
+    from irtools.errors import AnalysisError
+    from irtools.loading.discover import StreamTooLarge, is_stream, read_stream
+
+    if not is_stream(path):
+        return path
+    try:
+        return read_stream(path, max_bytes)
+    except StreamTooLarge as exc:
+        raise AnalysisError(f"{path}: not an IR that can be analyzed: {exc}") from None
+
+
 def show_progress() -> bool:
     """Progress goes to stderr only on a terminal, and never in CI."""
     return sys.stderr.isatty() and not os.environ.get("CI")

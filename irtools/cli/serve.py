@@ -12,12 +12,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
-from irtools.cli.common import EXIT_FINDINGS, EXIT_OK, arrow_uses_malloc, max_bytes, port_number, positive_int
+from irtools.cli.common import (
+    EXIT_FINDINGS,
+    EXIT_OK,
+    arrow_uses_malloc,
+    max_bytes,
+    port_number,
+    positive_int,
+    source_of,
+)
 from irtools.cli.noc_args import add_noc_arguments
 from irtools.cli.trace_args import add_trace_argument, trace_for
 from irtools.config import add_settings, run_options
-from irtools.errors import AnalysisError
-from irtools.loading.discover import StreamTooLarge, is_stream, read_stream
 from irtools.rules.registry import UsageError
 
 if TYPE_CHECKING:
@@ -245,14 +251,8 @@ def run_report(args: argparse.Namespace) -> int:
         print(f"wrote {args.output}: {write_sweep_report(args.path, args.output, max_bytes(args))}")
         return EXIT_OK
 
-    source: str | bytes = args.path
-    if is_stream(args.path):  # `-` or a pipe: read once, reported whole
-        try:
-            source = read_stream(args.path, max_bytes(args))
-        except StreamTooLarge as exc:
-            raise AnalysisError(f"{args.path}: not an IR that can be analyzed: {exc}") from None
     summary = write_report(
-        source,
+        source_of(args.path, max_bytes(args)),  # a stream's bytes are reported whole
         args.output,
         max_cores=args.max_cores,
         max_bytes=max_bytes(args),

@@ -9,8 +9,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from irtools.analysis.trace import TraceEvents, write_trace
-from irtools.atomic import atomic_path
+from irtools.analysis.trace import TraceEvents, track_events, write_trace
+from irtools.atomic import text_atomic
 from irtools.trace.join import Measured
 from irtools.trace.reader import QUEUES
 
@@ -40,10 +40,7 @@ def write_chrome_trace(
     def other() -> dict[str, Any]:
         return trace.other if measured is None else {**trace.other, **measured_other(measured)}
 
-    with (
-        atomic_path(path) as tmp,
-        open(tmp, "w", encoding="utf-8", errors="backslashreplace", newline="") as out,
-    ):
+    with text_atomic(path) as out:
         write_trace(out, events, other)
     return other()
 
@@ -77,14 +74,7 @@ def measured_events(measured: Measured, clock_mhz: float | None = None) -> Itera
     yield {"name": "process_name", "ph": "M", "pid": MEASURED_PID, "args": {"name": name}}
     yield {"name": "process_sort_index", "ph": "M", "pid": MEASURED_PID, "args": {"sort_index": 1}}
     for tid, queue in enumerate((*QUEUES, "compute waits")):
-        yield {"name": "thread_name", "ph": "M", "pid": MEASURED_PID, "tid": tid, "args": {"name": queue}}
-        yield {
-            "name": "thread_sort_index",
-            "ph": "M",
-            "pid": MEASURED_PID,
-            "tid": tid,
-            "args": {"sort_index": tid},
-        }
+        yield from track_events(MEASURED_PID, tid, queue)
     lane = {q: tid for tid, q in enumerate(QUEUES)}
     instructions = measured.trace.instructions
     for ins in instructions:

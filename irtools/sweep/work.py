@@ -65,8 +65,10 @@ class FileResult:
     """NoC bandwidth -> noc makespan, for the Task's `noc_bws`."""
 
 
-class FileTimeout(Exception):
-    """Raised inside the work when the file's time is up."""
+class FileTimeout(BaseException):
+    """Raised inside the work when the file's time is up. A BaseException, as KeyboardInterrupt is: it lands
+    between any two bytecodes, and the work's own `except Exception` (a rule's crash kept as GIR001, a
+    batch of snapshot tables that fails and is built again whole) must not take it for the work's error."""
 
 
 def process(task: Task, options: WorkOptions) -> FileResult:

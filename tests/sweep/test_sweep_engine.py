@@ -2,21 +2,27 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 import signal
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
+from irtools.analysis import snapshots
+from irtools.findings import Finding
+from irtools.rules import RULES
+from irtools.rules.registry import Form, Step
 from irtools.sweep.cache import ResultCache
 from irtools.sweep.engine import Sweep, collect, execute
 from irtools.sweep.executors import dask_available, dask_pool, local_pool
 from irtools.sweep.output import TableStream
 from irtools.sweep.row import SWEEP
-from irtools.sweep.work import FileResult, Task, WorkOptions, process
+from irtools.sweep.work import FileResult, FileTimeout, Task, WorkOptions, process
 from irtools.sweep.write import write_sweep
 from tests.analysis.builders import MESH
 from tests.conftest import ROOT, RunCli
@@ -111,6 +117,30 @@ def test_a_timeout_in_a_worker_thread_as_dask_runs_it(fixtures_dir: Path) -> Non
     worker.start()
     worker.join()
     assert results[0].row["status"].startswith("timeout")
+
+
+@pytest.mark.parametrize("where", ["per-core rule", "snapshot tables"])
+def test_a_timeout_inside_the_works_own_error_handling_still_ends_the_row(
+    fixtures_dir: Path, monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    """The time limit lands between any two bytecodes: inside a per-core rule (whose crashes the checks keep
+    as GIR001) or a batch of snapshot tables (which is built again whole when it fails), it still ends the
+    row as a timeout, not as a crash finding or a silent retry."""
+
+    def time_is_up(*args: object, **kwargs: object) -> Iterator[Finding]:
+        raise FileTimeout
+
+    if where == "per-core rule":
+        entry = RULES["GIR505"]
+        assert entry.main is not None
+        broken = Form(entry.main.needs, (Step(time_is_up, per_core=True),))
+        monkeypatch.setitem(RULES, "GIR505", dataclasses.replace(entry, main=broken))
+    else:
+        monkeypatch.setattr(snapshots, "snapshot_tables", time_is_up)
+    path = str(fixtures_dir / "gemini-raw" / "resnet_2x2_b1_ir.json")
+    result = process(Task(path, path), WorkOptions(timeout=600))
+    assert result.row["status"].startswith("timeout") and not result.cacheable
+    assert result.findings == []
 
 
 def test_cache_hit_miss_and_identical_bytes_under_other_names(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@ imported frozen out of the collector's sight (irtools.cli.entry)."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import tomllib
@@ -60,3 +61,34 @@ def test_the_console_script_and_python_m_run_the_same_entry() -> None:
         check=False,
     )
     assert done.returncode == 0 and done.stdout.startswith("irtools ")
+
+
+def _threads_after_numpy(environment: dict[str, str]) -> str:
+    code = (
+        "import os, sys, types\n"
+        "from irtools.cli import entry\n"
+        "def main():\n"
+        "    import numpy\n"
+        "    print(os.environ['OPENBLAS_NUM_THREADS'], len(os.listdir('/proc/self/task')))\n"
+        "    return 0\n"
+        "sys.modules['irtools.cli.main'] = types.SimpleNamespace(main=main)  # numpy not loaded before run\n"
+        "entry.run()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env=environment,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def test_the_command_line_starts_no_blas_threads_unless_the_user_asks() -> None:
+    # numpy's OpenBLAS starts a thread per core as it loads, CPU every command paid for no linear algebra.
+    environment = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    assert _threads_after_numpy(environment) == "1 1"  # the main thread only
+    assert _threads_after_numpy({**environment, "OPENBLAS_NUM_THREADS": "2"}).startswith("2 ")

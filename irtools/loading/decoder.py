@@ -36,7 +36,7 @@ from irtools.findings import Finding
 from irtools.loading.fast_types import LOOSE, decoder_for
 from irtools.loading.reader import StreamError, _decoder, _duplicate_key_findings
 from irtools.loading.sharing import share_values
-from irtools.loading.spans import Unsplit, member_spans, vouchable, walk_members
+from irtools.loading.spans import Segments, Unsplit, member_spans, split_segment, vouchable, walk_members
 from irtools.loading.written_extensions import written_extension_keys
 from irtools.model.base import CORE_KEY
 
@@ -95,6 +95,11 @@ class Split:
     findings: list[Finding] = field(default_factory=list)
     fallbacks: list[str] = field(default_factory=list)
     """Members read again by the models, and why (for tests and benchmarks)."""
+    assumed: Segments = field(default_factory=dict)
+    """Members whose spans the chunks assumed (irtools.loading.spans.Found), until shown: decoded whole, or
+    their segment split."""
+    unsplit: bool = False
+    """An assumed member's segment held more than that member: the file is to be split whole."""
     _file: Reread | None = None
 
     def read_again(self, file: Reread) -> None:
@@ -109,8 +114,25 @@ class Split:
         _, start, end = self.spans[key]
         if self.data is not None:
             return self.data, start, end
+        return self._read(start, end), 0, end - start
+
+    def _read(self, start: int, end: int) -> bytes:
+        if self.data is not None:
+            return self.data[start:end]
         assert self._file is not None
-        return self._file.read(start, end), 0, end - start
+        return self._file.read(start, end)
+
+    def split_assumed(self, key: str) -> None:
+        """Show that an assumed member's segment holds it only (its span is then the whole split's), or
+        raise StreamError: the chunks cannot tell where it ends, and the file is split whole."""
+        segment = self.assumed.pop(key, None)
+        if segment is None:
+            return
+        try:
+            split_segment(self._read, key, segment, self.spans[key])
+        except Unsplit as exc:
+            self.unsplit = True
+            raise StreamError(str(exc)) from exc
 
     @property
     def offsets(self) -> dict[str, tuple[int, int]]:
@@ -119,6 +141,7 @@ class Split:
 
     def parsed(self, key: str) -> Any:
         """The member as JSON values, its GIR102 findings added (the models' way)."""
+        self.split_assumed(key)
         data, start, end = self._member(key)
         duplicates: list[bool] = []
         try:
@@ -137,9 +160,12 @@ class Split:
     def _peek(self, key: str) -> Any:
         data, start, end = self._member(key)
         try:
-            return json.loads(data[start:end])
+            value = json.loads(data[start:end])
         except (ValueError, RecursionError) as exc:  # JSON msgspec took and json does not: read it whole
+            self.split_assumed(key)  # unless the chunks mistook where the member ends: split it whole
             raise StreamError(str(exc)) from exc
+        self.assumed.pop(key, None)  # one JSON value fills the span (json refuses anything after it)
+        return value
 
     def members(
         self, parts: PartModels, cores_last: bool = False, share_cores: bool = True
@@ -167,8 +193,11 @@ class Split:
         try:
             value = decoder_for(annotation).decode(member)
         except (msgspec.ValidationError, msgspec.DecodeError, RecursionError) as exc:
+            self.split_assumed(key)
             self.fallbacks.append(f"{key}: {exc}")
             return None
+        # One JSON value fills the span (msgspec refuses anything after it): the member is shown.
+        self.assumed.pop(key, None)
         if data.count(_COLON, start, end) != _ENCODER.encode(value).count(_COLON):
             self.fallbacks.append(f"{key}: a repeated key, or one written with its default value")
             return None
@@ -212,9 +241,9 @@ def scan(file: Reread, size: int) -> Split | None:
     file as each is decoded, so its bytes are never held whole (irtools.loading.spans); None where `split`
     would say None, or the chunks cannot tell (then read it whole)."""
     try:
-        spans = member_spans(file.read, size)
+        found = member_spans(file.read, size)
     except (Unsplit, StreamError):  # StreamError: the file changed while it was read
         return None
-    found = Split(None, spans)
-    found.read_again(file)
-    return found
+    split = Split(None, found.spans, assumed=dict(found.assumed))
+    split.read_again(file)
+    return split

@@ -146,7 +146,8 @@ def load_ir(
                 loaded = _load_typed(fast, name, status.st_size, on_core)
                 if loaded is not None:
                     return loaded
-                return _load(_whole(handle), name, again, on_core, typed=False)
+                # The models read it, unless the chunks only mistook where a member ends: split it whole.
+                return _load(_whole(handle), name, again, on_core, typed=fast.unsplit)
         return _load(_whole(handle), name, again, on_core)
 
 

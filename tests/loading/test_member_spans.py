@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -15,6 +17,7 @@ from hypothesis import strategies as st
 from irtools.loading import decoder, spans
 from irtools.loading.discover import discover
 from irtools.loading.load import load_ir
+from irtools.loading.reader import StreamError
 from tests.budget import examples
 from tests.conftest import ROOT
 from tests.rules.test_screens import fuzzed_files
@@ -23,10 +26,17 @@ FILES = discover([str(ROOT.parent / "shared" / "fixtures"), str(ROOT / "sample_i
 
 
 def _both(path: Path | str) -> tuple[decoder.Split | None, decoder.Split | None]:
-    """The whole-file split of the file, and the chunked one."""
+    """The whole-file split of the file, and the chunked one with its assumed members shown (each segment
+    split, as loading does for a member it cannot decode whole); None where showing one fails."""
     with open(path, "rb") as handle:
         status = os.fstat(handle.fileno())
         chunked = decoder.scan(decoder.Reread(handle, (status.st_size, status.st_mtime_ns)), status.st_size)
+        try:
+            for key in list(chunked.assumed if chunked is not None else ()):
+                chunked.split_assumed(key)  # type: ignore[union-attr]
+        except StreamError:
+            assert chunked is not None and chunked.unsplit
+            chunked = None
         handle.seek(0)
         return decoder.split(handle.read()), chunked
 
@@ -144,3 +154,95 @@ def test_the_chunks_never_split_what_the_whole_file_split_rejects(
         whole, chunked = _both(path)
     if chunked is not None:
         assert whole is not None and whole.spans == chunked.spans, text
+
+
+REAL = ROOT.parent / "shared" / "fixtures" / "gemini-raw" / "bert_2x2_b1_ir.json"
+
+
+def _segments_split(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The keys whose assumed segment loading splits (records `spans.split_segment`'s calls)."""
+    calls: list[str] = []
+    real = spans.split_segment
+
+    def split_segment(read: spans.Reader, key: str, *args: object) -> None:
+        calls.append(key)
+        real(read, key, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(decoder, "split_segment", split_segment)
+    return calls
+
+
+def _found(path: Path) -> spans.Found:
+    with open(path, "rb") as handle:
+
+        def read(start: int, end: int) -> bytes:
+            handle.seek(start)
+            return handle.read(end - start)
+
+        return spans.member_spans(read, path.stat().st_size)
+
+
+def test_a_real_files_cores_between_two_core_keys_are_shown_by_their_decode_alone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The speed of it: a clean multi-core file's members between two core keys are taken from the keys'
+    places and never split, and the file loads with the findings of the whole-file read."""
+    # "-1", "1", "2", "5" lie between core keys; "6" is split with the top-level numbers after it.
+    assert list(_found(REAL).assumed) == ["-1", "1", "2", "5"]
+    split = _segments_split(monkeypatch)
+    assert load_ir(str(REAL)).findings == load_ir(REAL.read_bytes()).findings
+    assert split == []
+
+
+def _rewritten(tmp_path: Path, change: Callable[[dict[str, Any]], dict[str, Any]]) -> Path:
+    path = tmp_path / "changed.json"
+    path.write_text(json.dumps(change(json.loads(REAL.read_text()))))
+    return path
+
+
+def _with_a_number_between_cores(document: dict[str, Any]) -> dict[str, Any]:
+    keys = list(document)
+    return {
+        **{k: document[k] for k in keys[:2]},
+        "xlen": document["xlen"],
+        **{k: document[k] for k in keys[2:]},
+    }
+
+
+def _with_a_bad_time_in_core_2(document: dict[str, Any]) -> dict[str, Any]:
+    document["2"][0]["time"] = "soon"
+    return document
+
+
+def _with_a_core_key_in_a_workload_of_core_2(document: dict[str, Any]) -> dict[str, Any]:
+    document["2"][1]["7"] = []
+    return document
+
+
+@pytest.mark.parametrize(
+    ("change", "split", "whole"),
+    [
+        # "xlen" after core 1: core 1's segment holds two members, so the file is split whole.
+        (_with_a_number_between_cores, ["1"], True),
+        # Core 2 breaks the schema: its segment is split (it holds core 2 only), the models read it.
+        (_with_a_bad_time_in_core_2, ["2"], False),
+        # `"7": []` after a comma inside core 2 ends a segment mid-member: the file is split whole.
+        (_with_a_core_key_in_a_workload_of_core_2, ["2"], True),
+    ],
+)
+def test_a_member_the_chunks_mistook_is_split_and_loads_as_the_whole_file(
+    change: Callable[[dict[str, Any]], dict[str, Any]],
+    split: list[str],
+    whole: bool,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    path = _rewritten(tmp_path, change)
+    expected = load_ir(path.read_bytes()).findings
+    splits = _segments_split(monkeypatch)
+    whole_splits: list[bytes] = []
+    real_split = decoder.split
+    monkeypatch.setattr(decoder, "split", lambda data: whole_splits.append(data) or real_split(data))
+    assert load_ir(str(path)).findings == expected
+    assert splits == split
+    assert bool(whole_splits) is whole

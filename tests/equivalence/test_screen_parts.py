@@ -24,9 +24,16 @@ def _graph(rng: random.Random, count: int, cyclic: bool) -> tuple[np.ndarray, np
     return np.array(src, dtype=np.int64), np.array(dst, dtype=np.int64)
 
 
-@pytest.mark.parametrize("levels", [1, 3, 4096], ids=["node by node", "mixed", "by levels"])
-def test_kahn_finds_exactly_the_cyclic_graphs(levels: int, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(
+    ("levels", "wide"),
+    [(1, 1), (3, 1), (4096, 1), (4096, 4), (4096, 128)],
+    ids=["node by node", "mixed", "by levels", "by levels while wide", "narrow: node by node"],
+)
+def test_kahn_finds_exactly_the_cyclic_graphs(
+    levels: int, wide: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(columns, "_LEVELS", levels)
+    monkeypatch.setattr(columns, "_WIDE", wide)
     rng = random.Random(18)
     for trial in range(60):
         cyclic = trial % 2 == 1

@@ -147,7 +147,9 @@ def load_ir(
                 if loaded is not None:
                     return loaded
                 # The models read it, unless the chunks only mistook where a member ends: split it whole.
-                return _load(_whole(handle), name, again, on_core, typed=fast.unsplit)
+                # No core is handed over again: the hook has had some of them already, perhaps before the
+                # top-level numbers the chunks missed (the reader of the hook takes `cores_handed`).
+                return _load(_whole(handle), name, again, None, typed=fast.unsplit)
         return _load(_whole(handle), name, again, on_core)
 
 

@@ -18,6 +18,11 @@ from irtools.loading import decoder, spans
 from irtools.loading.discover import discover
 from irtools.loading.load import load_ir
 from irtools.loading.reader import StreamError
+from irtools.options import RunOptions
+from irtools.synth import SynthOptions, inject, synthesize
+from irtools.synth.build import KIB
+from irtools.synth.writer import ir_text
+from irtools.validate import _check_file
 from tests.budget import examples
 from tests.conftest import ROOT
 from tests.rules.test_screens import fuzzed_files
@@ -246,3 +251,25 @@ def test_a_member_the_chunks_mistook_is_split_and_loads_as_the_whole_file(
     assert load_ir(str(path)).findings == expected
     assert splits == split
     assert bool(whole_splits) is whole
+
+
+def test_top_level_numbers_between_cores_are_not_missed_by_the_per_core_checks(tmp_path: Path) -> None:
+    """A file with its top-level numbers between two cores (Gemini writes them after the cores; `irtools
+    synth --inject GIR506` adds a core after them, as another writer may): the chunks assume core 1's
+    segment holds core 1 only, core 0's per-core checks have run without the L2 size when the segment
+    shows otherwise, and the file is then read again whole, nothing of that first pass kept (it reported
+    a tensor "outside every ring region" besides "past buffersize"; found by tests/synth's property test).
+    validate's findings are those of the file read whole from its bytes."""
+    base = synthesize(
+        SynthOptions(xlen=2, ylen=1, layers=9, batch=1, buffersize=256 * KIB, ring_regions=1, seed=1)
+    )
+    document = inject(json.loads(ir_text(base.document)), ["GIR206", "GIR301", "GIR506"], 19).document
+    assert list(document)[2:4] == ["1", "buffersize"] and list(document)[-1] == "4000003"
+    path = tmp_path / "between.json"
+    path.write_text(json.dumps(document))
+    from_the_file, _ = _check_file(str(path), RunOptions(), None)
+    from_the_bytes, _ = _check_file(path.read_bytes(), RunOptions(), None, str(path))
+    assert [f.message for f in from_the_bytes if f.code == "GIR301"] == [
+        "ifmap tensor 10 [transfer 12] (Conv_2): starts at 0x403c0, past buffersize 0x40000"
+    ]
+    assert sorted(from_the_file, key=repr) == sorted(from_the_bytes, key=repr)

@@ -10,10 +10,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from irtools.analysis import analyze
 from irtools.loading import decoder, spans
 from irtools.loading.discover import discover
 from irtools.loading.load import load_ir
@@ -273,3 +275,20 @@ def test_top_level_numbers_between_cores_are_not_missed_by_the_per_core_checks(t
         "ifmap tensor 10 [transfer 12] (Conv_2): starts at 0x403c0, past buffersize 0x40000"
     ]
     assert sorted(from_the_file, key=repr) == sorted(from_the_bytes, key=repr)
+
+
+def test_a_file_read_again_whole_after_the_chunks_gives_the_tables_of_its_bytes(tmp_path: Path) -> None:
+    """As `irtools analyze` reads it (snapshots dropped core by core, the snapshot tables built as cores
+    come): a file whose numbers sit between cores is read again whole, and its tables are those of its
+    bytes read whole."""
+    document = synthesize(
+        SynthOptions(xlen=3, ylen=1, layers=9, batch=1, buffersize=256 * KIB, ring_regions=1, seed=1)
+    ).document
+    keys = ["-1", "0", "1", "buffersize", "top_batch_cut", "xlen", "ylen", "2"]
+    path = tmp_path / "between.json"
+    path.write_text(json.dumps({key: document[key] for key in keys}))
+    from_the_file = analyze(str(path), keep_snapshots=False).tables()
+    from_the_bytes = analyze(path.read_bytes(), name=str(path)).tables()
+    assert from_the_file.keys() == from_the_bytes.keys()
+    for table, frame in from_the_file.items():
+        pd.testing.assert_frame_equal(frame, from_the_bytes[table], obj=table)

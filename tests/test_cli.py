@@ -129,8 +129,9 @@ def test_jobs_does_not_change_output(run_cli: Any, write_ir: Any, minimal_ir: di
     directory = write_ir(b"", "c.json").parent
     serial = run_cli("validate", "--format", "json", directory)
     parallel = run_cli("validate", "--format", "json", "--jobs", "3", directory)
-    assert serial.code == parallel.code == 1
-    assert serial.out == parallel.out
+    auto = run_cli("validate", "--format", "json", "--jobs", "auto", directory)
+    assert serial.code == parallel.code == auto.code == 1
+    assert serial.out == parallel.out == auto.out
 
 
 # --- bad inputs: GIR100 findings with a location, exit 1, never a traceback ----------------------------

@@ -4,6 +4,7 @@ ignored with --isolated, checked strictly, and shown with --show-settings."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -97,7 +98,8 @@ def test_command_line_over_file(run_cli: Any, repo: Path) -> None:
     ("text", "message"),
     [
         ("selct = ['GIR3']\n", "unknown key 'selct'"),
-        ("jobs = 0\n", "jobs: expected a positive integer, got 0"),
+        ("jobs = 0\n", 'jobs: expected a positive integer or "auto", got 0'),
+        ("jobs = 'all'\n", "jobs: expected a positive integer or \"auto\", got 'all'"),
         ("wl0-size = true\n", "wl0-size: expected a positive integer, got True"),
         ("ignore = 'GIR3'\n", "ignore: expected a list of rule codes"),
         ("ignore = ['XYZ']\n", "unknown rule code or prefix 'XYZ'"),
@@ -139,6 +141,18 @@ def test_show_settings_names_each_source(run_cli: Any, repo: Path) -> None:
     assert any(line.startswith("max-mb = 1024") and line.endswith("# default") for line in x.splitlines())
     assert any(line.startswith('severity = {"GIR302" = "warning"}') for line in y.splitlines())
     assert "# 1 of" in y and "codes enabled for this file" in y
+
+
+def test_jobs_auto_is_one_process_per_cpu_this_process_may_use(run_cli: Any, repo: Path) -> None:
+    """As flake8 takes `--jobs auto`: the CPUs of this process's affinity (a CI container's share)."""
+    (repo / "irtools.toml").write_text('jobs = "auto"\n')
+    code, out, _ = run_cli("validate", "--show-settings", repo / "a/x.json")
+    assert code == 0
+    assert any(
+        line.startswith(f"jobs = {len(os.sched_getaffinity(0))} ")
+        and line.endswith(str(repo / "irtools.toml"))
+        for line in out.splitlines()
+    )
 
 
 def test_per_file_ignores(run_cli: Any, repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:

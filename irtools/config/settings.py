@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -22,6 +23,27 @@ def _positive_int(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
         raise InvalidValue(f"expected a positive integer, got {value!r}")
     return value
+
+
+AUTO_JOBS = "auto"
+"""`jobs = "auto"` / `--jobs auto`: one process per CPU this process may run on (as flake8 takes it)."""
+
+
+def cpus() -> int:
+    """The CPUs this process may run on (its affinity, not the machine's count: a CI container's share)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # no affinity on this platform
+        return os.cpu_count() or 1
+
+
+def _jobs(value: Any) -> int:
+    if isinstance(value, str) and value.strip().lower() == AUTO_JOBS:
+        return cpus()
+    try:
+        return _positive_int(value)
+    except InvalidValue:
+        raise InvalidValue(f'expected a positive integer or "{AUTO_JOBS}", got {value!r}') from None
 
 
 def _code(value: Any) -> str:
@@ -176,9 +198,9 @@ SETTINGS: dict[str, Setting] = {
         Setting(
             "jobs",
             "--jobs",
-            "check N files in parallel",
+            f"check N files in parallel ({AUTO_JOBS}: one process per CPU)",
             frozenset({"validate"}),
-            _positive_int,
+            _jobs,
             1,
             per_file=False,
             metavar="N",
@@ -245,6 +267,15 @@ def _int_flag(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
 
 
+def _jobs_flag(text: str) -> int:
+    try:
+        return _jobs(text if text.strip().lower() == AUTO_JOBS else int(text, 0))
+    except (ValueError, InvalidValue):
+        raise argparse.ArgumentTypeError(
+            f'expected a positive integer or "{AUTO_JOBS}", got {text!r}'
+        ) from None
+
+
 def add_settings(parser: argparse.ArgumentParser, command: str) -> None:
     """Add the flags of every setting `command` takes. Unset flags stay None: the resolution below
     tells a value given on the command line from one a configuration file or the default supplies."""
@@ -263,6 +294,8 @@ def add_settings(parser: argparse.ArgumentParser, command: str) -> None:
             kwargs |= {"type": _per_file_flag, "action": "append"}
         elif setting.check is _positive_int:
             kwargs["type"] = _int_flag
+        elif setting.check is _jobs:
+            kwargs["type"] = _jobs_flag
         elif setting.key == "format":
             from irtools.report import REPORTERS
 

@@ -89,10 +89,11 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
 
 def run_summarize(args: argparse.Namespace) -> int:
     """`irtools summarize`: write the sweep table and its findings table; the exit code."""
+    from irtools.cpus import cpus
     from irtools.loading.discover import discover
     from irtools.sweep.cache import ResultCache, default_cache_dir
     from irtools.sweep.engine import Sweep
-    from irtools.sweep.executors import cpu_count, executor_pool
+    from irtools.sweep.executors import executor_pool
     from irtools.sweep.manifest import read_manifest
     from irtools.sweep.output import findings_path, format_of
     from irtools.sweep.work import WorkOptions
@@ -114,7 +115,7 @@ def run_summarize(args: argparse.Namespace) -> int:
         cache = ResultCache(args.cache_dir or default_cache_dir(), options.result_options())
     manifest = read_manifest(args.manifest) if args.manifest else None
     sweep = Sweep(discover(args.paths, args.allow_empty), options, cache, manifest)
-    pool = executor_pool(args.executor, args.jobs or cpu_count(), args.scheduler)
+    pool = executor_pool(args.executor, args.jobs or cpus(), args.scheduler)
     with _progress(len(sweep.files)) as progress:
         try:
             counts = write_sweep(sweep, pool, args.output, findings, progress, args.excel_safe)

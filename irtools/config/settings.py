@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from irtools.cpus import cpus
 from irtools.findings import Severity
 from irtools.limits import DEFAULT_MAX_MB, MEMORY_PER_BYTE
 from irtools.rules.registry import RULES
@@ -27,14 +27,6 @@ def _positive_int(value: Any) -> int:
 
 AUTO_JOBS = "auto"
 """`jobs = "auto"` / `--jobs auto`: one process per CPU this process may run on (as flake8 takes it)."""
-
-
-def cpus() -> int:
-    """The CPUs this process may run on (its affinity, not the machine's count: a CI container's share)."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # no affinity on this platform
-        return os.cpu_count() or 1
 
 
 def _jobs(value: Any) -> int:

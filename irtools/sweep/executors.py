@@ -10,7 +10,6 @@
 from __future__ import annotations
 
 import importlib.util
-import os
 import signal
 from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
@@ -161,8 +160,3 @@ def executor_pool(kind: str, jobs: int, scheduler: str | None) -> Any:
     if scheduler or kind == "dask":
         return dask_pool(scheduler, jobs)
     return local_pool(jobs)
-
-
-def cpu_count() -> int:
-    """The CPUs this process may run on."""
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1

@@ -161,9 +161,10 @@ def ints(values: Iterable[Any], count: int) -> Ints | None:
 def coordinates(lists: Sequence[Iterable[Any]], count: int) -> Coordinates | None:
     """The `count` numbers of `lists`, in order, as int32 when every one fits, else as int64; None when
     one is not an int64 (None, too large). A float would be truncated, not refused: none reaches here, as
-    the typed decoder and the models admit ints only in coordinates. The boxes' columns are most of what the rules' columns hold while a file is
-    checked, and real coordinates are small: half the bytes. Whoever computes with them (`extents`)
-    widens first; comparing them, as the screens do, needs no widening."""
+    the typed decoder and the models admit ints only in coordinates. The boxes' columns are most of what
+    the rules' columns hold while a file is checked, and real coordinates are small: half the bytes.
+    Whoever computes with them (`extents`) widens first; comparing them, as the screens do, needs no
+    widening."""
     try:
         return np.fromiter(chain.from_iterable(lists), np.int32, count)
     except OverflowError:
@@ -215,9 +216,8 @@ def coords(values: Sequence[Any]) -> tuple[Ints, Coordinates] | None:
     if not set(map(type, scalars)) <= {int}:
         return None  # a bool or a float is no bound the models allow
     length = np.full(count, -1, dtype=np.int64)
-    if set(map(len, lists)) <= {
-        4
-    }:  # ints and lists of 4 (a raw file's weights beside its fmaps): no list to pad
+    # Ints and lists of 4 (a raw file's weights beside its fmaps): no list to pad.
+    if set(map(len, lists)) <= {4}:
         length[is_list] = 4
         whole, first = quads(lists, lists_of_four=True), coordinates([scalars], len(scalars))
         if whole is None or first is None:

@@ -100,7 +100,7 @@ def member_spans(read: Reader, size: int) -> Found:
     start = _SPACE.match(head).end()  # type: ignore[union-attr]  # "*" matches the empty string
     if not head.startswith(b"{", start):
         raise Unsplit("not a JSON object, or more white space before it than looked at")
-    tail = read(max(0, size - _EDGE), size).rstrip(b" \t\n\r")
+    tail = read(max(0, size - _EDGE), size).rstrip(_WHITE)
     if not tail.endswith(b"}"):
         raise Unsplit("not a JSON object, or more white space after it than looked at")
     close = max(0, size - _EDGE) + len(tail) - 1

@@ -84,11 +84,19 @@ class CoreChecks:
     drops: bool = True
     """Drop each core's snapshots, tensors and ranges once checked; not for a reader that keeps them, or lets
     another hook drop them (the dashboard's snapshot tables)."""
+    checked_elsewhere: frozenset[int] = frozenset()
+    """Core ids another process checks (irtools.forked_cores): only their refs are kept here, and their
+    fields dropped."""
 
     def __call__(self, core: LoadedIR) -> None:
         """Run the per-core steps on `core`, keep its part of the whole-file screens' columns, drop its
         workloads' snapshots, tensors and ranges (`drops`)."""
         index = IRIndex(core, self.options)
+        ((core_id, refs),) = index.cores.items()
+        self.refs[core_id] = refs
+        if core_id in self.checked_elsewhere:
+            self._drop(refs)
+            return
         ctx = CheckContext(self.options)
         for entry in RULES.values():
             form = entry.form_for(index.capabilities)
@@ -99,7 +107,6 @@ class CoreChecks:
             except Exception as exc:  # noqa: BLE001 - as irtools.validate.check_loaded
                 self.crashed.add(entry.code)
                 self.findings.append(crash_finding(entry.code, exc))
-        ((core_id, refs),) = index.cores.items()
         uses = transfer_uses(index)
         # Each pair once: the rules read the uses as a set, and a snapshot names its tensors again and again.
         uses = None if uses is None else distinct_pairs(*uses)
@@ -111,9 +118,21 @@ class CoreChecks:
         self.writers[core_id] = _narrowed(dram_writers(index))
         if index.has(Capability.DRAM_WAITS):
             self.claims[core_id] = _narrowed(wait_claims(index))
-        self.refs[core_id] = refs
+        self._drop(refs)
+
+    def _drop(self, refs: list[WorkloadRef]) -> None:
         if self.drops:
             drop_fields([ref.workload for ref in refs], DROPPED_FIELDS)
+
+    def add(self, later: CoreChecks) -> None:
+        """Take the findings and columns of `later`, which checked the cores after these in file order (in
+        another process: irtools.forked_cores)."""
+        self.findings.extend(later.findings)
+        self.uses.update(later.uses)
+        self.transfers.update(later.transfers)
+        self.writers.update(later.writers)
+        self.claims.update(later.claims)
+        self.crashed |= later.crashed
 
     def give_columns(self, index: IRIndex) -> None:
         """Give the whole file's index the columns its screens read that its cores' made before their

@@ -65,11 +65,13 @@ def validate_file(
     options: RunOptions | None = None,
     enabled: frozenset[str] | None = None,
     max_bytes: int | None = None,
+    fork: bool = False,
 ) -> FileReport:
     """Validate one file and keep the findings of the enabled rules, with severity overrides applied.
 
     A file over `max_bytes` (else `options.max_bytes`) is not read; its report holds one GIR100 finding
-    saying so.
+    saying so. With `fork`, a large file's later cores are checked in a second process
+    (irtools.forked_cores).
     """
     options = options or RunOptions()
     if max_bytes is None:
@@ -86,7 +88,7 @@ def validate_file(
                 streamed = read_stream(path, max_bytes)
                 findings, members = _check_file(streamed, options, None, path)
             else:
-                findings, members = _check_file(path, options, max_bytes)
+                findings, members = _check_file(path, options, max_bytes, fork=fork)
         except StreamTooLarge as exc:
             findings = [Finding("GIR100", Severity.ERROR, str(exc))]
         except OSError as exc:
@@ -110,13 +112,20 @@ def check_file(path: str, options: RunOptions | None = None, max_bytes: int | No
 
 
 def _check_file(
-    source: str | bytes, options: RunOptions, max_bytes: int | None, name: str | None = None
+    source: str | bytes,
+    options: RunOptions,
+    max_bytes: int | None,
+    name: str | None = None,
+    fork: bool = False,
 ) -> tuple[list[Finding], dict[str, tuple[int, int]]]:
     """The findings of every rule on the file (or on a stream's bytes, `name` its path), and its members'
-    offsets; checked core by core as it is read (irtools.streaming), or read again (from the bytes kept,
-    for a stream) and checked whole when a step of the whole file needs a dropped field."""
+    offsets; checked core by core as it is read (irtools.streaming), its later cores in a second process
+    with `fork` (irtools.forked_cores), or read again (from the bytes kept, for a stream) and checked whole
+    when a step of the whole file needs a dropped field."""
     cores = CoreChecks(options)
-    loaded = load_ir(source, path=name, max_bytes=max_bytes, on_core=cores)
+    loaded = _load_checking(source, name, max_bytes, cores, fork)
+    if loaded is None:  # the child's checks are not exactly these: check the file in one process
+        return _check_file(source, options, max_bytes, name)
     try:
         findings = check_loaded(loaded, options, cores=cores if loaded.cores_handed else None)
     except FieldDropped:
@@ -124,6 +133,26 @@ def _check_file(
         loaded = load_ir(source, path=name, max_bytes=max_bytes)
         findings = check_loaded(loaded, options)
     return findings, loaded.member_offsets
+
+
+def _load_checking(
+    source: str | bytes, name: str | None, max_bytes: int | None, cores: CoreChecks, fork: bool
+) -> LoadedIR | None:
+    """The file loaded, each core handed to `cores` as it is read; with `fork`, its later cores checked in
+    a child (irtools.forked_cores). None when the child's checks cannot be taken as these."""
+    if not fork or isinstance(source, bytes):
+        return load_ir(source, path=name, max_bytes=max_bytes, on_core=cores)
+    from irtools.forked_cores import ForkedCores  # pickle and os.fork: only for the runs that fork
+
+    forked = ForkedCores(cores)
+    try:
+        loaded = load_ir(source, path=name, max_bytes=max_bytes, on_core=cores, on_split=forked)
+        # A file read whole after all (its cores not handed over) is checked whole: the child's part is moot.
+        if forked.forked and loaded.cores_handed and not forked.join():
+            return None
+        return loaded
+    finally:
+        forked.close()
 
 
 def _overridden(finding: Finding, overrides: dict[str, Severity]) -> bool:
@@ -134,8 +163,8 @@ def _overridden(finding: Finding, overrides: dict[str, Severity]) -> bool:
     return finding.code in overrides and (rule is None or finding.severity is rule.severity)
 
 
-def _validate_one(args: tuple[str, RunOptions, frozenset[str], int | None]) -> FileReport:
-    return validate_file(*args)
+def _validate_one(args: tuple[str, RunOptions, frozenset[str], int | None], fork: bool = False) -> FileReport:
+    return validate_file(*args, fork=fork)
 
 
 def validate_paths(
@@ -181,7 +210,7 @@ def validate_paths(
         for item in work:
             if starting:
                 starting(item[0], len(reports), len(files))
-            reports.append(_validate_one(item))
+            reports.append(_validate_one(item, fork=jobs > 1))
             if progress:
                 progress(len(reports), len(files))
     return Report(reports)

@@ -64,6 +64,9 @@ class Decoded:
     extension_keys: tuple[str, ...] = ()
     """The extension keys (GIR103 info) the member wrote (irtools.loading.written_extensions): the key scan
     notes where they are."""
+    checked_elsewhere: bool = False
+    """Another process checks this core (`Split.checked_elsewhere`): the dialect need not complete its
+    snapshots (`finish_core`), which only that process's checks read."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,8 +83,8 @@ class Reread:
         status = os.fstat(self.handle.fileno())
         if (status.st_size, status.st_mtime_ns) != self.stamp:
             raise StreamError("the file changed while it was read")
-        self.handle.seek(start)
-        return self.handle.read(end - start)
+        # At its offset, not the handle's: a forked process (irtools.forked_cores) reads the same open file.
+        return os.pread(self.handle.fileno(), end - start, start)
 
 
 @dataclass(slots=True)
@@ -95,11 +98,19 @@ class Split:
     findings: list[Finding] = field(default_factory=list)
     fallbacks: list[str] = field(default_factory=list)
     """Members read again by the models, and why (for tests and benchmarks)."""
+    models_read: set[str] = field(default_factory=set)
+    """The keys of those members."""
     assumed: Segments = field(default_factory=dict)
     """Members whose spans the chunks assumed (irtools.loading.spans.Found), until shown: decoded whole, or
     their segment split."""
     unsplit: bool = False
     """An assumed member's segment held more than that member: the file is to be split whole."""
+    cores: frozenset[str] | None = None
+    """The cores `members` gives (the other members always): None for every core."""
+    checked_elsewhere: frozenset[str] = frozenset()
+    """Cores decoded without the checks of what the Structs cannot show (a repeated key, `[t]` mixed with
+    `[[t]]`): another process decodes them with those checks (irtools.forked_cores), and the file is read
+    again if they fail there."""
     _file: Reread | None = None
 
     def read_again(self, file: Reread) -> None:
@@ -179,7 +190,10 @@ class Split:
         if cores_last:
             keys.sort(key=lambda key: key != "-1" and CORE_KEY.match(key) is not None)
         for key in keys:
-            if key == "-1" or CORE_KEY.match(key):
+            core = CORE_KEY.match(key) is not None
+            if core and self.cores is not None and key not in self.cores:
+                continue
+            if key == "-1" or core:
                 typed = self._typed(key, parts, share=share_cores or key == "-1")
                 if typed is not None:
                     yield key, typed
@@ -194,19 +208,31 @@ class Split:
             value = decoder_for(annotation).decode(member)
         except (msgspec.ValidationError, msgspec.DecodeError, RecursionError) as exc:
             self.split_assumed(key)
-            self.fallbacks.append(f"{key}: {exc}")
+            self._fall_back(key, str(exc))
             return None
         # One JSON value fills the span (msgspec refuses anything after it): the member is shown.
         self.assumed.pop(key, None)
-        if data.count(_COLON, start, end) != _ENCODER.encode(value).count(_COLON):
-            self.fallbacks.append(f"{key}: a repeated key, or one written with its default value")
-            return None
-        if LOOSE and _NESTED_IDS.search(data, start, end) and not _one_form(value, key == "-1"):
-            self.fallbacks.append(f"{key}: transfer ids mixing [t] and [[t]]")
+        elsewhere = key in self.checked_elsewhere
+        if not elsewhere and not self._exact(key, data, start, end, value):
             return None
         if share:
             share_values(value)
-        return Decoded(value, written_extension_keys(annotation, value))
+        return Decoded(value, written_extension_keys(annotation, value), elsewhere)
+
+    def _exact(self, key: str, data: bytes, start: int, end: int, value: Any) -> bool:
+        """Whether the Structs hold the member exactly: no key repeated or written with its default value,
+        and (`LOOSE`) no list of transfer ids mixing `[t]` and `[[t]]`; else the reason is noted."""
+        if data.count(_COLON, start, end) != _ENCODER.encode(value).count(_COLON):
+            self._fall_back(key, "a repeated key, or one written with its default value")
+            return False
+        if LOOSE and _NESTED_IDS.search(data, start, end) and not _one_form(value, key == "-1"):
+            self._fall_back(key, "transfer ids mixing [t] and [[t]]")
+            return False
+        return True
+
+    def _fall_back(self, key: str, why: str) -> None:
+        self.fallbacks.append(f"{key}: {why}")
+        self.models_read.add(key)
 
 
 def _one_form(value: Any, dram: bool) -> bool:

@@ -110,12 +110,17 @@ CoreHook = Callable[[LoadedIR], None]
 """Called with each core as it is read: a LoadedIR of that core alone (its workloads, the file's DRAM
 section and top-level numbers as far as read, that core's skipped entries), sharing the file's `kept`."""
 
+SplitHook = Callable[[decoder.Split, str, int], None]
+"""Called once with a regular file's members as the typed decoder found them, before any is decoded, its
+name and size (irtools.forked_cores hands some cores to another process there)."""
+
 
 def load_ir(
     source: str | os.PathLike[str] | bytes,
     path: str | None = None,
     max_bytes: int | None = None,
     on_core: CoreHook | None = None,
+    on_split: SplitHook | None = None,
 ) -> LoadedIR:
     """Load an IR from a path or from bytes; never raises for bad content, only for unreadable paths.
 
@@ -123,6 +128,7 @@ def load_ir(
     each core as it is read when the typed decoder reads the file (then `cores_handed` is set): the file's
     other members first, then the cores in file order, each already completed by the dialect's
     `finish_core`. A hook may change a core's workloads (irtools.streaming drops their L2 snapshots).
+    `on_split` is handed the members of a regular file the typed decoder reads core by core.
     """
     if isinstance(source, bytes):
         return _load(source, path or "<bytes>", None, on_core)
@@ -143,7 +149,9 @@ def load_ir(
             # Its members found a chunk at a time: the file's bytes are never held whole.
             fast = decoder.scan(again, status.st_size)
             if fast is not None:
-                loaded = _load_typed(fast, name, status.st_size, on_core)
+                if on_split is not None:
+                    on_split(fast, name, status.st_size)
+                loaded = load_typed(fast, name, status.st_size, on_core)
                 if loaded is not None:
                     return loaded
                 # The models read it, unless the chunks only mistook where a member ends: split it whole.
@@ -164,7 +172,7 @@ def _load(
         if again is not None:
             fast.read_again(again)
             del data
-        loaded = _load_typed(fast, name, size, on_core)
+        loaded = load_typed(fast, name, size, on_core)
         if loaded is not None:
             return loaded
         del fast  # the models' read below reports the problem exactly
@@ -199,7 +207,7 @@ def _load(
     return _finish(loaded)
 
 
-def _load_typed(fast: decoder.Split, name: str, size: int, on_core: CoreHook | None) -> LoadedIR | None:
+def load_typed(fast: decoder.Split, name: str, size: int, on_core: CoreHook | None) -> LoadedIR | None:
     """The file's members decoded by the typed decoder; None when it meets what only the models' reader
     reports exactly (StreamError)."""
     loaded = LoadedIR(name, None, fast.findings, size_bytes=size)
@@ -392,7 +400,7 @@ def _validate_members(
             else:
                 cores[key] = value.value
                 keys.decoded_core(key, value.value, value.extension_keys, was_written)
-                _core_read(key, value.value, [], loaded, dialect, top, on_core)
+                _core_read(key, value.value, [], loaded, dialect, top, on_core, not value.checked_elsewhere)
             continue
         if not CORE_KEY.match(key):
             top[key] = _dram(parts, value, loaded, schema, keys, skipped) if key == "-1" else value
@@ -443,11 +451,12 @@ def _core_read(
     dialect: Dialect,
     top: dict[str, Any],
     on_core: CoreHook | None,
+    finish: bool = True,
 ) -> None:
-    """A core just validated: completed by the dialect (`finish_core`), then handed to `on_core` as a
-    file of its own: the DRAM section and the top-level numbers read so far (`members(cores_last=True)`
-    gives them first), valid as the top model would take them (`_valid_scalars`)."""
-    if dialect.finish_core is not None:
+    """A core just validated: completed by the dialect (`finish_core`, unless not to `finish` it), then
+    handed to `on_core` as a file of its own: the DRAM section and the top-level numbers read so far
+    (`members(cores_last=True)` gives them first), valid as the top model would take them (`_valid_scalars`)."""
+    if finish and dialect.finish_core is not None:
         dialect.finish_core(workloads)
     if on_core is None:
         return

@@ -6,7 +6,9 @@ the per-core steps of the rules and the columns kept for the whole-file steps. W
 (`validate --jobs 2` or more on one file), a child forked once the file's members are found takes the
 later cores: it decodes them, checks them exactly as this process would (the same loader and
 `CoreChecks`, on the file's non-core members and those cores only) and sends back their findings and
-columns. This process still decodes every core, for the whole-file steps, but skips those cores' checks.
+columns, and its key scan of them (GIR103, GIR104). This process only skims those cores (their workloads'
+fields that the whole-file steps read, the snapshots and tensors left as the JSON they are: unchecked,
+never made into objects) and checks the earlier ones and the whole file.
 
 The result is exactly the sequential one, or the file is checked again sequentially: when the child
 fails, finds a core the Structs do not hold exactly (it goes to the models), a rule crashes on either
@@ -21,6 +23,7 @@ import pickle
 import sys
 import threading
 
+from irtools.dialects.keys import KeyScan
 from irtools.loading import decoder
 from irtools.loading.load import load_typed
 from irtools.model.base import CORE_KEY
@@ -30,9 +33,10 @@ MIN_BYTES = 16 * 2**20
 """Smaller files are checked in one process: forking and sending the results back would cost more than
 the half of their cores' checks saved."""
 
-SHARE = 0.6
-"""The part of the cores' bytes the child takes: this process also decodes them (the whole-file steps
-read their workloads), so an even split of the checks leaves it the longer half."""
+SHARE = 0.55
+"""The part of the cores' bytes the child takes: it decodes and checks them whole, while this process
+only skims them (their workloads' scalars) besides checking its own cores and the whole file. On 8x8
+stand-ins of 73-98 MB, 0.5-0.6 kept either process from waiting long on the other (docs/speed.md)."""
 
 
 class ForkedCores:
@@ -42,6 +46,8 @@ class ForkedCores:
         self.checks = checks
         self.forked = False
         """Whether a child was forked for this file."""
+        self.joined = False
+        """Whether the child's checks and key scan were taken: the file's report is then whole."""
         self._child: int | None = None
         self._reader: int | None = None
 
@@ -62,28 +68,36 @@ class ForkedCores:
         os.close(writer)
         self._child, self._reader, self.forked = child, reader, True
         fast.checked_elsewhere = taken
+        fast.scanned_elsewhere = self._take
         self.checks.checked_elsewhere = frozenset(int(key) for key in taken)
 
-    def join(self) -> bool:
-        """Wait for the child and add its findings and columns to `checks`; False when the file must be
-        checked again in one process."""
+    def _take(self, keys: KeyScan) -> None:
+        """Once this process has read every core: wait for the child, and unless its cores were not all
+        checked exactly or a rule crashed, add its key scan to `keys` and its checks to `checks`."""
+        result = self._wait()
+        if result is None:
+            return
+        exact, checks, scan = result
+        if exact and not self.checks.crashed:
+            keys.add_cores(scan)
+            self.checks.add(checks)
+            self.joined = True
+
+    def _wait(self) -> tuple[bool, CoreChecks, KeyScan] | None:
         if self._reader is None or self._child is None:
-            return False
+            return None
         with os.fdopen(self._reader, "rb") as pipe:
             self._reader = None
             payload = pipe.read()
         _, status = os.waitpid(self._child, 0)
         self._child = None
         if os.waitstatus_to_exitcode(status) != 0 or not payload:
-            return False
+            return None
         try:
-            exact, theirs = pickle.loads(payload)
+            result: tuple[bool, CoreChecks, KeyScan] = pickle.loads(payload)
         except Exception:  # noqa: BLE001 - a child that died while writing: check the file in one process
-            return False
-        if not exact or self.checks.crashed:
-            return False
-        self.checks.add(theirs)
-        return True
+            return None
+        return result
 
     def close(self) -> None:
         """Stop a child whose result is not wanted (this process failed, or read the file another way)."""
@@ -123,19 +137,25 @@ def _later_cores(fast: decoder.Split, share: float) -> frozenset[str]:
 def _check_in_child(
     fast: decoder.Split, name: str, size: int, taken: frozenset[str], checks: CoreChecks, writer: int
 ) -> None:
-    """The child's whole life: check the `taken` cores, write whether they were checked exactly and its
-    `CoreChecks` (pickled) to `writer`, exit."""
+    """The child's whole life: check the `taken` cores, write whether they were checked exactly, its
+    `CoreChecks` and its key scan of them (pickled) to `writer`, exit."""
     code = 1
     try:
         fast.cores = taken
+        scans: list[KeyScan] = []
+        fast.scanned_elsewhere = scans.append  # the child's own scan of its cores, to send
         mine = CoreChecks(checks.options)
         loaded = load_typed(fast, name, size, mine)
-        exact = (
-            loaded is not None and loaded.cores_handed and not mine.crashed and not fast.models_read & taken
+        exact = bool(
+            loaded is not None
+            and loaded.cores_handed
+            and scans
+            and not mine.crashed
+            and not fast.models_read & taken
         )
         mine.refs.clear()  # this process's workloads: the parent has its own
         with os.fdopen(writer, "wb") as pipe:
-            pickle.dump((exact, mine), pipe, protocol=pickle.HIGHEST_PROTOCOL)
+            pickle.dump((exact, mine, scans[0] if scans else None), pipe, protocol=pickle.HIGHEST_PROTOCOL)
         code = 0
     finally:
         os._exit(code)

@@ -37,7 +37,7 @@ from irtools.loading.columns import (
     transfer_uses,
     wait_claims,
 )
-from irtools.loading.dropping import DROPPED, SNAPSHOT_FIELDS, TENSOR_FIELDS, FieldDropped, drop_fields
+from irtools.loading.dropping import DROPPED, DROPPED_FIELDS, FieldDropped, drop_fields
 from irtools.loading.index import IRIndex, WorkloadRef
 from irtools.loading.sets import distinct_pairs
 from irtools.options import RunOptions
@@ -50,11 +50,6 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 __all__ = ["DROPPED", "DROPPED_FIELDS", "CoreChecks", "FieldDropped", "crash_finding"]
-
-
-DROPPED_FIELDS = (*SNAPSHOT_FIELDS, *TENSOR_FIELDS)
-"""The fields of a workload that only per-core steps and the cores' columns read (a field a workload's
-Struct lacks, or that holds None, is left as it is)."""
 
 
 def crash_finding(code: str, exc: Exception) -> Finding:

@@ -148,7 +148,7 @@ def _load_checking(
     try:
         loaded = load_ir(source, path=name, max_bytes=max_bytes, on_core=cores, on_split=forked)
         # A file read whole after all (its cores not handed over) is checked whole: the child's part is moot.
-        if forked.forked and loaded.cores_handed and not forked.join():
+        if forked.forked and loaded.cores_handed and not forked.joined:
             return None
         return loaded
     finally:

@@ -14,13 +14,16 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import irtools.validate as validate_module
 from irtools import forked_cores
 from irtools.dialects import DIALECTS
 from irtools.findings import FileReport, Finding
+from irtools.loading import decoder
 from irtools.loading.decoder import Reread
 from irtools.loading.discover import discover
 from irtools.loading.index import IRIndex
@@ -34,6 +37,7 @@ from tests.conftest import ROOT
 from tests.rules.test_screens import INJECT, OPTIONS, _base, fuzzed_files, synth_files
 
 FIXTURES = ROOT.parent / "shared" / "fixtures"
+RAW_16_CORES = str(FIXTURES / "gemini-raw" / "resnet_4x4_b4_ff1_ss2_rr50_ir.json")
 MULTI_CORE = sorted(
     path
     for folder in ("gemini-raw", "gemini-alloc", "gemini-sweep")
@@ -49,14 +53,29 @@ def joins(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     # validate process has none, and these forks take no lock such a thread could hold.
     monkeypatch.setattr(forked_cores, "_may_fork", lambda: True)
     taken: list[bool] = []
-    join = forked_cores.ForkedCores.join
+    close = forked_cores.ForkedCores.close
 
-    def noted(self: forked_cores.ForkedCores) -> bool:
-        taken.append(join(self))
-        return taken[-1]
+    def noted(self: forked_cores.ForkedCores) -> None:
+        if self.forked:
+            taken.append(self.joined)
+        close(self)
 
-    monkeypatch.setattr(forked_cores.ForkedCores, "join", noted)
+    monkeypatch.setattr(forked_cores.ForkedCores, "close", noted)
     return taken
+
+
+@pytest.fixture
+def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The files validate loads: one each, unless a whole-file step read a dropped field (read again)."""
+    loaded: list[str] = []
+    load = validate_module.load_ir
+
+    def noted(source: Any, *args: Any, **kwargs: Any) -> Any:
+        loaded.append(str(source))
+        return load(source, *args, **kwargs)
+
+    monkeypatch.setattr(validate_module, "load_ir", noted)
+    return loaded
 
 
 def _both(path: str | Path, options: RunOptions | None = None) -> tuple[FileReport, FileReport]:
@@ -140,6 +159,65 @@ def test_a_repeated_key_in_the_childs_cores_is_found_in_one_process(
     assert [f.code for f in alone.findings if f.code == "GIR102"] == ["GIR102"]
 
 
+def _cores_in_order(document: dict[str, Any]) -> list[str]:
+    return [key for key in document if key != "-1" and key.isdigit()]
+
+
+def test_keys_left_out_are_counted_across_both_processes(
+    joins: list[bool], reads: list[str], tmp_path: Path
+) -> None:
+    """GIR104 counts the keys the scheduler left out over the whole file, its pointer the first: the child
+    scans its cores' keys and this process adds them (irtools.dialects.raw.keys `add_cores`)."""
+    document = json.loads(Path(RAW_16_CORES).read_bytes())
+    cores = _cores_in_order(document)
+    for key, position in ((cores[1], 2), (cores[-2], 5), (cores[-1], 0)):  # this process's core, the child's
+        del document[key][position]["buffer"]
+    path = tmp_path / "omitted.json"
+    path.write_text(json.dumps(document))
+    forked = validate_file(str(path), fork=True)
+    assert joins == [True] and reads == [str(path)]  # the child's part taken, the file read once
+    assert forked == validate_file(str(path))
+    omitted = [(f.message.split(":")[0], f.pointer) for f in forked.findings if f.code == "GIR104"]
+    assert omitted == [("key 'buffer' left out in RawWorkload (3 occurrences)", f"/{cores[1]}/2")]
+
+
+def test_extension_keys_are_noted_across_both_processes(
+    joins: list[bool], reads: list[str], tmp_path: Path
+) -> None:
+    document = json.loads(_base(1, "documented"))
+    cores = _cores_in_order(document)
+    for key in (cores[0], cores[-1]):
+        document[key][0]["buffer"][0]["start_send"] = False
+    document[cores[-1]][1]["wl1_buffer"] = None
+    path = tmp_path / "extensions.json"
+    path.write_text(json.dumps(document))
+    forked = validate_file(str(path), fork=True)
+    assert joins == [True] and reads == [str(path)]
+    assert forked == validate_file(str(path))
+    alone = forked
+    notes = {(f.message.split(":")[0], f.pointer) for f in alone.findings if "extension key" in f.message}
+    assert notes == {
+        ("extension key 'wl1_buffer' in Workload", f"/{cores[-1]}/1/wl1_buffer"),
+        ("extension key 'start_send' in BufferEntry (2 occurrences)", f"/{cores[0]}/0/buffer/0/start_send"),
+    }
+
+
+def test_a_schema_error_in_the_childs_snapshots_is_found_in_one_process(
+    joins: list[bool], tmp_path: Path
+) -> None:
+    """This process skims the child's cores' snapshots unchecked; the child reads the broken one with the
+    models, so the file is checked again in one process, with the models' finding."""
+    document = json.loads(Path(RAW_16_CORES).read_bytes())
+    entry = document[_cores_in_order(document)[-1]][3]["buffer"][0]
+    entry["block"] = "many"
+    path = tmp_path / "broken.json"
+    path.write_text(json.dumps(document))
+    alone, forked = _both(path)
+    assert joins == [False]
+    assert forked == alone
+    assert any(f.code == "GIR101" and "/buffer/0/block" in f.pointer for f in alone.findings)
+
+
 def test_a_rule_crashing_in_the_child_is_reported_once(
     joins: list[bool], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -212,3 +290,24 @@ def test_a_file_is_read_again_at_offsets_not_at_the_handles_place(tmp_path: Path
         handle.seek(7)  # as a forked child sharing the open file would leave it
         assert again.read(2, 5) == b"234"
         assert handle.tell() == 7
+
+
+def test_a_skimmed_core_holds_none_where_the_file_writes_null() -> None:
+    """A skimmed core keeps what the whole-file steps may read as the full decode has it: a `null` weight is
+    None (dropping keeps a None), the other skimmed fields the JSON as written."""
+    document = json.loads(Path(RAW_16_CORES).read_bytes())
+    last = _cores_in_order(document)[-1]
+    for workload in document[last]:
+        workload.setdefault("weight", None)  # Gemini leaves the key out; another writer may write null
+    data = json.dumps(document).encode()
+    assert b'"weight": null' in data
+    skimmed = decoder.split(data)
+    assert skimmed is not None
+    skimmed.checked_elsewhere = frozenset({last})
+    (skim,) = [value for key, value in skimmed.members(skimmed.dialect().parts) if key == last]
+    assert skim.checked_elsewhere
+    weights = [workload["weight"] is None for workload in document[last]]
+    assert True in weights and False in weights
+    assert [wl.weight is None for wl in skim.value] == weights
+    assert {type(wl.buffer) for wl in skim.value} == {msgspec.Raw}
+    assert [wl.workload_id for wl in skim.value] == [workload["workload_id"] for workload in document[last]]

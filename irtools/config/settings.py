@@ -190,7 +190,7 @@ SETTINGS: dict[str, Setting] = {
         Setting(
             "jobs",
             "--jobs",
-            f"check N files in parallel ({AUTO_JOBS}: one process per CPU)",
+            f"check N files in parallel, or one large file's cores in two processes ({AUTO_JOBS}: one process per CPU)",
             frozenset({"validate"}),
             _jobs,
             1,

@@ -76,6 +76,11 @@ class KeyScan:
         self._cores: list[_Seen] = []
         self._skipped: Collection[str] = ()
 
+    def add_cores(self, later: KeyScan) -> None:
+        """Add the cores `later` scanned, which come after these in the file (another process's scan of
+        the file's last cores: irtools.forked_cores)."""
+        self._cores.extend(later._cores)
+
     def top(self, doc: dict[str, Any]) -> None:
         """The top-level keys; pass the DRAM section to `dram` and each core to `core`."""
         known, _ = known_keys(self.TOP)

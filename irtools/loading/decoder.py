@@ -22,8 +22,11 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterator
+from collections import deque
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from itertools import repeat
+from operator import attrgetter
 from typing import Any, BinaryIO
 
 import msgspec
@@ -32,8 +35,10 @@ from irtools import pointer as jp
 from irtools import reference
 from irtools.dialects import Dialect, dialect_of
 from irtools.dialects.base import PartModels
+from irtools.dialects.keys import KeyScan
 from irtools.findings import Finding
-from irtools.loading.fast_types import LOOSE, decoder_for
+from irtools.loading.dropping import DROPPED_FIELDS
+from irtools.loading.fast_types import LOOSE, decoder_for, skimmed_nullable, skimming_decoder
 from irtools.loading.reader import StreamError, _decoder, _duplicate_key_findings
 from irtools.loading.sharing import share_values
 from irtools.loading.spans import Segments, Unsplit, member_spans, split_segment, vouchable, walk_members
@@ -47,6 +52,8 @@ _END = re.compile(rb"[ \t\n\r]*}[ \t\n\r]*\Z")
 _NESTED_IDS = re.compile(rb'"transfer_id"[ \t\n\r]*:[ \t\n\r]*\[[^\]]*\[')
 """A list of transfer ids holding a list (`[[t]]`, or a mix): the loose union must be checked."""
 _ENCODER = msgspec.json.Encoder()
+_SKIMMED = frozenset(DROPPED_FIELDS)
+_NULL = msgspec.Raw(b"null")
 _COLON = b":"
 
 
@@ -108,9 +115,11 @@ class Split:
     cores: frozenset[str] | None = None
     """The cores `members` gives (the other members always): None for every core."""
     checked_elsewhere: frozenset[str] = frozenset()
-    """Cores decoded without the checks of what the Structs cannot show (a repeated key, `[t]` mixed with
-    `[[t]]`): another process decodes them with those checks (irtools.forked_cores), and the file is read
-    again if they fail there."""
+    """Cores another process decodes and checks (irtools.forked_cores): here only skimmed (`_skimmed`),
+    their keys not scanned; the file is read again if they fail there."""
+    scanned_elsewhere: Callable[[KeyScan], None] | None = None
+    """Called with the file's key scan once its cores are read (irtools.loading.load): adds the scan of the
+    cores checked elsewhere."""
     _file: Reread | None = None
 
     def read_again(self, file: Reread) -> None:
@@ -201,6 +210,10 @@ class Split:
             yield key, self.parsed(key)
 
     def _typed(self, key: str, parts: PartModels, share: bool) -> Decoded | None:
+        if key in self.checked_elsewhere:
+            skimmed = self._skimmed(key, parts.workload)
+            if skimmed is not None:
+                return skimmed
         data, start, end = self._member(key)
         annotation = parts.dram_section if key == "-1" else list[parts.workload]  # type: ignore[name-defined]
         member = memoryview(data)[start:end]
@@ -212,12 +225,31 @@ class Split:
             return None
         # One JSON value fills the span (msgspec refuses anything after it): the member is shown.
         self.assumed.pop(key, None)
-        elsewhere = key in self.checked_elsewhere
-        if not elsewhere and not self._exact(key, data, start, end, value):
+        if not self._exact(key, data, start, end, value):
             return None
         if share:
             share_values(value)
-        return Decoded(value, written_extension_keys(annotation, value), elsewhere)
+        return Decoded(value, written_extension_keys(annotation, value))
+
+    def _skimmed(self, key: str, workload: type) -> Decoded | None:
+        """A core another process checks, its workloads' fields that the whole-file steps do not read
+        (`DROPPED_FIELDS`) kept as the JSON they are, unchecked (that process checks them); None when the
+        dialect's workloads cannot be skimmed or the rest breaks the schema (then read it as any core)."""
+        decoder = skimming_decoder(workload, _SKIMMED)
+        if decoder is None:
+            return None
+        data, start, end = self._member(key)
+        try:
+            value = decoder.decode(memoryview(data)[start:end])
+        except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
+            return None
+        for name in skimmed_nullable(workload, _SKIMMED):
+            written_null = [
+                w for w, held in zip(value, map(attrgetter(name), value), strict=True) if held == _NULL
+            ]
+            deque(map(setattr, written_null, repeat(name), repeat(None)), maxlen=0)
+        self.assumed.pop(key, None)  # one JSON value fills the span (msgspec refuses anything after it)
+        return Decoded(value, (), checked_elsewhere=True)
 
     def _exact(self, key: str, data: bytes, start: int, end: int, value: Any) -> bool:
         """Whether the Structs hold the member exactly: no key repeated or written with its default value,

@@ -40,6 +40,10 @@ TENSOR_FIELDS = ("ifmap", "waits", "weight", "ofmap", "workload")
 """A workload's tensors and range: most of what is left of it once its snapshots are gone; the transfer
 columns (irtools.loading.columns) hold what the whole-file steps read of them."""
 
+DROPPED_FIELDS = (*SNAPSHOT_FIELDS, *TENSOR_FIELDS)
+"""What validate drops of each core once checked (irtools.streaming): a field a workload's Struct lacks, or
+that holds None, is left as it is."""
+
 
 def drop_fields(workloads: list[Any], names: Iterable[str]) -> None:
     """DROPPED in each field `names` of these workloads that are Structs, where it holds no None (the

@@ -240,8 +240,11 @@ def _make_repr(model: type) -> Any:
 
 
 @functools.cache
-def struct_for(model: type, tagged: bool = False) -> type[msgspec.Struct]:
-    """The Struct of `model`; `tagged`: its single-valued `type` is the tag of a union."""
+def struct_for(
+    model: type, tagged: bool = False, skimmed: frozenset[str] = frozenset()
+) -> type[msgspec.Struct]:
+    """The Struct of `model`; `tagged`: its single-valued `type` is the tag of a union; the fields
+    `skimmed` hold their JSON as written (msgspec.Raw, unchecked: `skimming_decoder`)."""
     fields: dict[str, FieldInfo] = model.__pydantic_fields__  # type: ignore[attr-defined]
     specs: list[Any] = []
     rename: dict[str, str] = {}
@@ -260,7 +263,7 @@ def struct_for(model: type, tagged: bool = False) -> type[msgspec.Struct]:
             tag = literal[0]
             namespace["type"] = tag
             continue
-        kind = derive(info.annotation, where, list(info.metadata))
+        kind = msgspec.Raw if name in skimmed else derive(info.annotation, where, list(info.metadata))
         default: Any = (
             msgspec.field(default_factory=info.default_factory)  # type: ignore[arg-type]  # no-argument ones only
             if info.default_factory is not None
@@ -281,7 +284,8 @@ def struct_for(model: type, tagged: bool = False) -> type[msgspec.Struct]:
         else:  # the model's default, left out when encoding (omit_defaults): the key count tells
             specs.append((name, kind, default))
             rename[name] = INTERNAL_PREFIX + name if info.init is False else key
-        _plan(plan, held_as, info)
+        if name not in skimmed:
+            _plan(plan, held_as, info)
     namespace["__model__"] = model
     namespace["__repr__"] = _make_repr(model)
     namespace["__doc__"] = model.__doc__
@@ -367,6 +371,42 @@ def decoder_for(annotation: Any) -> msgspec.json.Decoder[Any]:
 @functools.cache
 def _decoder(annotation: Any) -> msgspec.json.Decoder[Any]:
     return msgspec.json.Decoder(derive(annotation, repr(annotation)))
+
+
+@functools.cache
+def skimming_decoder(workload: type, skimmed: frozenset[str]) -> msgspec.json.Decoder[Any] | None:
+    """A decoder of a core (a list of `workload`) whose workloads' fields `skimmed` keep the JSON as
+    written, neither checked nor made into objects: for a core whose checks run elsewhere
+    (irtools.forked_cores), of which this process keeps only the other fields. None when `workload` is
+    no model (a union: no such core is skimmed)."""
+    if not is_model_class(workload):
+        return None
+    return msgspec.json.Decoder(list[struct_for(workload, skimmed=skimmed)])  # type: ignore[misc]
+
+
+@functools.cache
+def skimmed_nullable(workload: type, skimmed: frozenset[str]) -> tuple[str, ...]:
+    """The Struct fields of `skimming_decoder`'s workloads that may hold null: what a skimmed `null` is to
+    become (None), as the full decode makes it (a dropped field keeps a None: irtools.loading.dropping)."""
+    fields = workload.__pydantic_fields__  # type: ignore[attr-defined]
+    struct = struct_for(workload, skimmed=skimmed)
+    return tuple(
+        held_as
+        for name in skimmed
+        if name in fields and _allows_none(fields[name].annotation)
+        for held_as in (name, name + OPTIONAL_SUFFIX)
+        if held_as in struct.__struct_fields__
+    )
+
+
+def _allows_none(annotation: Any) -> bool:
+    if annotation is None or annotation is type(None):
+        return True
+    if typing.get_origin(annotation) is typing.Annotated:
+        return _allows_none(typing.get_args(annotation)[0])
+    return typing.get_origin(annotation) in (typing.Union, types.UnionType) and any(
+        _allows_none(arg) for arg in typing.get_args(annotation)
+    )
 
 
 @functools.cache

@@ -110,6 +110,9 @@ CoreHook = Callable[[LoadedIR], None]
 """Called with each core as it is read: a LoadedIR of that core alone (its workloads, the file's DRAM
 section and top-level numbers as far as read, that core's skipped entries), sharing the file's `kept`."""
 
+ScannedElsewhere = Callable[[KeyScan], None]
+"""Adds to a file's key scan that of its cores another process checks (irtools.forked_cores)."""
+
 SplitHook = Callable[[decoder.Split, str, int], None]
 """Called once with a regular file's members as the typed decoder found them, before any is decoded, its
 name and size (irtools.forked_cores hands some cores to another process there)."""
@@ -217,7 +220,7 @@ def load_typed(fast: decoder.Split, name: str, size: int, on_core: CoreHook | No
             # A hook that keeps little of each core (irtools.streaming) has no use for shared values.
             streamed = on_core is not None
             decoded = fast.members(dialect.parts, cores_last=streamed, share_cores=not streamed)
-            loaded.ir = _validate_any(decoded, loaded, dialect, on_core)
+            loaded.ir = _validate_any(decoded, loaded, dialect, on_core, fast.scanned_elsewhere)
     except StreamError:
         return None
     loaded.member_offsets = fast.offsets
@@ -235,13 +238,14 @@ def _validate_any(
     loaded: LoadedIR,
     dialect: Dialect | None = None,
     on_core: CoreHook | None = None,
+    scanned_elsewhere: ScannedElsewhere | None = None,
 ) -> IRView | None:
     """The IR in whichever dialect its members show (or `dialect`), validated against that dialect's
     models; each core handed to `on_core` as it is validated."""
     if dialect is None:
         dialect, members = sniff(members)
     loaded.dialect = dialect
-    top: IRView | None = _validate_members(members, loaded, dialect, on_core)
+    top: IRView | None = _validate_members(members, loaded, dialect, on_core, scanned_elsewhere)
     if top is None:
         return None
     if dialect.note:
@@ -376,7 +380,11 @@ def _not_an_object(doc: Any, loaded: LoadedIR) -> None:
 
 
 def _validate_members(
-    members: Iterable[tuple[str, Any]], loaded: LoadedIR, dialect: Dialect, on_core: CoreHook | None
+    members: Iterable[tuple[str, Any]],
+    loaded: LoadedIR,
+    dialect: Dialect,
+    on_core: CoreHook | None,
+    scanned_elsewhere: ScannedElsewhere | None = None,
 ) -> Any:
     """The dialect's top model from a file's top-level members, each validated and released as it comes.
 
@@ -399,7 +407,8 @@ def _validate_members(
                 top[key] = value.value
             else:
                 cores[key] = value.value
-                keys.decoded_core(key, value.value, value.extension_keys, was_written)
+                if not value.checked_elsewhere:
+                    keys.decoded_core(key, value.value, value.extension_keys, was_written)
                 _core_read(key, value.value, [], loaded, dialect, top, on_core, not value.checked_elsewhere)
             continue
         if not CORE_KEY.match(key):
@@ -414,6 +423,8 @@ def _validate_members(
         keys.core(key, value, lost)
         del value  # before the next member is parsed
         _core_read(key, workloads, lost, loaded, dialect, top, on_core)
+    if scanned_elsewhere is not None:
+        scanned_elsewhere(keys)
     if "-1" not in top and not cores:
         loaded.findings.append(_not_a_scheduler_ir(top))
         return None

@@ -56,6 +56,18 @@ class RawKeyScan(KeyScan):
         super().__init__()
         self._omitted: dict[tuple[str, str], list[Any]] = {}
 
+    def add_cores(self, later: KeyScan) -> None:
+        """As every scan adds them, with the keys left out in those cores (counted on; the first stays the
+        first in the file)."""
+        super().add_cores(later)
+        assert isinstance(later, RawKeyScan)
+        for kind_key, (count, pointer) in later._omitted.items():
+            found = self._omitted.get(kind_key)
+            if found is None:
+                self._omitted[kind_key] = [count, pointer]
+            else:
+                found[0] += count
+
     def findings(self) -> Iterator[Finding]:
         """GIR103 as for every dialect, then GIR104 for each key the scheduler left out and what that
         means."""

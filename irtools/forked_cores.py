@@ -1,14 +1,16 @@
-"""The later cores of a large file checked in a forked process while this one checks the earlier ones.
+"""A large file's cores shared between this process and a forked child, each taking the next core no one has.
 
 Validate reads a file core by core (irtools.streaming); on a file of 64 cores most of its time is
 per-core work: decoding each core, the checks of what the Structs cannot show (a repeated key: GIR102),
-the per-core steps of the rules and the columns kept for the whole-file steps. With a second CPU
-(`validate --jobs 2` or more on one file), a child forked once the file's members are found takes the
-later cores: it decodes them, checks them exactly as this process would (the same loader and
-`CoreChecks`, on the file's non-core members and those cores only) and sends back their findings and
-columns, and its key scan of them (GIR103, GIR104). This process only skims those cores (their workloads'
-fields that the whole-file steps read, the snapshots and tensors left as the JSON they are: unchecked,
-never made into objects) and checks the earlier ones and the whole file.
+the per-core steps of the rules, the columns kept for the whole-file steps, the key scan (GIR103,
+GIR104). With a second CPU (`validate --jobs 2` or more on one file), a child is forked once the file's
+members are found, and both walk the cores in file order, each claiming the next core neither has taken
+(`Claims`): so each takes what its speed allows, on any machine and under any load. The child decodes
+and checks its cores exactly as this process would (the same loader and `CoreChecks`, given the file's
+non-core members and its cores only) and sends back their findings, columns and key scan. This process
+checks its own cores and only skims the child's (their workloads' fields that the whole-file steps read;
+the snapshots and tensors left as the JSON they are, unchecked, never made into objects), then adds what
+the child sent, each core in its place, and runs the whole-file steps.
 
 The result is exactly the sequential one, or the file is checked again sequentially: when the child
 fails, finds a core the Structs do not hold exactly (it goes to the models), a rule crashes on either
@@ -18,8 +20,10 @@ cores over (`cores_handed`).
 
 from __future__ import annotations
 
+import mmap
 import os
 import pickle
+import struct
 import sys
 import threading
 
@@ -33,14 +37,43 @@ MIN_BYTES = 16 * 2**20
 """Smaller files are checked in one process: forking and sending the results back would cost more than
 the half of their cores' checks saved."""
 
-SHARE = 0.55
-"""The part of the cores' bytes the child takes: it decodes and checks them whole, while this process
-only skims them (their workloads' scalars) besides checking its own cores and the whole file. On 8x8
-stand-ins of 73-98 MB, 0.5-0.6 kept either process from waiting long on the other (docs/speed.md)."""
+
+class Claims:
+    """Which process checks each core: both walk the cores in file order and claim each, and a core goes
+    to the first that claims it. Shared after the fork: the next core no one has taken (a counter in
+    shared memory), under a lock (a pipe holding one byte: whoever reads it holds the lock)."""
+
+    def __init__(self, keys: list[str]) -> None:
+        self.place = {key: i for i, key in enumerate(keys)}
+        """Core key -> its place among the file's cores."""
+        self._next = mmap.mmap(-1, 8)  # anonymous and shared: both processes see one counter
+        self._lock, self._unlock = os.pipe()
+        os.write(self._unlock, b".")
+
+    def __call__(self, key: str) -> bool:
+        """Whether the caller takes this core: no one has taken it (a process claims every core in order)."""
+        os.read(self._lock, 1)
+        try:
+            (taken,) = _COUNTER.unpack_from(self._next)
+            if taken != self.place[key]:
+                return False
+            _COUNTER.pack_into(self._next, 0, taken + 1)
+            return True
+        finally:
+            os.write(self._unlock, b".")
+
+    def close(self) -> None:
+        """Let the lock and the counter go (this process's copies)."""
+        os.close(self._lock)
+        os.close(self._unlock)
+        self._next.close()
+
+
+_COUNTER = struct.Struct("q")
 
 
 class ForkedCores:
-    """A `load_ir(on_split=...)` hook that forks a child checking the later cores into `checks`' options."""
+    """A `load_ir(on_split=...)` hook that forks a child sharing the cores of a large file with this process."""
 
     def __init__(self, checks: CoreChecks) -> None:
         self.checks = checks
@@ -50,36 +83,44 @@ class ForkedCores:
         """Whether the child's checks and key scan were taken: the file's report is then whole."""
         self._child: int | None = None
         self._reader: int | None = None
+        self._claims: Claims | None = None
 
     def __call__(self, fast: decoder.Split, name: str, size: int) -> None:
-        """Fork a child for the later cores of `fast` (`SHARE` of their bytes), unless the file is small."""
-        if size < MIN_BYTES or not _may_fork():
+        """Fork a child to share the cores of `fast`, unless the file is small or has one core."""
+        keys = [key for key in fast.spans if CORE_KEY.match(key)]
+        if size < MIN_BYTES or len(keys) < 2 or not _may_fork():
             return
-        taken = _later_cores(fast, SHARE)
-        if not taken:
-            return
+        claims = self._claims = Claims(keys)
         reader, writer = os.pipe()
         sys.stdout.flush()
         sys.stderr.flush()
         child = os.fork()
         if child == 0:  # pragma: no cover - the child's work is measured by its result in the parent
             os.close(reader)
-            _check_in_child(fast, name, size, taken, self.checks, writer)
+            _check_in_child(fast, name, size, claims, self.checks, writer)
         os.close(writer)
         self._child, self._reader, self.forked = child, reader, True
-        fast.checked_elsewhere = taken
+        fast.claim = self._claim
         fast.scanned_elsewhere = self._take
-        self.checks.checked_elsewhere = frozenset(int(key) for key in taken)
+
+    def _claim(self, key: str) -> bool:
+        assert self._claims is not None
+        if self._claims(key):
+            return True
+        self.checks.checked_elsewhere.add(int(key))
+        return False
 
     def _take(self, keys: KeyScan) -> None:
-        """Once this process has read every core: wait for the child, and unless its cores were not all
-        checked exactly or a rule crashed, add its key scan to `keys` and its checks to `checks`."""
+        """Once this process has read every core: wait for the child and, unless it did not check every core
+        this process left it exactly or a rule crashed, add its key scan to `keys` and its checks to
+        `checks`."""
         result = self._wait()
-        if result is None:
+        if result is None or self._claims is None:
             return
         exact, checks, scan = result
-        if exact and not self.checks.crashed:
-            keys.add_cores(scan)
+        if exact and not self.checks.crashed and set(checks.refs) == self.checks.checked_elsewhere:
+            keys.add_cores(scan, self._claims.place)
+            checks.refs.clear()
             self.checks.add(checks)
             self.joined = True
 
@@ -111,6 +152,9 @@ class ForkedCores:
                 pass
             os.waitpid(self._child, 0)
             self._child = None
+        if self._claims is not None:
+            self._claims.close()
+            self._claims = None
 
 
 def _may_fork() -> bool:
@@ -119,29 +163,14 @@ def _may_fork() -> bool:
     return hasattr(os, "fork") and threading.active_count() == 1
 
 
-def _later_cores(fast: decoder.Split, share: float) -> frozenset[str]:
-    """The last cores of the file, in its order, holding about `share` of its cores' bytes (not the first
-    core: this process keeps some of the checks)."""
-    sizes = [(key, end - start) for key, (_, start, end) in fast.spans.items() if CORE_KEY.match(key)]
-    total = sum(size for _, size in sizes)
-    taken: list[str] = []
-    held = 0
-    for key, size in reversed(sizes[1:]):
-        if held + size / 2 > share * total:
-            break
-        taken.append(key)
-        held += size
-    return frozenset(taken)
-
-
 def _check_in_child(
-    fast: decoder.Split, name: str, size: int, taken: frozenset[str], checks: CoreChecks, writer: int
+    fast: decoder.Split, name: str, size: int, claims: Claims, checks: CoreChecks, writer: int
 ) -> None:
-    """The child's whole life: check the `taken` cores, write whether they were checked exactly, its
-    `CoreChecks` and its key scan of them (pickled) to `writer`, exit."""
+    """The child's whole life: check the cores it claims, write whether they were checked exactly, its
+    `CoreChecks` (its refs' keys naming its cores) and its key scan of them (pickled) to `writer`, exit."""
     code = 1
     try:
-        fast.cores = taken
+        fast.claim, fast.skip_refused = claims, True
         scans: list[KeyScan] = []
         fast.scanned_elsewhere = scans.append  # the child's own scan of its cores, to send
         mine = CoreChecks(checks.options)
@@ -151,9 +180,9 @@ def _check_in_child(
             and loaded.cores_handed
             and scans
             and not mine.crashed
-            and not fast.models_read & taken
+            and not fast.models_read & {str(core) for core in mine.refs}
         )
-        mine.refs.clear()  # this process's workloads: the parent has its own
+        mine.refs = {core: [] for core in mine.refs}  # the cores it checked; their workloads are the parent's
         with os.fdopen(writer, "wb") as pipe:
             pickle.dump((exact, mine, scans[0] if scans else None), pipe, protocol=pickle.HIGHEST_PROTOCOL)
         code = 0

@@ -79,7 +79,7 @@ class CoreChecks:
     drops: bool = True
     """Drop each core's snapshots, tensors and ranges once checked; not for a reader that keeps them, or lets
     another hook drop them (the dashboard's snapshot tables)."""
-    checked_elsewhere: frozenset[int] = frozenset()
+    checked_elsewhere: set[int] = field(default_factory=set)
     """Core ids another process checks (irtools.forked_cores): only their refs are kept here, and their
     fields dropped."""
 

@@ -10,7 +10,7 @@ import json
 import os
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +27,7 @@ from irtools.loading import decoder
 from irtools.loading.decoder import Reread
 from irtools.loading.discover import discover
 from irtools.loading.index import IRIndex
+from irtools.loading.load import load_ir
 from irtools.options import RunOptions
 from irtools.rules import RULES
 from irtools.rules.context import CheckContext
@@ -68,25 +69,47 @@ def joins(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
 def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The files validate loads: one each, unless a whole-file step read a dropped field (read again)."""
     loaded: list[str] = []
-    load = validate_module.load_ir
 
     def noted(source: Any, *args: Any, **kwargs: Any) -> Any:
         loaded.append(str(source))
-        return load(source, *args, **kwargs)
+        return load_ir(source, *args, **kwargs)
 
     monkeypatch.setattr(validate_module, "load_ir", noted)
     return loaded
+
+
+ChildTakes = Callable[[int, int], bool]
+"""Whether the child takes the core at this place among that many cores."""
+
+SHARES: dict[str, ChildTakes] = {
+    "alternate": lambda place, count: place % 2 == 1,
+    "later": lambda place, count: place >= count // 3,
+    "all but the first": lambda place, count: place > 0,
+    "none": lambda place, count: False,
+}
+"""Deterministic ways the cores may fall to either process (the race of `Claims` gives any of them)."""
+
+
+def _share(child_takes: ChildTakes) -> Callable[[forked_cores.Claims, str], bool]:
+    """A `Claims.__call__` giving the child the cores `child_takes` says, this process the others."""
+    parent = os.getpid()
+
+    def claim(claims: forked_cores.Claims, key: str) -> bool:
+        return child_takes(claims.place[key], len(claims.place)) == (os.getpid() != parent)
+
+    return claim
 
 
 def _both(path: str | Path, options: RunOptions | None = None) -> tuple[FileReport, FileReport]:
     return validate_file(str(path), options), validate_file(str(path), options, fork=True)
 
 
-@pytest.mark.parametrize("share", [0.3, 0.95])
+@pytest.mark.parametrize("share", [*SHARES, "raced"])
 def test_real_multi_core_files_report_the_same_with_a_child(
-    joins: list[bool], monkeypatch: pytest.MonkeyPatch, share: float
+    joins: list[bool], monkeypatch: pytest.MonkeyPatch, share: str
 ) -> None:
-    monkeypatch.setattr(forked_cores, "SHARE", share)
+    if share != "raced":
+        monkeypatch.setattr(forked_cores.Claims, "__call__", _share(SHARES[share]))
     for path in MULTI_CORE:
         alone, forked = _both(path)
         assert forked == alone, path
@@ -94,7 +117,10 @@ def test_real_multi_core_files_report_the_same_with_a_child(
     assert joins == [True] * len(MULTI_CORE)
 
 
-def test_findings_in_the_childs_cores_come_back_in_order(joins: list[bool], tmp_path: Path) -> None:
+def test_findings_in_the_childs_cores_come_back(
+    joins: list[bool], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(forked_cores.Claims, "__call__", _share(SHARES["alternate"]))
     inject, _ = INJECT["raw"]
     path = tmp_path / "injected.json"
     path.write_text(json.dumps(inject(_raw_base(), ["GIR201", "GIR203", "GIR204"], 1).document))
@@ -118,29 +144,29 @@ def test_generated_and_fuzzed_files_report_the_same_with_a_child(joins: list[boo
         data=st.one_of(
             st.sampled_from(codes).flatmap(lambda code: synth_files(code, dialects)), fuzzed_files()
         ),
-        share=st.sampled_from([0.2, 0.6, 0.95]),
+        share=st.sampled_from(sorted(SHARES)),
         opt_in=st.booleans(),
     )
-    def same(data: bytes, share: float, opt_in: bool) -> None:
-        forked_cores.SHARE = share
+    def same(data: bytes, share: str, opt_in: bool) -> None:
+        setattr(forked_cores.Claims, "__call__", _share(SHARES[share]))  # noqa: B010 - undone below
         with tempfile.TemporaryDirectory() as folder:
             path = Path(folder) / "ir.json"
             path.write_bytes(data)
             alone, forked = _both(path, OPTIONS if opt_in else None)
         assert forked == alone
 
-    share = forked_cores.SHARE
+    claim = forked_cores.Claims.__call__
     try:
         same()
     finally:
-        forked_cores.SHARE = share
+        setattr(forked_cores.Claims, "__call__", claim)  # noqa: B010
     assert True in joins  # some children's checks were taken, not all read again
 
 
 def _with_a_repeated_key(path: str) -> bytes:
     """The file with one workload of its last core writing `workload_id` twice."""
     document = json.loads(Path(path).read_bytes())
-    last = [key for key in document if key != "-1" and key.isdigit()][-1]  # the child takes the last cores
+    last = [key for key in document if key != "-1" and key.isdigit()][-1]
     text = json.dumps(document)
     workload = json.dumps(document[last][-1])
     assert text.count(workload) == 1
@@ -149,8 +175,11 @@ def _with_a_repeated_key(path: str) -> bytes:
 
 
 def test_a_repeated_key_in_the_childs_cores_is_found_in_one_process(
-    joins: list[bool], tmp_path: Path
+    joins: list[bool], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
+    monkeypatch.setattr(
+        forked_cores.Claims, "__call__", _share(SHARES["later"])
+    )  # the last core: the child's
     path = tmp_path / "repeated.json"
     path.write_bytes(_with_a_repeated_key(MULTI_CORE[0]))
     alone, forked = _both(path)
@@ -164,13 +193,16 @@ def _cores_in_order(document: dict[str, Any]) -> list[str]:
 
 
 def test_keys_left_out_are_counted_across_both_processes(
-    joins: list[bool], reads: list[str], tmp_path: Path
+    joins: list[bool], reads: list[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     """GIR104 counts the keys the scheduler left out over the whole file, its pointer the first: the child
-    scans its cores' keys and this process adds them (irtools.dialects.raw.keys `add_cores`)."""
+    scans its cores' keys and this process adds them, each core in its place (irtools.dialects.raw.keys
+    `add_cores`)."""
+    monkeypatch.setattr(forked_cores.Claims, "__call__", _share(SHARES["alternate"]))
     document = json.loads(Path(RAW_16_CORES).read_bytes())
     cores = _cores_in_order(document)
-    for key, position in ((cores[1], 2), (cores[-2], 5), (cores[-1], 0)):  # this process's core, the child's
+    # The first in the child's cores (odd places), then one of this process's, then the child's again.
+    for key, position in ((cores[1], 2), (cores[-2], 5), (cores[-1], 0)):
         del document[key][position]["buffer"]
     path = tmp_path / "omitted.json"
     path.write_text(json.dumps(document))
@@ -182,11 +214,12 @@ def test_keys_left_out_are_counted_across_both_processes(
 
 
 def test_extension_keys_are_noted_across_both_processes(
-    joins: list[bool], reads: list[str], tmp_path: Path
+    joins: list[bool], reads: list[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
+    monkeypatch.setattr(forked_cores.Claims, "__call__", _share(SHARES["alternate"]))
     document = json.loads(_base(1, "documented"))
     cores = _cores_in_order(document)
-    for key in (cores[0], cores[-1]):
+    for key in (cores[1], cores[2]):  # the child's core, then this process's: the child's is named
         document[key][0]["buffer"][0]["start_send"] = False
     document[cores[-1]][1]["wl1_buffer"] = None
     path = tmp_path / "extensions.json"
@@ -198,15 +231,16 @@ def test_extension_keys_are_noted_across_both_processes(
     notes = {(f.message.split(":")[0], f.pointer) for f in alone.findings if "extension key" in f.message}
     assert notes == {
         ("extension key 'wl1_buffer' in Workload", f"/{cores[-1]}/1/wl1_buffer"),
-        ("extension key 'start_send' in BufferEntry (2 occurrences)", f"/{cores[0]}/0/buffer/0/start_send"),
+        ("extension key 'start_send' in BufferEntry (2 occurrences)", f"/{cores[1]}/0/buffer/0/start_send"),
     }
 
 
 def test_a_schema_error_in_the_childs_snapshots_is_found_in_one_process(
-    joins: list[bool], tmp_path: Path
+    joins: list[bool], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     """This process skims the child's cores' snapshots unchecked; the child reads the broken one with the
     models, so the file is checked again in one process, with the models' finding."""
+    monkeypatch.setattr(forked_cores.Claims, "__call__", _share(SHARES["later"]))
     document = json.loads(Path(RAW_16_CORES).read_bytes())
     entry = document[_cores_in_order(document)[-1]][3]["buffer"][0]
     entry["block"] = "many"
@@ -303,7 +337,7 @@ def test_a_skimmed_core_holds_none_where_the_file_writes_null() -> None:
     assert b'"weight": null' in data
     skimmed = decoder.split(data)
     assert skimmed is not None
-    skimmed.checked_elsewhere = frozenset({last})
+    skimmed.checked_elsewhere = {last}
     (skim,) = [value for key, value in skimmed.members(skimmed.dialect().parts) if key == last]
     assert skim.checked_elsewhere
     weights = [workload["weight"] is None for workload in document[last]]

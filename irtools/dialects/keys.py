@@ -74,12 +74,20 @@ class KeyScan:
         self._top: _Seen = {}
         self._dram: _Seen = {}
         self._cores: list[_Seen] = []
+        self._core_keys: list[str] = []
+        """The key of each core in `_cores`."""
         self._skipped: Collection[str] = ()
 
-    def add_cores(self, later: KeyScan) -> None:
-        """Add the cores `later` scanned, which come after these in the file (another process's scan of
-        the file's last cores: irtools.forked_cores)."""
-        self._cores.extend(later._cores)
+    def add_cores(self, other: KeyScan, order: Mapping[str, int]) -> None:
+        """Add the cores `other` scanned (another process's share of this file's cores:
+        irtools.forked_cores), each in its place in the file (`order`: core key -> place), as if this scan
+        had met them all in file order."""
+        merged = sorted(
+            zip([*self._core_keys, *other._core_keys], [*self._cores, *other._cores], strict=True),
+            key=lambda key_seen: order[key_seen[0]],
+        )
+        self._core_keys = [key for key, _ in merged]
+        self._cores = [seen for _, seen in merged]
 
     def top(self, doc: dict[str, Any]) -> None:
         """The top-level keys; pass the DRAM section to `dram` and each core to `core`."""
@@ -114,6 +122,7 @@ class KeyScan:
             return
         seen: _Seen = {}
         self._cores.append(seen)
+        self._core_keys.append(key)
         if not self._skipped and self._plain_core(workloads):
             self._plain_workloads(key, workloads)
             return
@@ -133,6 +142,7 @@ class KeyScan:
         self._skipped = ()
         seen: _Seen = {}
         self._cores.append(seen)
+        self._core_keys.append(key)
         if extension_keys:
             self._decoded_extension_keys(seen, key, workloads, extension_keys, was_written)
         self._decoded_workloads(key, workloads)

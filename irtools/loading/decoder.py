@@ -112,11 +112,14 @@ class Split:
     their segment split."""
     unsplit: bool = False
     """An assumed member's segment held more than that member: the file is to be split whole."""
-    cores: frozenset[str] | None = None
-    """The cores `members` gives (the other members always): None for every core."""
-    checked_elsewhere: frozenset[str] = frozenset()
-    """Cores another process decodes and checks (irtools.forked_cores): here only skimmed (`_skimmed`),
-    their keys not scanned; the file is read again if they fail there."""
+    claim: Callable[[str], bool] | None = None
+    """Asked before each core is decoded, when two processes share the file's cores (irtools.forked_cores):
+    False when the other process checks it. Such a core is then skimmed (`checked_elsewhere`), or with
+    `skip_refused` left out."""
+    skip_refused: bool = False
+    checked_elsewhere: set[str] = field(default_factory=set)
+    """Cores another process decodes and checks: here only skimmed (`_skimmed`), their keys not scanned;
+    the file is read again if they fail there."""
     scanned_elsewhere: Callable[[KeyScan], None] | None = None
     """Called with the file's key scan once its cores are read (irtools.loading.load): adds the scan of the
     cores checked elsewhere."""
@@ -200,8 +203,10 @@ class Split:
             keys.sort(key=lambda key: key != "-1" and CORE_KEY.match(key) is not None)
         for key in keys:
             core = CORE_KEY.match(key) is not None
-            if core and self.cores is not None and key not in self.cores:
-                continue
+            if core and self.claim is not None and key not in self.checked_elsewhere and not self.claim(key):
+                if self.skip_refused:
+                    continue
+                self.checked_elsewhere.add(key)
             if key == "-1" or core:
                 typed = self._typed(key, parts, share=share_cores or key == "-1")
                 if typed is not None:

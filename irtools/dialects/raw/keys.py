@@ -40,6 +40,12 @@ _RAW_DESTINATIONS = {"core": RawCoreDestination, "DRAM": RawDramDestination}
 _RAW_SOURCES: dict[str, type] = {"DRAM": RawSource, "core": RawSource}
 
 
+def _place(pointer: str, order: Mapping[str, int]) -> tuple[int, int, str]:
+    """Where a workload's pointer (`/core/position`, perhaps with a tail) is met in the file."""
+    core, position, *_ = jp.split(pointer)
+    return order[core], int(position), pointer
+
+
 class RawKeyScan(KeyScan):
     """Keys the raw models do not know, once per object kind (GIR103 warnings)."""
 
@@ -56,17 +62,19 @@ class RawKeyScan(KeyScan):
         super().__init__()
         self._omitted: dict[tuple[str, str], list[Any]] = {}
 
-    def add_cores(self, later: KeyScan) -> None:
-        """As every scan adds them, with the keys left out in those cores (counted on; the first stays the
-        first in the file)."""
-        super().add_cores(later)
-        assert isinstance(later, RawKeyScan)
-        for kind_key, (count, pointer) in later._omitted.items():
+    def add_cores(self, other: KeyScan, order: Mapping[str, int]) -> None:
+        """As every scan adds them, with the keys left out in those cores: counted on, the first in the file
+        named, in the order the file meets them."""
+        super().add_cores(other, order)
+        assert isinstance(other, RawKeyScan)
+        for kind_key, (count, pointer) in other._omitted.items():
             found = self._omitted.get(kind_key)
             if found is None:
                 self._omitted[kind_key] = [count, pointer]
             else:
                 found[0] += count
+                found[1] = min(found[1], pointer, key=lambda p: _place(p, order))
+        self._omitted = dict(sorted(self._omitted.items(), key=lambda item: _place(item[1][1], order)))
 
     def findings(self) -> Iterator[Finding]:
         """GIR103 as for every dialect, then GIR104 for each key the scheduler left out and what that

@@ -5,12 +5,11 @@ again in one process."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import tempfile
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,20 +21,17 @@ from hypothesis import strategies as st
 import irtools.validate as validate_module
 from irtools import forked_cores
 from irtools.dialects import DIALECTS
-from irtools.findings import FileReport, Finding
+from irtools.findings import FileReport
 from irtools.loading import decoder
 from irtools.loading.decoder import Reread
 from irtools.loading.discover import discover
-from irtools.loading.index import IRIndex
 from irtools.loading.load import load_ir
 from irtools.options import RunOptions
-from irtools.rules import RULES
-from irtools.rules.context import CheckContext
-from irtools.rules.registry import Form, Step
 from irtools.validate import validate_file, validate_paths
 from tests.budget import examples
 from tests.conftest import ROOT
 from tests.rules.test_screens import INJECT, OPTIONS, _base, fuzzed_files, synth_files
+from tests.rules.test_streaming import crash_per_core
 
 FIXTURES = ROOT.parent / "shared" / "fixtures"
 RAW_16_CORES = str(FIXTURES / "gemini-raw" / "resnet_4x4_b4_ff1_ss2_rr50_ir.json")
@@ -255,13 +251,7 @@ def test_a_schema_error_in_the_childs_snapshots_is_found_in_one_process(
 def test_a_rule_crashing_in_the_child_is_reported_once(
     joins: list[bool], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def crash(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
-        raise RuntimeError("boom")
-
-    entry = RULES["GIR505"]
-    assert entry.main is not None
-    broken = Form(entry.main.needs, (Step(crash, per_core=True),))
-    monkeypatch.setitem(RULES, "GIR505", dataclasses.replace(entry, main=broken))
+    crash_per_core(monkeypatch)
     alone, forked = _both(MULTI_CORE[0])
     assert joins == [False]
     assert forked == alone

@@ -187,14 +187,20 @@ def test_a_whole_file_step_reading_a_dropped_field_gets_the_file_read_again(
     assert any(f.code == "GIR201" for f in report.findings)
 
 
-def test_a_per_core_step_that_crashes_is_reported_once(monkeypatch: pytest.MonkeyPatch) -> None:
+def crash_per_core(monkeypatch: pytest.MonkeyPatch, code: str = "GIR505") -> None:
+    """Make the rule `code` a per-core step that raises RuntimeError("boom") on every core."""
+
     def crash(ir: IRIndex, ctx: CheckContext) -> Iterator[Finding]:
         raise RuntimeError("boom")
 
-    entry = RULES["GIR505"]
+    entry = RULES[code]
     assert entry.main is not None
     broken = Form(entry.main.needs, (Step(crash, per_core=True),))
-    monkeypatch.setitem(RULES, "GIR505", dataclasses.replace(entry, main=broken))
+    monkeypatch.setitem(RULES, code, dataclasses.replace(entry, main=broken))
+
+
+def test_a_per_core_step_that_crashes_is_reported_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    crash_per_core(monkeypatch)
     path = _files(FIXTURES / "gemini-raw")[0]
     findings = validate_file(path).findings
     crashes = [f for f in findings if f.code == "GIR001"]

@@ -20,9 +20,11 @@ cores over (`cores_handed`).
 
 from __future__ import annotations
 
+import ctypes
 import mmap
 import os
 import pickle
+import signal
 import struct
 import sys
 import threading
@@ -94,9 +96,11 @@ class ForkedCores:
         reader, writer = os.pipe()
         sys.stdout.flush()
         sys.stderr.flush()
+        parent = os.getpid()
         child = os.fork()
         if child == 0:  # pragma: no cover - the child's work is measured by its result in the parent
             os.close(reader)
+            _die_with(parent)
             _check_in_child(fast, name, size, claims, self.checks, writer)
         os.close(writer)
         self._child, self._reader, self.forked = child, reader, True
@@ -161,6 +165,21 @@ def _may_fork() -> bool:
     """Whether this process can fork safely: a POSIX process with no other thread (a lock another thread
     holds, of an import or a stream, would stay held in the child)."""
     return hasattr(os, "fork") and threading.active_count() == 1
+
+
+def _die_with(parent: int) -> None:
+    """Have the kernel end this child when its parent ends (Linux's PR_SET_PDEATHSIG): a parent killed while
+    it held the claims' lock would leave the child waiting for it forever."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):  # not Linux: the child ends when it next claims a core or writes
+        return
+    if os.getppid() != parent:  # the parent ended before the call
+        os._exit(1)
+
+
+_PR_SET_PDEATHSIG = 1
 
 
 def _check_in_child(

@@ -7,8 +7,11 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 import tempfile
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -335,3 +338,46 @@ def test_a_skimmed_core_holds_none_where_the_file_writes_null() -> None:
     assert [wl.weight is None for wl in skim.value] == weights
     assert {type(wl.buffer) for wl in skim.value} == {msgspec.Raw}
     assert [wl.workload_id for wl in skim.value] == [workload["workload_id"] for workload in document[last]]
+
+
+_ORPHAN = """
+import os, sys, time
+from irtools import forked_cores
+from irtools.options import RunOptions
+from irtools.validate import validate_file
+
+forked_cores.MIN_BYTES = 0
+forked_cores._check_in_child = lambda *args: time.sleep(60)  # a child still at work, or waiting on the lock
+fork = os.fork
+def noted():
+    child = fork()
+    if child:
+        print(child, flush=True)
+        os._exit(0)  # the parent dies at once, as if killed
+    return child
+os.fork = noted
+validate_file(sys.argv[1], RunOptions(), fork=True)
+"""
+
+
+def _ended(pid: int) -> bool:
+    """Whether the process is gone or a zombie (ended, not yet reaped by whoever inherited it)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="Linux only (PR_SET_PDEATHSIG)")
+def test_a_child_ends_with_its_parent() -> None:
+    run = subprocess.run(
+        [sys.executable, "-c", _ORPHAN, MULTI_CORE[0]], capture_output=True, text=True, timeout=60, check=True
+    )
+    child = int(run.stdout)
+    for _ in range(100):
+        if _ended(child):
+            return  # the kernel ended it with its parent (not waiting out its minute)
+        time.sleep(0.05)
+    os.kill(child, 9)
+    raise AssertionError("the forked child outlived its parent")

@@ -173,7 +173,7 @@ def _die_with(parent: int) -> None:
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-    except (OSError, AttributeError):  # not Linux: the child ends when it next claims a core or writes
+    except (OSError, AttributeError):  # not Linux: no such call
         return
     if os.getppid() != parent:  # the parent ended before the call
         os._exit(1)

@@ -119,15 +119,15 @@ class CoreChecks:
         if self.drops:
             drop_fields([ref.workload for ref in refs], DROPPED_FIELDS)
 
-    def add(self, later: CoreChecks) -> None:
-        """Take the findings and columns of `later`, which checked the cores after these in file order (in
-        another process: irtools.forked_cores)."""
-        self.findings.extend(later.findings)
-        self.uses.update(later.uses)
-        self.transfers.update(later.transfers)
-        self.writers.update(later.writers)
-        self.claims.update(later.claims)
-        self.crashed |= later.crashed
+    def add(self, other: CoreChecks) -> None:
+        """Take the findings and columns of `other`, which checked the file's other cores (in another process:
+        irtools.forked_cores; its findings follow these, as the report sorts them anyway)."""
+        self.findings.extend(other.findings)
+        self.uses.update(other.uses)
+        self.transfers.update(other.transfers)
+        self.writers.update(other.writers)
+        self.claims.update(other.claims)
+        self.crashed |= other.crashed
 
     def give_columns(self, index: IRIndex) -> None:
         """Give the whole file's index the columns its screens read that its cores' made before their

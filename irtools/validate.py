@@ -70,8 +70,7 @@ def validate_file(
     """Validate one file and keep the findings of the enabled rules, with severity overrides applied.
 
     A file over `max_bytes` (else `options.max_bytes`) is not read; its report holds one GIR100 finding
-    saying so. With `fork`, a large file's later cores are checked in a second process
-    (irtools.forked_cores).
+    saying so. With `fork`, a large file's cores are shared with a second process (irtools.forked_cores).
     """
     options = options or RunOptions()
     if max_bytes is None:
@@ -119,7 +118,7 @@ def _check_file(
     fork: bool = False,
 ) -> tuple[list[Finding], dict[str, tuple[int, int]]]:
     """The findings of every rule on the file (or on a stream's bytes, `name` its path), and its members'
-    offsets; checked core by core as it is read (irtools.streaming), its later cores in a second process
+    offsets; checked core by core as it is read (irtools.streaming), its cores shared with a second process
     with `fork` (irtools.forked_cores), or read again (from the bytes kept, for a stream) and checked whole
     when a step of the whole file needs a dropped field."""
     cores = CoreChecks(options)
@@ -138,7 +137,7 @@ def _check_file(
 def _load_checking(
     source: str | bytes, name: str | None, max_bytes: int | None, cores: CoreChecks, fork: bool
 ) -> LoadedIR | None:
-    """The file loaded, each core handed to `cores` as it is read; with `fork`, its later cores checked in
+    """The file loaded, each core handed to `cores` as it is read; with `fork`, its cores shared with
     a child (irtools.forked_cores). None when the child's checks cannot be taken as these."""
     if not fork or isinstance(source, bytes):
         return load_ir(source, path=name, max_bytes=max_bytes, on_core=cores)

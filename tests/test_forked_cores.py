@@ -1,4 +1,4 @@
-"""`validate --jobs 2` on one file checks its later cores in a forked child (irtools.forked_cores): the
+"""`validate --jobs 2` on one file shares its cores with a forked child (irtools.forked_cores): the
 report is exactly the one-process report, on real, generated and fuzzed files; where the child's checks
 cannot be taken as they are (a core the models read, a crash, a child that dies) the file is checked
 again in one process."""

@@ -392,7 +392,9 @@ def _validate_members(
     next to the whole model tree doubled the peak memory. A part that breaks the schema is
     rebuilt from its entries that are valid on their own, so the semantic checks still run on
     the rest. Findings come in the order of the models (DRAM, top level, cores in file order),
-    wherever the file puts its keys. None for a JSON object that is no IR at all.
+    wherever the file puts its keys. None for a JSON object that is no IR at all. The keys of the cores
+    another process checks (`Decoded.checked_elsewhere`) are its scan's, added by `scanned_elsewhere` once
+    every core is read.
     """
     parts = dialect.parts
     schema = SchemaErrors()

@@ -131,18 +131,16 @@ class ForkedCores:
     def _wait(self) -> tuple[bool, CoreChecks, KeyScan] | None:
         if self._reader is None or self._child is None:
             return None
+        result: tuple[bool, CoreChecks, KeyScan] | None
         with os.fdopen(self._reader, "rb") as pipe:
             self._reader = None
-            payload = pipe.read()
+            try:
+                result = pickle.load(pipe)  # as it comes: the columns' bytes are never held whole
+            except Exception:  # noqa: BLE001 - a child that died before or while writing: one process then
+                result = None
         _, status = os.waitpid(self._child, 0)
         self._child = None
-        if os.waitstatus_to_exitcode(status) != 0 or not payload:
-            return None
-        try:
-            result: tuple[bool, CoreChecks, KeyScan] = pickle.loads(payload)
-        except Exception:  # noqa: BLE001 - a child that died while writing: check the file in one process
-            return None
-        return result
+        return result if os.waitstatus_to_exitcode(status) == 0 else None
 
     def close(self) -> None:
         """Stop a child whose result is not wanted (this process failed, or read the file another way)."""

@@ -381,3 +381,12 @@ def test_a_child_ends_with_its_parent() -> None:
         time.sleep(0.05)
     os.kill(child, 9)
     raise AssertionError("the forked child outlived its parent")
+
+
+def test_a_file_is_read_again_without_pread(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delattr(os, "pread")  # as on Windows, which cannot fork either
+    path = tmp_path / "bytes"
+    path.write_bytes(b"0123456789")
+    with open(path, "rb") as handle:
+        status = os.fstat(handle.fileno())
+        assert Reread(handle, (status.st_size, status.st_mtime_ns)).read(2, 5) == b"234"

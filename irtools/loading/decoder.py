@@ -90,8 +90,10 @@ class Reread:
         status = os.fstat(self.handle.fileno())
         if (status.st_size, status.st_mtime_ns) != self.stamp:
             raise StreamError("the file changed while it was read")
-        # At its offset, not the handle's: a forked process (irtools.forked_cores) reads the same open file.
-        return os.pread(self.handle.fileno(), end - start, start)
+        if hasattr(os, "pread"):  # at its offset, not the handle's: a forked child shares the open file
+            return os.pread(self.handle.fileno(), end - start, start)
+        self.handle.seek(start)  # Windows: no pread, and no fork either
+        return self.handle.read(end - start)
 
 
 @dataclass(slots=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable, Iterable, Sequence
 
 from irtools.findings import FileReport, Finding, Report, Severity
@@ -194,8 +195,10 @@ def validate_paths(
         from concurrent.futures import ProcessPoolExecutor
 
         by_path: dict[str, FileReport] = {}
+        # With two CPUs or more per file, each worker shares its large file's cores with a child of its own.
+        one = functools.partial(_validate_one, fork=jobs >= 2 * len(pooled))
         with ProcessPoolExecutor(max_workers=min(jobs, len(pooled))) as pool:
-            for report in pool.map(_validate_one, pooled):
+            for report in pool.map(one, pooled):
                 by_path[report.path] = report
                 if progress:
                     progress(len(by_path), len(files))

@@ -390,3 +390,27 @@ def test_a_file_is_read_again_without_pread(tmp_path: Path, monkeypatch: pytest.
     with open(path, "rb") as handle:
         status = os.fstat(handle.fileno())
         assert Reread(handle, (status.st_size, status.st_mtime_ns)).read(2, 5) == b"234"
+
+
+def test_pool_workers_fork_when_there_are_two_cpus_per_file(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """`--jobs 4` on two files: each of the two workers shares its file's cores with a child (the workers are
+    forked from this process, so they see the patched size limit and note each fork in a file)."""
+    monkeypatch.setattr(forked_cores, "MIN_BYTES", 0)
+    close = forked_cores.ForkedCores.close
+    notes = tmp_path / "forks"
+
+    def noted(self: forked_cores.ForkedCores) -> None:
+        if self.forked:
+            with open(notes, "a") as out:
+                out.write(f"{self.joined}\n")
+        close(self)
+
+    monkeypatch.setattr(forked_cores.ForkedCores, "close", noted)
+    files = MULTI_CORE[:2]
+    assert validate_paths(files, jobs=4) == validate_paths(files)
+    assert notes.read_text().split() == ["True", "True"]
+    notes.unlink()
+    validate_paths(files, jobs=3)  # fewer than two CPUs per file: no worker forks
+    assert not notes.exists()

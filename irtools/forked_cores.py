@@ -122,9 +122,9 @@ class ForkedCores:
         if result is None or self._claims is None:
             return
         exact, checks, scan = result
-        if exact and not self.checks.crashed and set(checks.refs) == self.checks.checked_elsewhere:
+        # The child's cores, each with its transfer columns (None too), are exactly those refused here.
+        if exact and not self.checks.crashed and set(checks.transfers) == self.checks.checked_elsewhere:
             keys.add_cores(scan, self._claims.place)
-            checks.refs.clear()
             self.checks.add(checks)
             self.joined = True
 
@@ -184,7 +184,7 @@ def _check_in_child(
     fast: decoder.Split, name: str, size: int, claims: Claims, checks: CoreChecks, writer: int
 ) -> None:
     """The child's whole life: check the cores it claims, write whether they were checked exactly, its
-    `CoreChecks` (its refs' keys naming its cores) and its key scan of them (pickled) to `writer`, exit."""
+    `CoreChecks` and its key scan of them (pickled) to `writer`, exit."""
     code = 1
     try:
         fast.claim, fast.skip_refused = claims, True
@@ -199,7 +199,7 @@ def _check_in_child(
             and not mine.crashed
             and not fast.models_read & {str(core) for core in mine.refs}
         )
-        mine.refs = {core: [] for core in mine.refs}  # the cores it checked; their workloads are the parent's
+        mine.refs.clear()  # its cores' workloads: the parent has its own
         with os.fdopen(writer, "wb") as pipe:
             pickle.dump((exact, mine, scans[0] if scans else None), pipe, protocol=pickle.HIGHEST_PROTOCOL)
         code = 0

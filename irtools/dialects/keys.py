@@ -73,21 +73,16 @@ class KeyScan:
     def __init__(self) -> None:
         self._top: _Seen = {}
         self._dram: _Seen = {}
-        self._cores: list[_Seen] = []
-        self._core_keys: list[str] = []
-        """The key of each core in `_cores`."""
+        self._cores: dict[str, _Seen] = {}
+        """Core key -> its table, in the order the cores are scanned."""
         self._skipped: Collection[str] = ()
 
     def add_cores(self, other: KeyScan, order: Mapping[str, int]) -> None:
         """Add the cores `other` scanned (another process's share of this file's cores:
         irtools.forked_cores), each in its place in the file (`order`: core key -> place), as if this scan
         had met them all in file order."""
-        merged = sorted(
-            zip([*self._core_keys, *other._core_keys], [*self._cores, *other._cores], strict=True),
-            key=lambda key_seen: order[key_seen[0]],
-        )
-        self._core_keys = [key for key, _ in merged]
-        self._cores = [seen for _, seen in merged]
+        merged = [*self._cores.items(), *other._cores.items()]
+        self._cores = dict(sorted(merged, key=lambda key_seen: order[key_seen[0]]))
 
     def top(self, doc: dict[str, Any]) -> None:
         """The top-level keys; pass the DRAM section to `dram` and each core to `core`."""
@@ -121,8 +116,7 @@ class KeyScan:
         if not isinstance(workloads, list):
             return
         seen: _Seen = {}
-        self._cores.append(seen)
-        self._core_keys.append(key)
+        self._cores[key] = seen
         if not self._skipped and self._plain_core(workloads):
             self._plain_workloads(key, workloads)
             return
@@ -141,8 +135,7 @@ class KeyScan:
         `was_written` which objects wrote them, then what `_plain_workloads` counts."""
         self._skipped = ()
         seen: _Seen = {}
-        self._cores.append(seen)
-        self._core_keys.append(key)
+        self._cores[key] = seen
         if extension_keys:
             self._decoded_extension_keys(seen, key, workloads, extension_keys, was_written)
         self._decoded_workloads(key, workloads)
@@ -182,7 +175,7 @@ class KeyScan:
         """GIR103 findings: one per unknown or extension key and kind of entry, with its count and first
         pointer."""
         merged: _Seen = {}
-        for seen in (self._top, self._dram, *self._cores):
+        for seen in (self._top, self._dram, *self._cores.values()):
             for kind_key, (count, pointer, note) in seen.items():
                 entry = merged.get(kind_key)
                 if entry is None:
